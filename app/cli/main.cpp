@@ -1,0 +1,55 @@
+// ampscope-cli: the engine without a window. Subcommands: formats, convert, train.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "ampscope/engine/version.h"
+#include "commands.h"
+
+namespace {
+
+void printUsage(std::ostream& out) {
+  out << "Usage: ampscope-cli COMMAND [OPTIONS]\n"
+         "\n"
+         "Commands:\n"
+         "  formats [--json]              finfo table of FP64, FP32, TF32, FP16, BF16, FP8 E4M3FN, FP8 E5M2\n"
+         "  convert [--json] VALUE...     bits, stored value, rounding error and class of each VALUE\n"
+         "                                in every dtype (VALUE: 1e-8, 65504, -0, inf, nan, 0x3c00)\n"
+         "  train [OPTIONS]               train precision modes side by side (train --help)\n"
+         "\n"
+         "Options:\n"
+         "  --version                     print the version of AmpScope and LibTorch\n"
+         "  --help                        print this help\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) {
+    printUsage(std::cerr);
+    return ampscope::cli::kExitUsage;
+  }
+  const std::string command = args.front();
+  std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (command == "--help" || command == "-h" || command == "help") {
+    printUsage(std::cout);
+    return ampscope::cli::kExitOk;
+  }
+  if (command == "--version") {
+    std::cout << "ampscope-cli " << ampscope::ampscopeVersion() << " (LibTorch "
+              << ampscope::libtorchVersion() << ", " << ampscope::licenseName() << ")\n";
+    return ampscope::cli::kExitOk;
+  }
+  try {
+    if (command == "formats") return ampscope::cli::runFormatsCommand(rest);
+    if (command == "convert") return ampscope::cli::runConvertCommand(rest);
+    if (command == "train") return ampscope::cli::runTrainCommand(rest);
+  } catch (const std::exception& e) {
+    std::cerr << "ampscope-cli: " << e.what() << "\n";
+    return ampscope::cli::kExitFailure;
+  }
+  std::cerr << "ampscope-cli: unknown command '" << command << "'\n\n";
+  printUsage(std::cerr);
+  return ampscope::cli::kExitUsage;
+}

@@ -1,0 +1,114 @@
+// Number formats: the bit layout of every floating-point dtype the chapter discusses, and exact
+// IEEE-754 round-to-nearest-even conversion from double into each of them.
+//
+// Values travel as `double` (every format here, FP64 included, is exactly representable in double)
+// and as raw bit patterns in a uint64_t whose low `totalBits` bits hold the encoding.
+// FP8 E4M3FN follows the OCP 8-bit spec as PyTorch's float8_e4m3fn does: no infinities, a single NaN
+// mantissa pattern (S.1111.111), max 448; a value beyond the range rounds to NaN ("saturate" is offered
+// separately). TF32 is 1/8/10 bits; its encoding is stored in 19 bits here (hardware keeps it in a
+// 32-bit container with the low 13 mantissa bits ignored).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ampscope {
+
+enum class DType { FP64, FP32, TF32, FP16, BF16, FP8E4M3FN, FP8E5M2 };
+
+// Static description of a format.
+struct FormatSpec {
+  DType dtype;
+  std::string name;        // "FP16"
+  std::string torchName;   // "float16" (what torch.finfo prints as dtype; TF32 has none: "tf32")
+  int totalBits;           // sign + exponent + mantissa
+  int exponentBits;
+  int mantissaBits;        // explicit (stored) fraction bits
+  int bias;                // 2^(exponentBits-1) - 1
+  int storageBytes;        // bytes one element occupies in memory (TF32 lives in 4 bytes)
+  bool hasInfinity;        // false only for FP8 E4M3FN
+};
+
+enum class ValueClass { Zero, Subnormal, Normal, Infinite, NaN };
+
+// Field-by-field view of one encoding.
+struct Decomposed {
+  bool sign = false;
+  uint32_t exponentField = 0;   // biased exponent bits as stored
+  uint64_t mantissaField = 0;   // fraction bits as stored
+  int unbiasedExponent = 0;     // exponent of the value: 1-bias for subnormals, field-bias for normals
+  ValueClass cls = ValueClass::Zero;
+};
+
+// Everything the number-format panel shows for one value in one format.
+struct RoundingResult {
+  double input = 0;       // the value asked for (already a double)
+  uint64_t bits = 0;      // the encoding after round-to-nearest-even
+  double stored = 0;      // the value that encoding means
+  double absError = 0;    // |stored - input| (inf when it overflowed, NaN when either is NaN)
+  double relError = 0;    // absError / |input| (0 when input is 0)
+  ValueClass cls = ValueClass::Zero;
+  bool flushedToZero = false;   // input was finite and non-zero, stored is zero
+  bool becameSubnormal = false; // stored is subnormal in this format
+  bool overflowed = false;      // input was finite, stored is inf (or NaN for E4M3FN)
+};
+
+// torch.finfo-style limits.
+struct FInfo {
+  double max = 0;
+  double lowest = 0;             // -max
+  double smallestNormal = 0;     // torch.finfo().tiny
+  double smallestSubnormal = 0;
+  double eps = 0;                // 2^-mantissaBits: distance from 1 to the next value
+  int decimalDigits = 0;         // floor(mantissaBits * log10(2)), numpy/torch "precision"
+  double maxExponent = 0;        // log2 of the largest finite value's exponent (emax)
+  double minExponent = 0;        // emin = 1 - bias
+};
+
+const std::vector<DType>& allDTypes();
+const FormatSpec& formatSpec(DType dtype);
+std::optional<DType> parseDType(const std::string& name);  // "fp16", "float16", "half", "bf16", ...
+
+uint64_t encode(DType dtype, double value);   // round-to-nearest-even, ties to even
+double decode(DType dtype, uint64_t bits);
+double roundTo(DType dtype, double value);    // decode(encode(value))
+Decomposed decompose(DType dtype, uint64_t bits);
+uint64_t compose(DType dtype, bool sign, uint32_t exponentField, uint64_t mantissaField);
+ValueClass classify(DType dtype, uint64_t bits);
+uint64_t nextUp(DType dtype, uint64_t bits);    // next representable toward +inf (NaN stays NaN)
+uint64_t nextDown(DType dtype, uint64_t bits);  // toward -inf
+double ulp(DType dtype, double value);          // spacing of the format at value's binade
+RoundingResult roundValue(DType dtype, double value);
+FInfo finfo(DType dtype);
+uint64_t flipBit(DType dtype, uint64_t bits, int bitIndex);  // bitIndex 0 = least significant
+uint64_t bitMask(DType dtype);
+
+// E4M3FN only: clamp out-of-range values to +/-448 instead of NaN (the "satfinite" conversion).
+uint64_t encodeSaturating(DType dtype, double value);
+
+std::string valueClassName(ValueClass cls);      // "zero", "subnormal", "normal", "inf", "nan"
+std::string formatBitsBinary(DType dtype, uint64_t bits);  // "0 01111 0000000000"
+std::string formatBitsHex(DType dtype, uint64_t bits);     // "0x3c00"
+
+// Parses what a user types into the value field: decimal or scientific numbers, "inf", "-inf",
+// "nan", "-0", and bit patterns "0x3c00" (interpreted in `patternDType`) or "0b0011110000000000".
+struct ParsedValue {
+  bool ok = false;
+  bool isBitPattern = false;
+  double value = 0;      // the value (for a bit pattern: decoded in patternDType)
+  uint64_t bits = 0;     // for a bit pattern
+  std::string error;     // why it did not parse
+};
+ParsedValue parseValue(const std::string& text, DType patternDType);
+
+// Bytes and GiB of `elements` elements of a dtype (the chapter's 1e9-element table).
+struct MemoryFootprint {
+  DType dtype;
+  long double bytes;
+  double gib;
+};
+std::vector<MemoryFootprint> memoryFootprints(long double elements);
+
+}  // namespace ampscope

@@ -1,0 +1,82 @@
+// The configuration of one comparison run: which model, which precision modes side by side, and the
+// optimizer / GradScaler / clipping / instrument settings. Plain C++ so the UI and CLI can build one.
+// `validate()` names every bad field; nothing downstream trusts an unvalidated config.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ampscope {
+
+// The six precision modes of the chapter (architecture.md, "Precision modes").
+enum class PrecisionMode {
+  FP32,           // "fp32": everything in float32
+  FP16AmpScaled,  // "fp16-amp-scaled": autocast FP16 + GradScaler, FP32 master weights
+  FP16Amp,        // "fp16-amp": autocast FP16, no scaler (shows gradient underflow)
+  BF16Amp,        // "bf16-amp": autocast BF16, FP32 master weights, no scaler
+  FP16Pure,       // "fp16-pure": model.half(): parameters, grads, optimizer update all FP16
+  BF16Pure,       // "bf16-pure": model.to(bfloat16)
+};
+
+enum class ModelKind { TinyMLP, DeepMLP, TinyTransformer };
+enum class OptimizerKind { SGD, AdamW };
+enum class ClipOrder {
+  Off,
+  AfterUnscale,   // the chapter's order: unscale_ -> clip_grad_norm_ -> step
+  BeforeUnscale,  // deliberately wrong, for the lesson: clips the *scaled* gradients
+};
+
+const std::vector<PrecisionMode>& allPrecisionModes();
+std::string modeName(PrecisionMode mode);            // "fp16-amp-scaled"
+std::string modeLabel(PrecisionMode mode);           // "FP16 AMP + GradScaler" (English; UI translates)
+std::optional<PrecisionMode> parseMode(const std::string& name);
+std::string modelName(ModelKind model);              // "tiny-mlp", "deep-mlp", "tiny-transformer"
+std::optional<ModelKind> parseModel(const std::string& name);
+std::string optimizerName(OptimizerKind optimizer);  // "sgd", "adamw"
+std::optional<OptimizerKind> parseOptimizer(const std::string& name);
+std::string clipOrderName(ClipOrder order);          // "off", "after-unscale", "before-unscale"
+std::optional<ClipOrder> parseClipOrder(const std::string& name);
+
+// torch.amp.GradScaler's constructor arguments, with its defaults.
+struct ScalerConfig {
+  double initScale = 65536.0;   // 2^16
+  double growthFactor = 2.0;
+  double backoffFactor = 0.5;
+  int64_t growthInterval = 2000;
+  bool enabled = true;
+};
+
+struct RunConfig {
+  ModelKind model = ModelKind::TinyMLP;
+  std::vector<PrecisionMode> modes = {PrecisionMode::FP32, PrecisionMode::FP16AmpScaled,
+                                      PrecisionMode::BF16Amp};
+  OptimizerKind optimizer = OptimizerKind::AdamW;
+  double lr = 1e-3;
+  double momentum = 0.9;        // SGD only
+  double weightDecay = 0.01;    // AdamW's default
+  double adamEps = 1e-8;        // AdamW's default
+  int64_t batchSize = 32;
+  uint64_t seed = 0;
+  int64_t steps = 500;          // how many steps a run does before it stops by itself
+  double lossWeight = 1.0;      // the loss is multiplied by this before backward (auxiliary-loss style)
+  ScalerConfig scaler;
+  bool scalerForPureFp16 = false;  // fp16-pure may use a GradScaler too ("optional" in the design)
+  ClipOrder clipOrder = ClipOrder::Off;
+  double clipMaxNorm = 1.0;
+  int64_t instrumentEvery = 10;    // histograms/underflow counts every N steps (1 = every step)
+  int threadsPerMode = 1;          // intra-op threads the training thread uses
+};
+
+// A preset per model: the chapter's TinyMLP(128,512,10); the deep MLP whose defaults make FP16 without
+// a scaler underflow (loss weight 1e-5, AdamW eps 1e-12); the tiny character-LM Transformer.
+RunConfig presetFor(ModelKind model);
+
+struct ConfigError {
+  std::string field;    // the RunConfig field name as the CLI spells it, e.g. "lr", "growth-factor"
+  std::string message;  // why, in English
+};
+std::vector<ConfigError> validate(const RunConfig& config);
+
+}  // namespace ampscope

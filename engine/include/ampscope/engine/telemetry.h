@@ -1,0 +1,117 @@
+// Telemetry: what one training step of one precision mode produced, as plain structs (no torch types)
+// so the UI, the CLI and the session files can hold them. NaN and Inf losses are kept as they are.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ampscope/engine/run_config.h"
+
+namespace ampscope {
+
+// Exact exponent histogram of a float32 tensor: bin e counts finite non-zero values with
+// floor(log2|x|) == e, for e in [kMinExponent, kMaxExponent] (float32 subnormals reach 2^-149).
+// Zeros, infinities and NaNs have bins of their own, so counts + zero + posInf + negInf + nan == numel.
+// `targetSubnormal` and `targetUnderflow` are overlays (not extra bins): how many of the finite values
+// would be subnormal in / round to zero in the mode's low-precision format (FP16 or BF16; for FP32 modes
+// they are computed against FP16 so the lesson can show what *would* happen).
+struct ExponentHistogram {
+  static constexpr int kMinExponent = -149;
+  static constexpr int kMaxExponent = 127;
+  static constexpr int kBins = kMaxExponent - kMinExponent + 1;
+  std::array<int64_t, kBins> counts{};
+  int64_t zero = 0;
+  int64_t posInf = 0;
+  int64_t negInf = 0;
+  int64_t nan = 0;
+  int64_t targetSubnormal = 0;
+  int64_t targetUnderflow = 0;
+
+  int64_t countAt(int exponent) const { return counts[static_cast<size_t>(exponent - kMinExponent)]; }
+  int64_t total() const;  // sum of every bin: equals the element count
+  void add(const ExponentHistogram& other);
+};
+
+// What happened at the rounding points (where autocast casts, or every op in a pure mode).
+struct RoundingCounts {
+  int64_t elements = 0;       // elements that passed through a rounding point
+  int64_t flushedToZero = 0;  // non-zero before, zero after
+  int64_t subnormal = 0;      // subnormal after rounding
+  int64_t overflowed = 0;     // finite before, inf after
+  int64_t nan = 0;            // NaN after rounding
+  void add(const RoundingCounts& other);
+};
+
+// One instrumented tensor: a parameter's gradient or a tapped activation gradient.
+struct TensorStats {
+  std::string name;        // "net.0.weight" or "act:fc1.out"
+  bool isParameter = true;
+  int64_t numel = 0;
+  ExponentHistogram scaled;    // as the GradScaler saw them (equal to unscaled when no scaler)
+  ExponentHistogram unscaled;
+};
+
+// Rounding counts of one rounding point (a layer's input, weight, output or its gradient).
+struct RoundingPointStats {
+  std::string name;        // "fc1.input", "fc1.weight", "fc1.output", "fc1.grad_input" ...
+  std::string layer;       // "fc1": the per-layer view groups by this
+  bool backward = false;
+  RoundingCounts counts;
+};
+
+struct ModeStep {
+  PrecisionMode mode = PrecisionMode::FP32;
+  int64_t step = 0;                // 1-based
+  double loss = 0;                 // the unweighted, unscaled loss as float32 computed it (NaN kept)
+  double lossScale = 1;            // the scale used for this step's backward (1 without a scaler)
+  bool skipped = false;            // optimizer step skipped (non-finite gradients)
+  bool foundInf = false;           // GradScaler's found_inf (or a non-finite grad in scaler-less modes)
+  double gradNormBeforeClip = 0;   // L2 norm of the (unscaled, where unscaled) gradients
+  double gradNormAfterClip = 0;
+  double clipNormSeen = 0;         // the norm clip_grad_norm_ computed (scaled when clipped too early)
+  double lr = 0;
+  double stepTimeMs = 0;
+  int64_t currentBytes = 0;        // counting allocator, after the step
+  int64_t peakBytes = 0;           // peak during the step
+  bool diverged = false;           // loss or parameters became non-finite; this mode stops here
+  bool instrumented = false;       // tensors/roundingPoints filled on this step
+  RoundingCounts rounding;         // totals over all rounding points (only on instrumented steps)
+  std::vector<RoundingPointStats> roundingPoints;
+  std::vector<TensorStats> tensors;
+};
+
+// One lock-step of the comparison: every active mode did step `step` on the same batch.
+struct StepRecord {
+  int64_t step = 0;
+  std::vector<ModeStep> modes;
+};
+
+// Which op ran in which dtype during one forward pass of a mode.
+struct OpDtypeEntry {
+  std::string op;             // "linear", "gelu", "cross_entropy", "softmax", ...
+  std::string where;          // "fc1", "loss" ...
+  std::string inputDtype;     // "float32", "bfloat16", "float16"
+  std::string outputDtype;
+  bool emulated = false;      // the dtype is emulated (FP32 arithmetic rounded exactly to it)
+};
+
+// Bytes per category for one mode, measured with the counting allocator.
+struct MemoryLedger {
+  int64_t parameters = 0;
+  int64_t gradients = 0;
+  int64_t optimizerState = 0;
+  int64_t activations = 0;    // saved for backward at the end of forward
+  int64_t temporaries = 0;    // peak minus everything above
+  int64_t peak = 0;
+};
+
+// How a mode runs on this LibTorch/device.
+struct ModeCapability {
+  PrecisionMode mode = PrecisionMode::FP32;
+  bool native = true;         // false: emulated with exact RNE rounding in FP32 arithmetic
+  std::string detail;         // one sentence: "BF16 CPU autocast (native)", "FP16 emulated: ..."
+};
+
+}  // namespace ampscope

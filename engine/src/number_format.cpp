@@ -1,0 +1,1 @@
+#include "ampscope/engine/number_format.h"

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package that AmpScope's build, tests, benchmarks and packaging need.
+# Idempotent and non-interactive: packages already present are skipped, and nothing is asked.
+# Usage: packaging/install-deps.sh [--print]   (--print lists the packages and exits)
+set -euo pipefail
+
+packages=(
+  # toolchain
+  build-essential cmake ninja-build pkg-config git file ccache
+  # Qt 6 (widgets, SVG, linguist tools, offscreen/xcb platform plugins, Qt's own translations)
+  qt6-base-dev qt6-svg-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools qt6-translations-l10n
+  qt6-qpa-plugins libgl-dev
+  # plotting (GPL-3.0-or-later: AmpScope inherits the licence)
+  libqcustomplot-dev libqcustomplot2.1-qt6
+  # LibTorch 1.13 CPU, and the BLAS it should use (the reference BLAS is ~2x slower)
+  libtorch-dev libopenblas0-pthread
+  # tests and benchmarks
+  googletest libgtest-dev libgmock-dev libbenchmark-dev
+  # Python reference runs (the chapter's code on the same LibTorch version) and the reproduce export
+  python3 python3-torch python3-numpy
+  # fonts that render the Simplified Chinese UI
+  fonts-noto-cjk fonts-dejavu-core
+  # screenshots under a virtual X server, and looking at exported PDFs
+  xvfb xauth poppler-utils
+  # packaging: .deb build, lint and metadata validation
+  dpkg-dev fakeroot lintian desktop-file-utils appstream
+)
+
+if [[ "${1:-}" == "--print" ]]; then
+  printf '%s\n' "${packages[@]}"
+  exit 0
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [[ ${#missing[@]} -eq 0 ]]; then
+  echo "install-deps: all ${#packages[@]} packages already installed"
+  exit 0
+fi
+
+echo "install-deps: installing ${#missing[@]} missing package(s): ${missing[*]}"
+sudo_cmd=()
+if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+echo "install-deps: done"
