@@ -7,6 +7,13 @@
 // mantissa pattern (S.1111.111), max 448; a value beyond the range rounds to NaN ("saturate" is offered
 // separately). TF32 is 1/8/10 bits; its encoding is stored in 19 bits here (hardware keeps it in a
 // 32-bit container with the low 13 mantissa bits ignored).
+//
+// Everything is derived from (exponentBits, mantissaBits) with integer arithmetic on the double's bit
+// pattern, so the results never depend on the host's float/half conversion. NaN inputs encode to a quiet
+// NaN with the input's sign and the top bits of its payload (what x86's F16C and ARM do); E4M3FN has one
+// NaN mantissa, so only the sign survives there. Functions taking a bit pattern ignore bits above
+// `totalBits`; invalid arguments (a bit index outside the format, a field wider than its width, a
+// negative element count) throw std::invalid_argument with a message naming the problem.
 #pragma once
 
 #include <cstdint>
@@ -63,6 +70,7 @@ struct FInfo {
   double smallestSubnormal = 0;
   double eps = 0;                // 2^-mantissaBits: distance from 1 to the next value
   int decimalDigits = 0;         // floor(mantissaBits * log10(2)), numpy/torch "precision"
+  double resolution = 0;         // 10^-decimalDigits, torch.finfo().resolution
   double maxExponent = 0;        // log2 of the largest finite value's exponent (emax)
   double minExponent = 0;        // emin = 1 - bias
 };
@@ -77,23 +85,40 @@ double roundTo(DType dtype, double value);    // decode(encode(value))
 Decomposed decompose(DType dtype, uint64_t bits);
 uint64_t compose(DType dtype, bool sign, uint32_t exponentField, uint64_t mantissaField);
 ValueClass classify(DType dtype, uint64_t bits);
-uint64_t nextUp(DType dtype, uint64_t bits);    // next representable toward +inf (NaN stays NaN)
+// The neighbouring encodings, IEEE-754 nextUp/nextDown: -0 and +0 both step to the smallest subnormal
+// of the direction, the largest finite value steps to inf, inf stays inf, NaN stays NaN. E4M3FN has no
+// infinity: its largest finite value (448) stays where it is.
+uint64_t nextUp(DType dtype, uint64_t bits);    // next representable toward +inf
 uint64_t nextDown(DType dtype, uint64_t bits);  // toward -inf
-double ulp(DType dtype, double value);          // spacing of the format at value's binade
+// The spacing of the format's values in the binade of |value| (2^(max(floor(log2|value|), emin) - M)):
+// the smallest subnormal for 0 and subnormals, the top binade's spacing for finite values beyond max,
+// inf for inf, NaN for NaN. The value need not be representable in the format.
+double ulp(DType dtype, double value);
 RoundingResult roundValue(DType dtype, double value);
 FInfo finfo(DType dtype);
 uint64_t flipBit(DType dtype, uint64_t bits, int bitIndex);  // bitIndex 0 = least significant
 uint64_t bitMask(DType dtype);
 
-// E4M3FN only: clamp out-of-range values to +/-448 instead of NaN (the "satfinite" conversion).
+// The "satfinite" conversion: like encode, but a value that would overflow (infinities included) becomes
+// the largest finite value of its sign; NaN stays NaN. Meant for E4M3FN (+/-448 instead of NaN), valid
+// for every format.
 uint64_t encodeSaturating(DType dtype, double value);
+
+// Encodings of the format's special values (quietNaN: the pattern encode() gives for a positive NaN
+// without payload; infinity: for E4M3FN, which has none, the NaN pattern).
+uint64_t maxFiniteBits(DType dtype, bool negative = false);
+uint64_t infinityBits(DType dtype, bool negative = false);
+uint64_t quietNaNBits(DType dtype);
 
 std::string valueClassName(ValueClass cls);      // "zero", "subnormal", "normal", "inf", "nan"
 std::string formatBitsBinary(DType dtype, uint64_t bits);  // "0 01111 0000000000"
 std::string formatBitsHex(DType dtype, uint64_t bits);     // "0x3c00"
 
 // Parses what a user types into the value field: decimal or scientific numbers, "inf", "-inf",
-// "nan", "-0", and bit patterns "0x3c00" (interpreted in `patternDType`) or "0b0011110000000000".
+// "nan", "-0", and bit patterns "0x3c00" (interpreted in `patternDType`) or "0b0011110000000000"
+// (spaces, '_' and '|' may separate the binary digits, so formatBitsBinary's output reads back).
+// A hexadecimal floating literal such as "0x1.8p3" is read as a number, not a pattern. Numbers are
+// read locale-independently and exactly rounded to double; one beyond double's range is an error.
 struct ParsedValue {
   bool ok = false;
   bool isBitPattern = false;
