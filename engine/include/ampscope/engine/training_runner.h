@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -33,40 +34,66 @@ class TrainingRunner {
   TrainingRunner& operator=(const TrainingRunner&) = delete;
 
   // Builds the comparison (weights from the seed) and starts stepping; throws std::invalid_argument on
-  // an invalid config. If `paused` the thread waits for resume() or stepOnce().
+  // an invalid config. If `paused` the thread waits for resume() or stepOnce(). A run in progress is
+  // stopped first. The comparison is built on the calling thread; every step runs on the training
+  // thread, which sets at::set_num_threads(config.threadsPerMode) for itself.
   void start(const RunConfig& config, bool paused = false);
+  // Returns once no step is being computed: after pause() returns, stepsDone() stays put until
+  // resume() or stepOnce(). (If the training thread is blocked on a full sink it returns at once; that
+  // step is already counted.)
   void pause();
   void resume();
-  void stepOnce();              // while paused (or idle after start(paused)): exactly one step
-  void stop();                  // returns after the step in flight finishes; the thread is joined
+  void stepOnce();              // while paused (or after start(paused)): exactly one step; else no-op
+  // Returns after the step in flight finishes; the thread is joined and the state becomes Idle
+  // (Finished and Failed stay). The comparison is kept for inspection. A training thread blocked on a
+  // full sink is released by closing the sink, which stop() reopens afterwards.
+  void stop();
   void reset();                 // stop, then forget the comparison (the next start begins at step 1)
-  void setMaxStepsPerSecond(double stepsPerSecond);  // 0 = unlimited
-  void injectOverflowNextStep();
+  // Caps the stepping rate; 0 = unlimited. Throws std::invalid_argument when negative or NaN.
+  void setMaxStepsPerSecond(double stepsPerSecond);
+  void injectOverflowNextStep();  // applied by the training thread before its next step
 
   RunState state() const;
   int64_t stepsDone() const;
   std::string lastError() const;                  // why the state is Failed
-  std::vector<ModeCapability> capabilities() const;
-  std::vector<OpDtypeEntry> opDtypeReport(PrecisionMode mode);  // safe while paused/finished
+  std::vector<ModeCapability> capabilities() const;  // empty before the first start()
+  // Both run under the step lock: safe at any time, they wait for the step in flight. opDtypeReport
+  // runs a forward pass on the calling thread. Empty results before the first start().
+  std::vector<OpDtypeEntry> opDtypeReport(PrecisionMode mode);
   MemoryLedger memoryLedger(PrecisionMode mode) const;
-  // Called on the training thread when the state changes (Finished at the configured step count, ...).
+  // Called on the training thread when it changes the state (Running, Paused, Finished at the
+  // configured step count or when every mode diverged, Failed, Idle after stop); on the calling thread
+  // for start() and reset(). It must not block on the thread that calls pause() or stop().
   void setStateCallback(std::function<void(RunState)> callback);
 
  private:
-  void threadMain();
+  enum class Work { Stop, Step, SingleStep };
+  void threadMain(int threads);
+  Work waitForWork();
+  void runOneStep();
   void setState(RunState state);
 
   std::shared_ptr<TelemetrySink> sink_;
   std::unique_ptr<Comparison> comparison_;
   std::thread thread_;
+  // mutex_ guards the control flags' transitions, lastError_, stateCallback_ and the worker flags below;
+  // wake_ wakes the training thread, ack_ wakes a controller waiting for it (pause, stop).
   mutable std::mutex mutex_;
   std::condition_variable wake_;
+  std::condition_variable ack_;
+  // Held by the training thread for the duration of each step, and by opDtypeReport()/memoryLedger(),
+  // so those never run concurrently with a step.
+  mutable std::mutex stepMutex_;
   std::atomic<bool> stopRequested_{false};
   std::atomic<bool> paused_{false};
   std::atomic<int64_t> pendingSingleSteps_{0};
   std::atomic<double> maxStepsPerSecond_{0.0};
   std::atomic<int64_t> stepsDone_{0};
   std::atomic<RunState> state_{RunState::Idle};
+  std::atomic<bool> injectOverflow_{false};
+  bool workerAlive_ = false;   // under mutex_
+  bool inAppend_ = false;      // under mutex_: the training thread may be blocked on a full sink
+  std::chrono::steady_clock::time_point nextStepAllowed_{};  // training thread only
   std::string lastError_;
   std::function<void(RunState)> stateCallback_;
   int64_t targetSteps_ = 0;

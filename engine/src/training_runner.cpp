@@ -1,0 +1,267 @@
+#include "ampscope/engine/training_runner.h"
+
+#include <ATen/Parallel.h>
+
+#include <cmath>
+#include <exception>
+#include <stdexcept>
+#include <utility>
+
+#include "ampscope/engine/comparison.h"
+#include "counting_allocator.h"
+
+namespace ampscope {
+
+std::string runStateName(RunState state) {
+  switch (state) {
+    case RunState::Idle: return "idle";
+    case RunState::Running: return "running";
+    case RunState::Paused: return "paused";
+    case RunState::Finished: return "finished";
+    case RunState::Failed: return "failed";
+  }
+  return "unknown";
+}
+
+TrainingRunner::TrainingRunner(std::shared_ptr<TelemetrySink> sink) : sink_(std::move(sink)) {
+  if (!sink_) throw std::invalid_argument("TrainingRunner needs a TelemetrySink");
+  // Early, before the comparison allocates its tensors, so its memory is counted from the start.
+  detail::installCountingAllocator();
+}
+
+TrainingRunner::~TrainingRunner() { stop(); }
+
+void TrainingRunner::start(const RunConfig& config, bool paused) {
+  const std::vector<ConfigError> errors = validate(config);
+  if (!errors.empty()) {
+    std::string message = "invalid run configuration:";
+    for (const auto& error : errors) message += " " + error.field + ": " + error.message + ";";
+    throw std::invalid_argument(message);
+  }
+  stop();
+  auto comparison = std::make_unique<Comparison>(config);  // may throw; the old state stays then
+  {
+    std::lock_guard<std::mutex> stepLock(stepMutex_);
+    comparison_ = std::move(comparison);
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    targetSteps_ = config.steps;
+    stepsDone_ = comparison_->stepsDone();
+    stopRequested_ = false;
+    paused_ = paused;
+    pendingSingleSteps_ = 0;
+    injectOverflow_ = false;
+    lastError_.clear();
+    workerAlive_ = true;
+    inAppend_ = false;
+  }
+  setState(paused ? RunState::Paused : RunState::Running);
+  thread_ = std::thread(&TrainingRunner::threadMain, this, config.threadsPerMode);
+}
+
+void TrainingRunner::pause() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (!workerAlive_) return;
+  paused_ = true;
+  wake_.notify_all();
+  ack_.wait(lock, [this] { return !workerAlive_ || inAppend_ || state_.load() != RunState::Running; });
+}
+
+void TrainingRunner::resume() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  paused_ = false;
+  wake_.notify_all();
+}
+
+void TrainingRunner::stepOnce() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!workerAlive_ || !paused_) return;
+  ++pendingSingleSteps_;
+  wake_.notify_all();
+}
+
+void TrainingRunner::stop() {
+  if (!thread_.joinable()) return;
+  bool closedSink = false;
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    stopRequested_ = true;
+    wake_.notify_all();
+    while (workerAlive_) {
+      if (inAppend_ && !closedSink) {
+        // The training thread waits for room that a consumer may never make (a closing window):
+        // closing the sink releases it; the record it was handing over is dropped.
+        lock.unlock();
+        sink_->close();
+        closedSink = true;
+        lock.lock();
+        continue;
+      }
+      ack_.wait(lock);
+    }
+  }
+  thread_.join();
+  if (closedSink) sink_->reopen();
+}
+
+void TrainingRunner::reset() {
+  stop();
+  {
+    std::lock_guard<std::mutex> stepLock(stepMutex_);
+    comparison_.reset();
+  }
+  stepsDone_ = 0;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    lastError_.clear();
+  }
+  setState(RunState::Idle);
+}
+
+void TrainingRunner::setMaxStepsPerSecond(double stepsPerSecond) {
+  if (!(stepsPerSecond >= 0.0)) {
+    throw std::invalid_argument("max steps per second must be >= 0 (0 = unlimited)");
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  maxStepsPerSecond_ = stepsPerSecond;
+  wake_.notify_all();
+}
+
+void TrainingRunner::injectOverflowNextStep() { injectOverflow_ = true; }
+
+RunState TrainingRunner::state() const { return state_.load(); }
+
+int64_t TrainingRunner::stepsDone() const { return stepsDone_.load(); }
+
+std::string TrainingRunner::lastError() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return lastError_;
+}
+
+std::vector<ModeCapability> TrainingRunner::capabilities() const {
+  std::lock_guard<std::mutex> stepLock(stepMutex_);
+  return comparison_ ? comparison_->capabilities() : std::vector<ModeCapability>{};
+}
+
+std::vector<OpDtypeEntry> TrainingRunner::opDtypeReport(PrecisionMode mode) {
+  std::lock_guard<std::mutex> stepLock(stepMutex_);
+  return comparison_ ? comparison_->opDtypeReport(mode) : std::vector<OpDtypeEntry>{};
+}
+
+MemoryLedger TrainingRunner::memoryLedger(PrecisionMode mode) const {
+  std::lock_guard<std::mutex> stepLock(stepMutex_);
+  return comparison_ ? comparison_->memoryLedger(mode) : MemoryLedger{};
+}
+
+void TrainingRunner::setStateCallback(std::function<void(RunState)> callback) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  stateCallback_ = std::move(callback);
+}
+
+void TrainingRunner::setState(RunState state) {
+  std::function<void(RunState)> callback;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (state_.load() == state) return;
+    state_ = state;
+    callback = stateCallback_;
+  }
+  ack_.notify_all();
+  if (callback) callback(state);
+}
+
+TrainingRunner::Work TrainingRunner::waitForWork() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    if (stopRequested_) return Work::Stop;
+    if (!paused_) {
+      if (state_.load() != RunState::Running) {
+        lock.unlock();
+        setState(RunState::Running);
+        lock.lock();
+        continue;
+      }
+      const double rate = maxStepsPerSecond_.load();
+      if (rate > 0.0 && std::chrono::steady_clock::now() < nextStepAllowed_) {
+        wake_.wait_until(lock, nextStepAllowed_);
+        continue;  // re-checks stop/pause/rate, which a controller may have changed meanwhile
+      }
+      return Work::Step;
+    }
+    if (state_.load() != RunState::Paused) {
+      lock.unlock();
+      setState(RunState::Paused);
+      lock.lock();
+      continue;
+    }
+    if (pendingSingleSteps_ > 0) {
+      --pendingSingleSteps_;
+      return Work::SingleStep;
+    }
+    wake_.wait(lock);
+  }
+}
+
+void TrainingRunner::runOneStep() {
+  const auto started = std::chrono::steady_clock::now();
+  const double rate = maxStepsPerSecond_.load();
+  if (rate > 0.0) {
+    nextStepAllowed_ = started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                     std::chrono::duration<double>(1.0 / rate));
+  }
+  StepRecord record;
+  {
+    std::lock_guard<std::mutex> stepLock(stepMutex_);
+    if (injectOverflow_.exchange(false)) comparison_->injectOverflowNextStep();
+    record = comparison_->step();
+    stepsDone_ = comparison_->stepsDone();
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    inAppend_ = true;
+  }
+  ack_.notify_all();
+  sink_->append(std::move(record));
+  std::lock_guard<std::mutex> lock(mutex_);
+  inAppend_ = false;
+}
+
+void TrainingRunner::threadMain(int threads) {
+  // Intra-op threads are per thread in ATen's OpenMP backend: the training thread sets its own.
+  at::set_num_threads(threads > 0 ? threads : 1);
+  RunState exitState = RunState::Idle;
+  try {
+    for (;;) {
+      const Work work = waitForWork();
+      if (work == Work::Stop) break;
+      runOneStep();
+      bool done = false;
+      {
+        std::lock_guard<std::mutex> stepLock(stepMutex_);
+        done = comparison_->stepsDone() >= targetSteps_ || comparison_->allDiverged();
+      }
+      if (done) {
+        exitState = RunState::Finished;
+        break;
+      }
+    }
+  } catch (const std::exception& error) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    lastError_ = error.what();
+    exitState = RunState::Failed;
+  } catch (...) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    lastError_ = "unknown exception in a training step";
+    exitState = RunState::Failed;
+  }
+  setState(exitState);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    workerAlive_ = false;
+    inAppend_ = false;
+  }
+  ack_.notify_all();
+}
+
+}  // namespace ampscope
