@@ -24,6 +24,8 @@ packages=(
   xvfb xauth poppler-utils
   # packaging: .deb build, lint and metadata validation
   dpkg-dev fakeroot lintian desktop-file-utils appstream
+  # packaging: the 16-256 px PNG icons are rendered from the SVG at build time
+  librsvg2-bin
 )
 
 if [[ "${1:-}" == "--print" ]]; then
