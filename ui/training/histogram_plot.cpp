@@ -1,0 +1,395 @@
+#include "ui/training/histogram_plot.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QLabel>
+#include <QMenu>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+#include <qcustomplot.h>
+
+#include "ui/training/mode_palette.h"
+#include "ui/training/power_of_two_ticker.h"
+#include "ui/training/telemetry_store.h"
+
+namespace ampscope::ui {
+
+namespace {
+
+// Bar e spans x in [e - 1/2, e + 1/2] and holds |g| in [2^e, 2^(e+1)): a magnitude v sits at log2(v) - 1/2.
+double edgeOf(double log2Value) { return log2Value - 0.5; }
+
+// FP16 (IEEE binary16): smallest subnormal 2^-24, smallest normal 2^-14, max 65504 (finfo). Round to
+// nearest even sends |x| < 2^-25 to 0 and the tie at exactly 2^-25 to 0 as well (0 is even); anything in
+// (2^-25, 2^-24) rounds up to 2^-24. |x| >= 65520 (max + half an ulp) overflows to inf.
+constexpr double kFp16FlushEdgeLog2 = -25.0;
+constexpr double kFp16NormalLog2 = -14.0;
+const double kFp16OverflowLog2 = std::log2(65520.0);
+// BF16: 8 exponent bits like FP32, 7 stored mantissa bits: smallest subnormal 2^-133, smallest normal
+// 2^-126, max (2 - 2^-7) * 2^127; overflow from (2 - 2^-8) * 2^127.
+constexpr double kBf16FlushEdgeLog2 = -134.0;
+constexpr double kBf16NormalLog2 = -126.0;
+const double kBf16OverflowLog2 = 127.0 + std::log2(2.0 - std::ldexp(1.0, -8));
+constexpr double kFar = 400.0;  // beyond any exponent: open-ended zones
+
+QCPItemRect* zoneRect(QCustomPlot* plot, double x0, double x1, double yTop, double yBottom, const QColor& fill) {
+  auto* rect = new QCPItemRect(plot);
+  rect->setLayer(QStringLiteral("background"));
+  for (QCPItemPosition* p : {rect->topLeft, rect->bottomRight}) {
+    p->setTypeX(QCPItemPosition::ptPlotCoords);
+    p->setTypeY(QCPItemPosition::ptAxisRectRatio);
+  }
+  rect->topLeft->setCoords(x0, yTop);
+  rect->bottomRight->setCoords(x1, yBottom);
+  rect->setPen(Qt::NoPen);
+  rect->setBrush(fill);
+  rect->setSelectable(false);
+  return rect;
+}
+
+QCPItemText* zoneLabel(QCustomPlot* plot, double x, double yRatio, Qt::Alignment align, const QString& text,
+                       const QColor& color, const QFont& font) {
+  auto* label = new QCPItemText(plot);
+  label->setLayer(QStringLiteral("background"));
+  label->position->setTypeX(QCPItemPosition::ptPlotCoords);
+  label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+  label->position->setCoords(x, yRatio);
+  label->setPositionAlignment(align);
+  label->setText(text);
+  label->setColor(color);
+  label->setFont(font);
+  label->setSelectable(false);
+  return label;
+}
+
+ExponentHistogram sumOf(const std::vector<TensorStats>& tensors, const QString& layer, bool scaled) {
+  ExponentHistogram h;
+  for (const TensorStats& t : tensors) {
+    const bool take = layer.isEmpty() ? t.isParameter
+                      : layer == QLatin1String(HistogramPlot::kAllActivations)
+                          ? !t.isParameter
+                          : QString::fromStdString(t.name) == layer;
+    if (take) h.add(scaled ? t.scaled : t.unscaled);
+  }
+  return h;
+}
+
+}  // namespace
+
+HistogramPlot::HistogramPlot(TelemetryStore* store, QWidget* parent) : PlotPanel(store, parent) {
+  scaledCombo_ = new QComboBox(this);
+  scaledCombo_->addItem(tr("Scaled (as the GradScaler saw them)"));
+  scaledCombo_->addItem(tr("Unscaled (true gradients)"));
+  scaledCombo_->setToolTip(tr("Loss scaling multiplies every gradient by the scale: the histogram slides "
+                              "log₂(scale) bars to the right, out of FP16's flush-to-zero zone."));
+  layerCombo_ = new QComboBox(this);
+  layerCombo_->setMinimumContentsLength(18);
+  layerCombo_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  layerCombo_->setToolTip(tr("Which gradients: all parameters summed, all tapped activation gradients, "
+                             "or one tensor."));
+  logCounts_ = new QCheckBox(tr("Log counts"), this);
+  logCounts_->setChecked(true);
+  modesMenu_ = new QMenu(this);
+  modesButton_ = new QToolButton(this);
+  modesButton_->setText(tr("Modes"));
+  modesButton_->setMenu(modesMenu_);
+  modesButton_->setPopupMode(QToolButton::InstantPopup);
+  controls()->insertWidget(1, scaledCombo_);
+  controls()->insertWidget(2, layerCombo_);
+  controls()->insertWidget(3, logCounts_);
+  controls()->insertWidget(4, modesButton_);
+
+  note_ = new QLabel(this);
+  note_->setWordWrap(true);
+  note_->setTextFormat(Qt::RichText);
+  note_->setContentsMargins(6, 0, 6, 2);
+  note_->setToolTip(tr("Values with no exponent bin: exact zeros, infinities and NaNs. \"Would flush\" "
+                       "counts finite values that round to 0 in the mode's low-precision format (FP16 for "
+                       "FP32 modes, to show what would happen)."));
+  static_cast<QVBoxLayout*>(layout())->addWidget(note_);
+
+  connect(scaledCombo_, &QComboBox::currentIndexChanged, this, [this] { redrawBars(); });
+  connect(layerCombo_, &QComboBox::currentIndexChanged, this, [this] { redrawBars(); });
+  connect(logCounts_, &QCheckBox::toggled, this, &HistogramPlot::setLogCounts);
+
+  group_ = new QCPBarsGroup(plot());
+  group_->setSpacingType(QCPBarsGroup::stAbsolute);
+  group_->setSpacing(0);
+  plot()->xAxis->setLabel(tr("binary exponent e = ⌊log₂|g|⌋   (bar e counts |g| in [2ᵉ, 2ᵉ⁺¹))"));
+  plot()->yAxis->setLabel(tr("values per bin (count)"));
+  auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
+  ticker->setTickStep(5);
+  ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+  plot()->xAxis->setTicker(ticker);
+  plot()->xAxis->setRange(-40, 20);
+  plot()->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+  addFormatZones();
+  setLogCounts(true);
+  refillLayerCombo();
+}
+
+void HistogramPlot::addFormatZones() {
+  QCustomPlot* p = plot();
+  QFont small = font();
+  small.setPointSizeF(small.pointSizeF() * 0.85);
+  const QColor flush(255, 214, 214), subnormal(255, 240, 196), normal(222, 241, 222);
+  // FP16: full-height shading below the BF16 strip. All x coordinates are bar edges (edgeOf).
+  const double top = 0.075, bottom = 1.0;
+  const double fp16Flush = edgeOf(kFp16FlushEdgeLog2), fp16Normal = edgeOf(kFp16NormalLog2),
+               fp16Overflow = edgeOf(kFp16OverflowLog2);
+  zoneRect(p, -kFar, fp16Flush, top, bottom, flush);
+  zoneRect(p, fp16Flush, fp16Normal, top, bottom, subnormal);
+  zoneRect(p, fp16Normal, fp16Overflow, top, bottom, normal);
+  zoneRect(p, fp16Overflow, kFar, top, bottom, flush);
+  auto edgeLine = [&](double x, const QColor& c) {
+    auto* line = new QCPItemStraightLine(p);
+    line->setLayer(QStringLiteral("background"));
+    line->point1->setCoords(x, 0);
+    line->point2->setCoords(x, 1);
+    line->setPen(QPen(c, 1, Qt::DashLine));
+    line->setSelectable(false);
+  };
+  edgeLine(fp16Flush, QColor(200, 0, 0));
+  edgeLine(fp16Normal, QColor(160, 130, 0));
+  edgeLine(fp16Overflow, QColor(200, 0, 0));
+  const double labelY = 0.09;
+  zoneLabel(p, fp16Flush - 0.2, labelY, Qt::AlignRight | Qt::AlignTop,
+            tr("FP16 → 0\n|g| < 2⁻²⁵\n(2⁻²⁵ ties to 0)"), QColor(170, 0, 0), small);
+  zoneLabel(p, 0.5 * (fp16Flush + fp16Normal), labelY, Qt::AlignHCenter | Qt::AlignTop,
+            tr("FP16\nsubnormal\n2⁻²⁴ … 2⁻¹⁴"), QColor(130, 100, 0), small);
+  zoneLabel(p, 0.5 * (fp16Normal + fp16Overflow), labelY, Qt::AlignHCenter | Qt::AlignTop,
+            tr("FP16 normal\n2⁻¹⁴ … 65504"), QColor(0, 110, 0), small);
+  zoneLabel(p, fp16Overflow + 0.2, labelY, Qt::AlignLeft | Qt::AlignTop,
+            tr("FP16 → inf\n|g| ≥ 65520\n(max 65504)"), QColor(170, 0, 0), small);
+
+  // BF16: a strip along the top, same colours.
+  const double stripTop = 0.0, stripBottom = 0.065, stripMid = 0.032;
+  const double bf16Flush = edgeOf(kBf16FlushEdgeLog2), bf16Normal = edgeOf(kBf16NormalLog2),
+               bf16Overflow = edgeOf(kBf16OverflowLog2);
+  zoneRect(p, -kFar, bf16Flush, stripTop, stripBottom, flush);
+  zoneRect(p, bf16Flush, bf16Normal, stripTop, stripBottom, subnormal);
+  zoneRect(p, bf16Normal, bf16Overflow, stripTop, stripBottom, normal);
+  zoneRect(p, bf16Overflow, kFar, stripTop, stripBottom, flush);
+  // The normal strip is ~250 bars wide: repeat its label so one copy is in view at any usual zoom.
+  for (double x : {-100.0, -60.0, -20.0, 20.0, 60.0, 100.0})
+    zoneLabel(p, x, stripMid, Qt::AlignHCenter | Qt::AlignVCenter, tr("BF16 normal 2⁻¹²⁶ … 3.4·10³⁸"),
+              QColor(0, 110, 0), small);
+  zoneLabel(p, 0.5 * (bf16Flush + bf16Normal), stripMid, Qt::AlignHCenter | Qt::AlignVCenter,
+            tr("BF16 subnormal"), QColor(130, 100, 0), small);
+  zoneLabel(p, bf16Flush - 0.2, stripMid, Qt::AlignRight | Qt::AlignVCenter, tr("BF16 → 0"), QColor(170, 0, 0),
+            small);
+}
+
+void HistogramPlot::setScaled(bool scaled) { scaledCombo_->setCurrentIndex(scaled ? 0 : 1); }
+
+bool HistogramPlot::scaled() const { return scaledCombo_->currentIndex() == 0; }
+
+void HistogramPlot::setLogCounts(bool log) {
+  if (logCounts_->isChecked() != log) logCounts_->setChecked(log);
+  QCPAxis* y = plot()->yAxis;
+  if (log) {
+    y->setScaleType(QCPAxis::stLogarithmic);
+    y->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
+    y->setNumberFormat(QStringLiteral("eb"));
+    y->setNumberPrecision(0);
+  } else {
+    y->setScaleType(QCPAxis::stLinear);
+    y->setTicker(QSharedPointer<QCPAxisTicker>::create());
+    y->setNumberFormat(QStringLiteral("g"));
+    y->setNumberPrecision(6);
+  }
+  // On a log axis a bar cannot start at 0: start it at 1/2 so a single value is still a visible bar.
+  for (auto& [mode, b] : bars_) b->setBaseValue(log ? 0.5 : 0.0);
+  if (followLatest()) fitToData();
+  replotQueued();
+}
+
+void HistogramPlot::setLayer(const QString& layer) {
+  const int index = layerCombo_->findData(layer);
+  if (index >= 0) layerCombo_->setCurrentIndex(index);
+}
+
+QString HistogramPlot::layer() const { return layerCombo_->currentData().toString(); }
+
+void HistogramPlot::setModeShown(PrecisionMode mode, bool shown) {
+  hidden_[mode] = !shown;
+  for (QAction* a : modesMenu_->actions())
+    if (a->data().toInt() == static_cast<int>(mode) && a->isChecked() != shown) a->setChecked(shown);
+  redrawBars();
+}
+
+bool HistogramPlot::modeShown(PrecisionMode mode) const {
+  auto it = hidden_.find(mode);
+  return it == hidden_.end() || !it->second;
+}
+
+ExponentHistogram HistogramPlot::shownHistogram(PrecisionMode mode) const {
+  const ModeSeries* s = store()->series(mode);
+  if (!s) return {};
+  return sumOf(s->latestTensors, layer(), scaled());
+}
+
+QCPBars* HistogramPlot::bars(PrecisionMode mode) const {
+  auto it = bars_.find(mode);
+  return it == bars_.end() ? nullptr : it->second;
+}
+
+QString HistogramPlot::sideNote() const { return note_->text(); }
+
+void HistogramPlot::refillLayerCombo() {
+  QStringList names;
+  bool anyActivation = false;
+  for (PrecisionMode mode : store()->modes()) {
+    for (const TensorStats& t : store()->series(mode)->latestTensors) {
+      const QString name = QString::fromStdString(t.name);
+      if (!names.contains(name)) names << name;
+      anyActivation = anyActivation || !t.isParameter;
+    }
+  }
+  if (names == layerNames_ && layerCombo_->count() > 0) return;
+  layerNames_ = names;
+  const QString current = layer();
+  const QSignalBlocker block(layerCombo_);
+  layerCombo_->clear();
+  layerCombo_->addItem(tr("All layers (parameter gradients)"), QString());
+  if (anyActivation) layerCombo_->addItem(tr("All activation gradients"), QString::fromLatin1(kAllActivations));
+  for (const QString& n : names) layerCombo_->addItem(n, n);
+  const int index = layerCombo_->findData(current);
+  layerCombo_->setCurrentIndex(index >= 0 ? index : 0);
+}
+
+void HistogramPlot::rebuildFromStore() {
+  for (auto& [mode, b] : bars_) {
+    group_->remove(b);
+    plot()->removePlottable(b);
+  }
+  bars_.clear();
+  drawnStep_.clear();
+  modesMenu_->clear();
+  for (PrecisionMode mode : store()->modes()) {
+    QAction* a = modesMenu_->addAction(ModePalette::swatch(mode), ModePalette::label(mode));
+    a->setCheckable(true);
+    a->setChecked(modeShown(mode));
+    a->setData(static_cast<int>(mode));
+    connect(a, &QAction::toggled, this, [this, mode](bool on) { setModeShown(mode, on); });
+  }
+  redrawBars();
+}
+
+void HistogramPlot::appendFromStore() {
+  bool changed = false;
+  for (PrecisionMode mode : store()->modes()) {
+    const ModeSeries* s = store()->series(mode);
+    auto it = drawnStep_.find(mode);
+    if (it == drawnStep_.end() || it->second != s->latestTensorsStep) changed = true;
+  }
+  if (static_cast<int>(store()->modes().size()) != modesMenu_->actions().size()) {
+    rebuildFromStore();
+    return;
+  }
+  if (changed) redrawBars();
+}
+
+void HistogramPlot::redrawBars() {
+  refillLayerCombo();
+  const bool log = logCounts_->isChecked();
+  std::vector<PrecisionMode> shown;
+  for (PrecisionMode mode : store()->modes()) {
+    const ModeSeries* s = store()->series(mode);
+    if (modeShown(mode) && !s->latestTensors.empty()) shown.push_back(mode);
+  }
+  // Drop bars of modes no longer shown, create missing ones in store order (so the group order is stable).
+  for (auto it = bars_.begin(); it != bars_.end();) {
+    if (std::find(shown.begin(), shown.end(), it->first) == shown.end()) {
+      group_->remove(it->second);
+      plot()->removePlottable(it->second);
+      it = bars_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  const double width = 0.9 / static_cast<double>(std::max<size_t>(1, shown.size()));
+  QStringList notes;
+  for (PrecisionMode mode : shown) {
+    QCPBars*& b = bars_[mode];
+    if (!b) {
+      b = new QCPBars(plot()->xAxis, plot()->yAxis);
+      b->setName(ModePalette::label(mode));
+      const QColor c = ModePalette::color(mode);
+      setScaledPen(b, QPen(c.darker(130), 1.0));
+      b->setBrush(c);
+    }
+    // Re-add in order so the group lays bars out left to right as modes are listed.
+    group_->remove(b);
+    group_->append(b);
+    b->setWidth(width);
+    b->setBaseValue(log ? 0.5 : 0.0);
+    const ExponentHistogram h = shownHistogram(mode);
+    QVector<double> keys, values;
+    for (int e = ExponentHistogram::kMinExponent; e <= ExponentHistogram::kMaxExponent; ++e) {
+      const int64_t n = h.countAt(e);
+      if (n == 0) continue;
+      keys << e;
+      values << static_cast<double>(n);
+    }
+    b->setData(keys, values, true);
+    drawnStep_[mode] = store()->series(mode)->latestTensorsStep;
+    const int64_t total = h.total();
+    const QString color = ModePalette::color(mode).name();
+    notes << tr("<span style='color:%1'>■</span> <b>%2</b> (step %3): %4 values · zero %5 · +inf %6 · −inf %7 · "
+                "NaN %8 · would flush %9 (%10%)")
+                 .arg(color, ModePalette::label(mode))
+                 .arg(store()->series(mode)->latestTensorsStep)
+                 .arg(total)
+                 .arg(h.zero)
+                 .arg(h.posInf)
+                 .arg(h.negInf)
+                 .arg(h.nan)
+                 .arg(h.targetUnderflow)
+                 .arg(total > 0 ? 100.0 * static_cast<double>(h.targetUnderflow) / static_cast<double>(total) : 0.0,
+                      0, 'f', 1);
+  }
+  note_->setText(notes.isEmpty() ? tr("No instrumented step yet (see \"Instrument every\" in the run panel).")
+                                 : notes.join(QStringLiteral("<br>")));
+  if (followLatest()) fitToData();
+  replotQueued();
+}
+
+void HistogramPlot::fitToData() {
+  int lo = 1000, hi = -1000;
+  double maxCount = 1;
+  for (auto& [mode, b] : bars_) {
+    if (b->data()->isEmpty()) continue;
+    lo = std::min(lo, static_cast<int>(b->data()->constBegin()->key));
+    hi = std::max(hi, static_cast<int>((b->data()->constEnd() - 1)->key));
+    for (auto it = b->data()->constBegin(); it != b->data()->constEnd(); ++it) maxCount = std::max(maxCount, it->value);
+  }
+  // Always keep FP16's landmarks (flush edge to max) in view: they are the lesson.
+  lo = std::min(lo, static_cast<int>(kFp16FlushEdgeLog2) - 4);
+  hi = std::max(hi, 17);
+  plot()->xAxis->setRange(lo - 1.5, hi + 1.5);
+  // Head room for the zone labels at the top.
+  if (logCounts_->isChecked())
+    plot()->yAxis->setRange(0.5, std::pow(10.0, std::ceil(std::log10(maxCount)) + 1.3));
+  else
+    plot()->yAxis->setRange(0, maxCount * 1.45);
+}
+
+QString HistogramPlot::readoutAt(double key, double) const {
+  const int e = static_cast<int>(std::lround(key));
+  if (e < ExponentHistogram::kMinExponent || e > ExponentHistogram::kMaxExponent) return {};
+  QStringList lines;
+  lines << tr("bin %1: |g| in [%2, %3)")
+               .arg(e)
+               .arg(PowerOfTwoTicker::label(e), PowerOfTwoTicker::label(e + 1));
+  for (auto& [mode, b] : bars_) {
+    auto it = b->data()->findBegin(e, false);
+    const double n = (it != b->data()->constEnd() && static_cast<int>(it->key) == e) ? it->value : 0.0;
+    lines << QStringLiteral("%1: %2").arg(ModePalette::label(mode)).arg(static_cast<qint64>(n));
+  }
+  return lines.join(QLatin1Char('\n'));
+}
+
+}  // namespace ampscope::ui

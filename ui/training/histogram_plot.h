@@ -1,0 +1,70 @@
+// HistogramPlot: the exact exponent histogram of the gradients at the latest instrumented step. Bar e
+// counts the values with floor(log2|g|) == e, i.e. |g| in [2^e, 2^(e+1)), so on this x axis a value v
+// sits at log2(v) - 1/2 and every format boundary falls on a bar edge. Behind the bars: FP16's zones
+// (flushed to zero, subnormal, normal, overflow) as light shading with labels, BF16's as a strip along
+// the top. The scaled/unscaled switch shows the gradients as the GradScaler saw them (slid right by
+// log2(scale) bars, into FP16's range) or as the optimizer receives them.
+#pragma once
+
+#include <map>
+
+#include "ampscope/engine/run_config.h"
+#include "ampscope/engine/telemetry.h"
+#include "ui/training/plot_panel.h"
+
+class QCheckBox;
+class QComboBox;
+class QCPBars;
+class QCPBarsGroup;
+class QLabel;
+class QMenu;
+class QToolButton;
+
+namespace ampscope::ui {
+
+class HistogramPlot : public PlotPanel {
+  Q_OBJECT
+ public:
+  explicit HistogramPlot(TelemetryStore* store, QWidget* parent = nullptr);
+
+  void setScaled(bool scaled);
+  bool scaled() const;
+  void setLogCounts(bool log);
+  // "" = all parameter gradients, "*act" = all tapped activation gradients, else one tensor's name.
+  void setLayer(const QString& layer);
+  QString layer() const;
+  void setModeShown(PrecisionMode mode, bool shown);
+  bool modeShown(PrecisionMode mode) const;
+
+  // The histogram currently drawn for `mode` (chosen layer(s), scaled or not), and its bars.
+  ExponentHistogram shownHistogram(PrecisionMode mode) const;
+  QCPBars* bars(PrecisionMode mode) const;
+  QString sideNote() const;
+
+  static constexpr const char* kAllActivations = "*act";
+
+ protected:
+  void rebuildFromStore() override;
+  void appendFromStore() override;
+  void fitToData() override;
+  QString readoutAt(double key, double value) const override;
+
+ private:
+  void addFormatZones();
+  void refillLayerCombo();
+  void redrawBars();
+
+  QComboBox* scaledCombo_;
+  QComboBox* layerCombo_;
+  QCheckBox* logCounts_;
+  QToolButton* modesButton_;
+  QMenu* modesMenu_;
+  QLabel* note_;
+  QCPBarsGroup* group_;
+  std::map<PrecisionMode, QCPBars*> bars_;
+  std::map<PrecisionMode, bool> hidden_;  // modes the user unticked
+  std::map<PrecisionMode, int64_t> drawnStep_;
+  QStringList layerNames_;
+};
+
+}  // namespace ampscope::ui

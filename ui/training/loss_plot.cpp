@@ -1,0 +1,231 @@
+#include "ui/training/loss_plot.h"
+
+#include <QCheckBox>
+#include <QLabel>
+#include <QSlider>
+#include <cmath>
+#include <qcustomplot.h>
+
+#include "ui/training/mode_palette.h"
+#include "ui/training/telemetry_store.h"
+
+namespace ampscope::ui {
+
+namespace {
+const QColor kNonFiniteColor(200, 0, 0);
+constexpr int kSmoothingSteps = 100;  // slider resolution; value/100 * 0.99 is the EMA weight
+}  // namespace
+
+LossPlot::LossPlot(TelemetryStore* store, QWidget* parent) : PlotPanel(store, parent) {
+  log_ = new QCheckBox(tr("Log y"), this);
+  log_->setToolTip(tr("Logarithmic loss axis: late training differences stay visible."));
+  auto* smoothLabel = new QLabel(tr("Smoothing"), this);
+  smoothingSlider_ = new QSlider(Qt::Horizontal, this);
+  smoothingSlider_->setRange(0, kSmoothingSteps);
+  smoothingSlider_->setMaximumWidth(140);
+  smoothingSlider_->setToolTip(
+      tr("Exponential moving average of the loss (0 = raw values). NaN/Inf are never averaged away."));
+  controls()->insertWidget(1, log_);
+  controls()->insertWidget(2, smoothLabel);
+  controls()->insertWidget(3, smoothingSlider_);
+  connect(log_, &QCheckBox::toggled, this, &LossPlot::setLogScale);
+  connect(smoothingSlider_, &QSlider::valueChanged, this,
+          [this](int v) { setSmoothing(0.99 * v / static_cast<double>(kSmoothingSteps)); });
+
+  plot()->xAxis->setLabel(tr("step"));
+  plot()->yAxis->setLabel(tr("loss (cross-entropy, nats)"));
+  plot()->legend->setFont(font());
+  plot()->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+}
+
+void LossPlot::setLogScale(bool log) {
+  if (log_->isChecked() != log) log_->setChecked(log);
+  QCPAxis* y = plot()->yAxis;
+  if (log) {
+    y->setScaleType(QCPAxis::stLogarithmic);
+    y->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
+    y->setNumberFormat(QStringLiteral("eb"));
+    y->setNumberPrecision(0);
+  } else {
+    y->setScaleType(QCPAxis::stLinear);
+    y->setTicker(QSharedPointer<QCPAxisTicker>::create());
+    y->setNumberFormat(QStringLiteral("g"));
+    y->setNumberPrecision(6);
+  }
+  if (followLatest()) fitToData();
+  replotQueued();
+}
+
+bool LossPlot::logScale() const { return log_->isChecked(); }
+
+void LossPlot::setSmoothing(double beta) {
+  smoothing_ = std::clamp(beta, 0.0, 0.999);
+  const int slider = static_cast<int>(std::lround(smoothing_ / 0.99 * kSmoothingSteps));
+  if (smoothingSlider_->value() != slider) {
+    const QSignalBlocker block(smoothingSlider_);
+    smoothingSlider_->setValue(slider);
+  }
+  refresh();
+}
+
+QCPGraph* LossPlot::lossGraph(PrecisionMode mode) const {
+  auto it = lanes_.find(mode);
+  return it == lanes_.end() ? nullptr : it->second.loss;
+}
+
+QCPGraph* LossPlot::nonFiniteGraph(PrecisionMode mode) const {
+  auto it = lanes_.find(mode);
+  return it == lanes_.end() ? nullptr : it->second.nonFinite;
+}
+
+LossPlot::Lane& LossPlot::laneFor(PrecisionMode mode) {
+  auto it = lanes_.find(mode);
+  if (it != lanes_.end()) return it->second;
+  Lane lane;
+  lane.loss = plot()->addGraph();
+  lane.loss->setName(ModePalette::label(mode));
+  setScaledPen(lane.loss, QPen(ModePalette::color(mode), 1.0));
+  lane.loss->setAdaptiveSampling(true);
+  lane.nonFinite = plot()->addGraph();
+  lane.nonFinite->setLineStyle(QCPGraph::lsNone);
+  lane.nonFinite->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCross, kNonFiniteColor, 9));
+  lane.nonFinite->setPen(QPen(kNonFiniteColor, 2));
+  lane.nonFinite->setProperty("noReadout", true);
+  lane.nonFinite->removeFromLegend();
+  return lanes_.emplace(mode, lane).first->second;
+}
+
+void LossPlot::addPoint(PrecisionMode, Lane& lane, int64_t step, double key, double loss) {
+  lane.lastStep = step;
+  if (!std::isfinite(loss)) {
+    // A gap in the line (QCustomPlot breaks lines at NaN) plus a red cross where the line stopped.
+    lane.loss->addData(key, std::nan(""));
+    lane.nonFinite->addData(key, lane.haveFinite ? lane.lastFinite : 0.0);
+    return;
+  }
+  double shown = loss;
+  if (smoothing_ > 0) {
+    lane.ema = lane.emaStarted ? smoothing_ * lane.ema + (1 - smoothing_) * loss : loss;
+    lane.emaStarted = true;
+    shown = lane.ema;
+  }
+  lane.lastFinite = shown;
+  lane.haveFinite = true;
+  lane.loss->addData(key, shown);
+}
+
+void LossPlot::markDivergence(PrecisionMode mode, Lane& lane, int64_t step) {
+  if (divergedLabels_.count(mode)) return;
+  const double y = lane.haveFinite ? lane.lastFinite : 0.0;
+  lane.nonFinite->addData(static_cast<double>(step), y);
+  auto* label = new QCPItemText(plot());
+  label->position->setCoords(static_cast<double>(step), y);
+  label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+  label->setText(tr("✕ %1 diverged at step %2").arg(ModePalette::label(mode)).arg(step));
+  label->setColor(kNonFiniteColor);
+  label->setPadding(QMargins(4, 0, 0, 2));
+  QFont f = font();
+  f.setBold(true);
+  label->setFont(f);
+  divergedLabels_[mode] = label;
+}
+
+void LossPlot::rebuildFromStore() {
+  for (auto& [mode, label] : divergedLabels_) plot()->removeItem(label);
+  divergedLabels_.clear();
+  for (auto& [mode, lane] : lanes_) {
+    plot()->removeGraph(lane.loss);
+    plot()->removeGraph(lane.nonFinite);
+  }
+  lanes_.clear();
+  for (PrecisionMode mode : store()->modes()) {
+    const ModeSeries* s = store()->series(mode);
+    Lane& lane = laneFor(mode);
+    QVector<double> keys, values, badKeys, badValues;
+    keys.reserve(static_cast<int>(s->buckets.size() + s->recent.size()));
+    values.reserve(keys.capacity());
+    // Reuse addPoint's logic through a temporary lane state, then hand the vectors over at once.
+    auto push = [&](double key, double loss) {
+      if (!std::isfinite(loss)) {
+        keys << key;
+        values << std::nan("");
+        badKeys << key;
+        badValues << (lane.haveFinite ? lane.lastFinite : 0.0);
+        return;
+      }
+      double shown = loss;
+      if (smoothing_ > 0) {
+        lane.ema = lane.emaStarted ? smoothing_ * lane.ema + (1 - smoothing_) * loss : loss;
+        lane.emaStarted = true;
+        shown = lane.ema;
+      }
+      lane.lastFinite = shown;
+      lane.haveFinite = true;
+      keys << key;
+      values << shown;
+    };
+    for (const ScalarBucket& b : s->buckets) {
+      const double key = 0.5 * static_cast<double>(b.firstStep + b.lastStep);
+      push(key, b.lossMean());
+      if (b.nonFiniteCount > 0 && b.finiteCount > 0) {
+        badKeys << key;
+        badValues << lane.lastFinite;
+      }
+    }
+    for (const ScalarPoint& p : s->recent) push(static_cast<double>(p.step), p.loss);
+    lane.loss->setData(keys, values, /*alreadySorted=*/true);
+    lane.nonFinite->setData(badKeys, badValues, /*alreadySorted=*/true);
+    lane.lastStep = s->lastStep;
+    if (s->divergedAt) markDivergence(mode, lane, *s->divergedAt);
+  }
+}
+
+void LossPlot::appendFromStore() {
+  for (PrecisionMode mode : store()->modes()) {
+    const ModeSeries* s = store()->series(mode);
+    Lane& lane = laneFor(mode);
+    // New points are at the back of `recent`: walk back to the first unseen one.
+    auto it = s->recent.end();
+    while (it != s->recent.begin() && (it - 1)->step > lane.lastStep) --it;
+    QVector<double> keys, values;
+    for (; it != s->recent.end(); ++it) {
+      if (!std::isfinite(it->loss)) {
+        if (!keys.isEmpty()) lane.loss->addData(keys, values, /*alreadySorted=*/true);
+        keys.clear();
+        values.clear();
+        addPoint(mode, lane, it->step, static_cast<double>(it->step), it->loss);
+        continue;
+      }
+      // Batch the finite ones; addPoint's EMA logic inlined to keep one addData per drain.
+      double shown = it->loss;
+      if (smoothing_ > 0) {
+        lane.ema = lane.emaStarted ? smoothing_ * lane.ema + (1 - smoothing_) * it->loss : it->loss;
+        lane.emaStarted = true;
+        shown = lane.ema;
+      }
+      lane.lastFinite = shown;
+      lane.haveFinite = true;
+      lane.lastStep = it->step;
+      keys << static_cast<double>(it->step);
+      values << shown;
+    }
+    if (!keys.isEmpty()) lane.loss->addData(keys, values, /*alreadySorted=*/true);
+    if (s->divergedAt) markDivergence(mode, lane, *s->divergedAt);
+  }
+}
+
+void LossPlot::fitToData() {
+  PlotPanel::fitToData();
+  // Keep the crosses and labels inside the frame: a little head room above the data.
+  QCPRange y = plot()->yAxis->range();
+  if (plot()->yAxis->scaleType() == QCPAxis::stLinear) {
+    const double pad = 0.05 * std::max(y.size(), 1e-12);
+    plot()->yAxis->setRange(y.lower - pad, y.upper + pad);
+  } else if (y.lower > 0) {
+    plot()->yAxis->setRange(y.lower / 1.5, y.upper * 1.5);
+  }
+  QCPRange x = plot()->xAxis->range();
+  plot()->xAxis->setRange(std::max(0.0, x.lower), x.upper + std::max(1.0, 0.02 * x.size()));
+}
+
+}  // namespace ampscope::ui

@@ -1,0 +1,60 @@
+// LossPlot: training loss per precision mode against the step. Linear or log y, optional exponential
+// moving average. NaN and Inf losses are data, not gaps to hide: each one gets a red cross at the last
+// finite value of its mode, and a diverged mode gets a labelled marker at the step where it stopped.
+// Steps folded by the store show as their bucket's mean (min and max are in the read-out).
+#pragma once
+
+#include <QHash>
+#include <map>
+
+#include "ampscope/engine/run_config.h"
+#include "ui/training/plot_panel.h"
+
+class QCheckBox;
+class QCPGraph;
+class QCPItemText;
+class QSlider;
+
+namespace ampscope::ui {
+
+class LossPlot : public PlotPanel {
+  Q_OBJECT
+ public:
+  explicit LossPlot(TelemetryStore* store, QWidget* parent = nullptr);
+
+  void setLogScale(bool log);
+  bool logScale() const;
+  // 0 = raw; otherwise the EMA weight of the past, in [0, 0.999].
+  void setSmoothing(double beta);
+  double smoothing() const { return smoothing_; }
+  QCPGraph* lossGraph(PrecisionMode mode) const;
+  QCPGraph* nonFiniteGraph(PrecisionMode mode) const;
+  int divergenceMarkerCount() const { return static_cast<int>(divergedLabels_.size()); }
+
+ protected:
+  void rebuildFromStore() override;
+  void appendFromStore() override;
+  void fitToData() override;
+
+ private:
+  struct Lane {
+    QCPGraph* loss = nullptr;
+    QCPGraph* nonFinite = nullptr;
+    int64_t lastStep = 0;
+    double ema = 0;
+    bool emaStarted = false;
+    double lastFinite = 0;
+    bool haveFinite = false;
+  };
+  Lane& laneFor(PrecisionMode mode);
+  void addPoint(PrecisionMode mode, Lane& lane, int64_t step, double key, double loss);
+  void markDivergence(PrecisionMode mode, Lane& lane, int64_t step);
+
+  QCheckBox* log_;
+  QSlider* smoothingSlider_;
+  double smoothing_ = 0.0;
+  std::map<PrecisionMode, Lane> lanes_;
+  std::map<PrecisionMode, QCPItemText*> divergedLabels_;
+};
+
+}  // namespace ampscope::ui

@@ -1,0 +1,155 @@
+#include "ui/training/plot_panel.h"
+
+#include <QCheckBox>
+#include <QMouseEvent>
+#include <QShowEvent>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <cmath>
+#include <qcustomplot.h>
+
+#include "ui/training/telemetry_store.h"
+
+namespace ampscope::ui {
+
+namespace {
+// Property holding a plottable's pen width at line scale 1.
+constexpr const char* kBaseWidth = "ampscopeBaseWidth";
+}  // namespace
+
+PlotPanel::PlotPanel(TelemetryStore* store, QWidget* parent)
+    : QWidget(parent), store_(store), plot_(new QCustomPlot(this)), controls_(new QHBoxLayout) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(2, 2, 2, 2);
+  layout->setSpacing(2);
+  controls_->setContentsMargins(4, 0, 4, 0);
+  follow_ = new QCheckBox(tr("Follow latest"), this);
+  follow_->setChecked(true);
+  follow_->setToolTip(tr("Keep the whole run in view as steps arrive. Zooming or panning turns it off."));
+  controls_->addWidget(follow_);
+  controls_->addStretch(1);
+  layout->addLayout(controls_);
+  layout->addWidget(plot_, 1);
+
+  plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  plot_->setNoAntialiasingOnDrag(true);
+  plot_->legend->setVisible(true);
+  plot_->legend->setBrush(QColor(255, 255, 255, 230));
+  plot_->setMouseTracking(true);
+  plot_->setMinimumSize(240, 160);
+
+  connect(follow_, &QCheckBox::toggled, this, [this](bool on) {
+    if (on) {
+      fitToData();
+      replotQueued();
+    }
+  });
+  connect(plot_, &QCustomPlot::mouseWheel, this, [this] { onUserRangeChange(); });
+  connect(plot_, &QCustomPlot::mouseMove, this, &PlotPanel::onMouseMove);
+  connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this] { setFollowLatest(true); });
+}
+
+PlotPanel::~PlotPanel() = default;
+
+bool PlotPanel::followLatest() const { return follow_->isChecked(); }
+
+void PlotPanel::setFollowLatest(bool follow) { follow_->setChecked(follow); }
+
+void PlotPanel::onUserRangeChange() {
+  if (!fitting_) follow_->setChecked(false);
+}
+
+void PlotPanel::setLineScale(double scale) {
+  lineScale_ = scale > 0 ? scale : 1.0;
+  for (int i = 0; i < plot_->plottableCount(); ++i) {
+    QCPAbstractPlottable* p = plot_->plottable(i);
+    const QVariant base = p->property(kBaseWidth);
+    if (!base.isValid()) continue;
+    QPen pen = p->pen();
+    pen.setWidthF(base.toDouble() * lineScale_);
+    p->setPen(pen);
+  }
+  replotQueued();
+}
+
+void PlotPanel::setScaledPen(QCPAbstractPlottable* plottable, const QPen& pen) {
+  plottable->setProperty(kBaseWidth, pen.widthF());
+  QPen scaled = pen;
+  scaled.setWidthF(pen.widthF() * lineScale_);
+  plottable->setPen(scaled);
+}
+
+void PlotPanel::onDataAppended() { update(false); }
+
+void PlotPanel::refresh() { update(true); }
+
+void PlotPanel::update(bool forceRebuild) {
+  if (forceRebuild) stale_ = true;
+  if (!isVisible()) {
+    stale_ = true;  // nothing to draw for: catch up in showEvent
+    return;
+  }
+  if (stale_ || store_->generation() != seenGeneration_) {
+    rebuildFromStore();
+    seenGeneration_ = store_->generation();
+    stale_ = false;
+  } else {
+    appendFromStore();
+  }
+  if (followLatest()) fitToData();
+  replotQueued();
+}
+
+void PlotPanel::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  if (stale_) update(true);
+}
+
+void PlotPanel::fitToData() {
+  fitting_ = true;
+  plot_->rescaleAxes(/*onlyVisiblePlottables=*/true);
+  fitting_ = false;
+}
+
+void PlotPanel::replotQueued() { plot_->replot(QCustomPlot::rpQueuedReplot); }
+
+QString PlotPanel::readoutAt(double key, double) const {
+  QStringList lines;
+  double shownKey = std::nan("");
+  for (int i = 0; i < plot_->graphCount(); ++i) {
+    QCPGraph* graph = plot_->graph(i);
+    if (!graph->visible() || graph->name().isEmpty() || graph->data()->isEmpty()) continue;
+    if (graph->property("noReadout").toBool()) continue;
+    auto it = graph->data()->findBegin(key, /*expandedRange=*/false);
+    if (it == graph->data()->constEnd()) --it;
+    if (it != graph->data()->constBegin()) {
+      auto before = it - 1;
+      if (std::abs(before->key - key) < std::abs(it->key - key)) it = before;
+    }
+    if (std::isnan(shownKey)) shownKey = it->key;
+    lines << QStringLiteral("%1: %2").arg(graph->name(), QString::number(it->value, 'g', 6));
+  }
+  if (lines.isEmpty()) return {};
+  lines.prepend(tr("step %1").arg(QString::number(shownKey, 'f', 0)));
+  return lines.join(QLatin1Char('\n'));
+}
+
+void PlotPanel::onMouseMove(QMouseEvent* event) {
+  if (event->buttons() != Qt::NoButton) {
+    onUserRangeChange();  // a drag pans the view
+    return;
+  }
+  if (!plot_->axisRect()->rect().contains(event->pos())) {
+    QToolTip::hideText();
+    return;
+  }
+  const double key = plot_->xAxis->pixelToCoord(event->pos().x());
+  const double value = plot_->yAxis->pixelToCoord(event->pos().y());
+  const QString text = readoutAt(key, value);
+  if (text.isEmpty())
+    QToolTip::hideText();
+  else
+    QToolTip::showText(plot_->mapToGlobal(event->pos()) + QPoint(14, 10), text, plot_);
+}
+
+}  // namespace ampscope::ui

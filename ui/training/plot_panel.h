@@ -1,0 +1,70 @@
+// PlotPanel: the common frame of every streaming plot: a row of controls above a QCustomPlot, a
+// "follow latest" toggle (turned off by the user's own zoom or pan), hover read-out in a tooltip,
+// wheel zoom / drag pan, a line-width scale for presenter mode, and the store bookkeeping that decides
+// between appending new points and rebuilding from scratch (after a fold or a clear).
+//
+// Hidden panels (a closed or tabbed-away dock) do no work: they remember that they are stale and
+// rebuild when shown.
+#pragma once
+
+#include <QHBoxLayout>
+#include <QPen>
+#include <QWidget>
+#include <cstdint>
+
+class QCheckBox;
+class QCustomPlot;
+class QCPAbstractPlottable;
+class QMouseEvent;
+
+namespace ampscope::ui {
+
+class TelemetryStore;
+
+class PlotPanel : public QWidget {
+  Q_OBJECT
+ public:
+  PlotPanel(TelemetryStore* store, QWidget* parent = nullptr);
+  ~PlotPanel() override;
+
+  QCustomPlot* plot() const { return plot_; }
+  TelemetryStore* store() const { return store_; }
+  void setLineScale(double scale);
+  double lineScale() const { return lineScale_; }
+  bool followLatest() const;
+  void setFollowLatest(bool follow);
+
+  // New steps are in the store; append them (or rebuild when the store rewrote history).
+  void onDataAppended();
+  // Everything from the store again (after a clear, a run start, a settings change).
+  void refresh();
+
+ protected:
+  virtual void rebuildFromStore() = 0;   // clear the plottables and add everything the store holds
+  virtual void appendFromStore() = 0;    // add what arrived since the last call
+  virtual void fitToData();              // "follow latest": keys to the whole run, values to the data
+  // The read-out for the mouse at plot coordinates (key, value); empty hides the tooltip.
+  virtual QString readoutAt(double key, double value) const;
+
+  QHBoxLayout* controls() const { return controls_; }
+  // Sets a pen whose width follows setLineScale (the pen's own width is the width at scale 1).
+  void setScaledPen(QCPAbstractPlottable* plottable, const QPen& pen);
+  void replotQueued();
+  void showEvent(QShowEvent* event) override;
+
+ private:
+  void update(bool forceRebuild);
+  void onMouseMove(QMouseEvent* event);
+  void onUserRangeChange();
+
+  TelemetryStore* store_;
+  QCustomPlot* plot_;
+  QHBoxLayout* controls_;
+  QCheckBox* follow_;
+  double lineScale_ = 1.0;
+  uint64_t seenGeneration_ = ~uint64_t{0};
+  bool stale_ = true;
+  bool fitting_ = false;  // our own range changes must not switch "follow latest" off
+};
+
+}  // namespace ampscope::ui

@@ -1,0 +1,19 @@
+// PowerOfTwoTicker: a logarithmic base-2 axis ticker whose labels read 2¹⁶ instead of 65536, because the
+// loss scale only ever moves by factors of two (growth 2.0, backoff 0.5) and the lesson is in exponents.
+#pragma once
+
+#include <QString>
+#include <qcustomplot.h>
+
+namespace ampscope::ui {
+
+class PowerOfTwoTicker : public QCPAxisTickerLog {
+ public:
+  PowerOfTwoTicker();
+  static QString label(int exponent);  // "2¹⁶", "2⁻³"
+
+ protected:
+  QString getTickLabel(double tick, const QLocale& locale, QChar formatChar, int precision) override;
+};
+
+}  // namespace ampscope::ui

@@ -1,0 +1,90 @@
+// RunController: the GUI thread's handle on a training run. It owns the TelemetrySink, the
+// TrainingRunner (whose std::thread does the training) and the TelemetryStore the views read.
+//
+// Data path (architecture.md, "Data flow"): the training thread appends StepRecords to the sink; when the
+// sink goes from empty to non-empty its notify callback posts ONE queued call here, which starts a
+// ~33 ms single-shot timer unless it is already running; the timer drains everything pending in one swap,
+// appends it to the store and emits dataAppended once. However fast the engine steps, the GUI thread
+// sees at most ~30 wake-ups per second.
+//
+// Shutdown (destructor or shutdown()): close the sink (wakes a producer blocked on back-pressure), stop
+// the runner (returns after the step in flight) and join. After that no callback can arrive.
+#pragma once
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QString>
+#include <QTimer>
+#include <deque>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "ampscope/engine/run_config.h"
+#include "ampscope/engine/telemetry.h"
+#include "ampscope/engine/telemetry_sink.h"
+#include "ampscope/engine/training_runner.h"
+#include "ui/training/telemetry_store.h"
+
+Q_DECLARE_METATYPE(ampscope::RunState)
+
+namespace ampscope::ui {
+
+class RunController : public QObject {
+  Q_OBJECT
+ public:
+  explicit RunController(QObject* parent = nullptr);
+  ~RunController() override;
+
+  TelemetryStore* store() { return &store_; }
+  const TelemetryStore* store() const { return &store_; }
+  RunState state() const;
+  bool isActive() const;  // Running or Paused: a comparison exists and may step
+  const RunConfig& config() const { return config_; }
+  int64_t stepsDone() const;
+  double stepsPerSecond() const;  // measured over the last two seconds of drained data
+  QString lastError() const;
+  std::vector<ModeCapability> capabilities() const;
+  std::vector<OpDtypeEntry> opDtypeReport(PrecisionMode mode);  // while paused or finished
+  MemoryLedger memoryLedger(PrecisionMode mode) const;
+  double maxStepsPerSecond() const { return maxStepsPerSecond_; }
+  int drainIntervalMs() const { return drainTimer_.interval(); }
+
+  // Starts a fresh comparison (step 1, store cleared). Returns false and emits errorOccurred when the
+  // engine refuses the config.
+  bool start(const RunConfig& config, bool paused = false);
+  void pause();
+  void resume();
+  void stepOnce();
+  void stop();
+  void reset();                              // stop and forget the run; the store is cleared
+  void setMaxStepsPerSecond(double stepsPerSecond);  // 0 = unlimited
+  void injectOverflowNextStep();
+  void shutdown();                           // close, stop, join; idempotent
+  void drainNow();                           // what the timer does, callable from tests
+
+ signals:
+  void dataAppended(qint64 firstStep, qint64 lastStep);
+  void stateChanged(ampscope::RunState state);
+  void runStarted();      // a new comparison exists (store cleared, config() set)
+  void storeCleared();
+  void errorOccurred(const QString& message);
+
+ private:
+  void onSinkNotified();
+  void onRunnerState(RunState state);
+  void emitStateIfChanged();
+
+  std::shared_ptr<TelemetrySink> sink_;
+  std::unique_ptr<TrainingRunner> runner_;
+  TelemetryStore store_;
+  RunConfig config_;
+  QTimer drainTimer_;
+  QElapsedTimer clock_;
+  std::deque<std::pair<qint64, int64_t>> rateSamples_;  // (ms since clock_ start, last step)
+  double maxStepsPerSecond_ = 0;
+  RunState lastEmittedState_ = RunState::Idle;
+  bool shutDown_ = false;
+};
+
+}  // namespace ampscope::ui

@@ -1,0 +1,129 @@
+#include "ui/training/scale_plot.h"
+
+#include <cmath>
+#include <qcustomplot.h>
+
+#include "ui/training/mode_palette.h"
+#include "ui/training/power_of_two_ticker.h"
+#include "ui/training/telemetry_store.h"
+
+namespace ampscope::ui {
+
+ScalePlot::ScalePlot(TelemetryStore* store, QWidget* parent) : PlotPanel(store, parent) {
+  plot()->xAxis->setLabel(tr("step"));
+  plot()->yAxis->setLabel(tr("loss scale (log₂ axis)"));
+  plot()->yAxis->setScaleType(QCPAxis::stLogarithmic);
+  plot()->yAxis->setTicker(QSharedPointer<PowerOfTwoTicker>::create());
+  plot()->yAxis->setRange(1, 65536.0 * 4);
+  plot()->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+  emptyNote_ = new QCPItemText(plot());
+  emptyNote_->position->setType(QCPItemPosition::ptAxisRectRatio);
+  emptyNote_->position->setCoords(0.5, 0.5);
+  emptyNote_->setText(tr("No mode in this run uses a GradScaler\n(fp16-amp-scaled does)."));
+  emptyNote_->setColor(Qt::darkGray);
+  updateEmptyNote();
+}
+
+QCPGraph* ScalePlot::scaleGraph(PrecisionMode mode) const {
+  auto it = lanes_.find(mode);
+  return it == lanes_.end() ? nullptr : it->second.scale;
+}
+
+QCPGraph* ScalePlot::skippedGraph(PrecisionMode mode) const {
+  auto it = lanes_.find(mode);
+  return it == lanes_.end() ? nullptr : it->second.skipped;
+}
+
+ScalePlot::Lane& ScalePlot::laneFor(PrecisionMode mode) {
+  auto it = lanes_.find(mode);
+  if (it != lanes_.end()) return it->second;
+  Lane lane;
+  const QColor color = ModePalette::color(mode);
+  lane.scale = plot()->addGraph();
+  lane.scale->setName(ModePalette::label(mode));
+  lane.scale->setLineStyle(QCPGraph::lsStepLeft);
+  lane.scale->setAdaptiveSampling(true);
+  setScaledPen(lane.scale, QPen(color, 1.0));
+  lane.skipped = plot()->addGraph();
+  lane.skipped->setName(tr("%1: skipped step").arg(ModePalette::label(mode)));
+  lane.skipped->setLineStyle(QCPGraph::lsNone);
+  lane.skipped->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(QColor(200, 0, 0), 1.5),
+                                                QBrush(Qt::white), 7));
+  lane.skipped->setProperty("noReadout", true);
+  return lanes_.emplace(mode, lane).first->second;
+}
+
+void ScalePlot::updateEmptyNote() { emptyNote_->setVisible(lanes_.empty()); }
+
+void ScalePlot::rebuildFromStore() {
+  for (auto& [mode, lane] : lanes_) {
+    plot()->removeGraph(lane.scale);
+    plot()->removeGraph(lane.skipped);
+  }
+  lanes_.clear();
+  for (PrecisionMode mode : store()->modes()) {
+    if (!store()->usesScaler(mode)) continue;
+    const ModeSeries* s = store()->series(mode);
+    Lane& lane = laneFor(mode);
+    QVector<double> keys, values, skipKeys, skipValues;
+    for (const ScalarBucket& b : s->buckets) {
+      // A bucket keeps its first and last scale: enough for the step line to show the net change.
+      keys << static_cast<double>(b.firstStep) << static_cast<double>(b.lastStep);
+      values << b.firstScale << b.lastScale;
+      if (b.skipped > 0) {
+        skipKeys << static_cast<double>(b.lastStep);
+        skipValues << b.lastScale;
+      }
+    }
+    for (const ScalarPoint& p : s->recent) {
+      keys << static_cast<double>(p.step);
+      values << p.lossScale;
+      if (p.skipped) {
+        skipKeys << static_cast<double>(p.step);
+        skipValues << p.lossScale;
+      }
+    }
+    lane.scale->setData(keys, values, true);
+    lane.skipped->setData(skipKeys, skipValues, true);
+    lane.lastStep = s->lastStep;
+  }
+  updateEmptyNote();
+}
+
+void ScalePlot::appendFromStore() {
+  for (PrecisionMode mode : store()->modes()) {
+    if (!store()->usesScaler(mode)) continue;
+    const ModeSeries* s = store()->series(mode);
+    Lane& lane = laneFor(mode);
+    auto it = s->recent.end();
+    while (it != s->recent.begin() && (it - 1)->step > lane.lastStep) --it;
+    QVector<double> keys, values, skipKeys, skipValues;
+    for (; it != s->recent.end(); ++it) {
+      keys << static_cast<double>(it->step);
+      values << it->lossScale;
+      if (it->skipped) {
+        skipKeys << static_cast<double>(it->step);
+        skipValues << it->lossScale;
+      }
+      lane.lastStep = it->step;
+    }
+    if (!keys.isEmpty()) lane.scale->addData(keys, values, true);
+    if (!skipKeys.isEmpty()) lane.skipped->addData(skipKeys, skipValues, true);
+  }
+  updateEmptyNote();
+}
+
+void ScalePlot::fitToData() {
+  PlotPanel::fitToData();
+  // One binade of head room either side so growth and backoff jumps are not glued to the frame.
+  QCPRange y = plot()->yAxis->range();
+  if (y.lower > 0 && y.upper > 0) {
+    const double lo = std::exp2(std::floor(std::log2(y.lower)) - 1);
+    const double hi = std::exp2(std::ceil(std::log2(y.upper)) + 1);
+    plot()->yAxis->setRange(lo, hi);
+  }
+  QCPRange x = plot()->xAxis->range();
+  plot()->xAxis->setRange(std::max(0.0, x.lower), x.upper + std::max(1.0, 0.02 * x.size()));
+}
+
+}  // namespace ampscope::ui

@@ -1,0 +1,43 @@
+// ScalePlot: the GradScaler's loss scale per mode on a log2 axis, drawn as a step line so every growth
+// (×growth_factor after growth_interval clean steps) and backoff (×backoff_factor on inf/NaN) is a visible
+// jump. Steps the scaler skipped are marked with a hollow circle on the line. Only modes that run with a
+// scaler appear; the others have scale 1 by definition.
+#pragma once
+
+#include <map>
+
+#include "ampscope/engine/run_config.h"
+#include "ui/training/plot_panel.h"
+
+class QCPGraph;
+class QCPItemText;
+
+namespace ampscope::ui {
+
+class ScalePlot : public PlotPanel {
+  Q_OBJECT
+ public:
+  explicit ScalePlot(TelemetryStore* store, QWidget* parent = nullptr);
+
+  QCPGraph* scaleGraph(PrecisionMode mode) const;
+  QCPGraph* skippedGraph(PrecisionMode mode) const;
+
+ protected:
+  void rebuildFromStore() override;
+  void appendFromStore() override;
+  void fitToData() override;
+
+ private:
+  struct Lane {
+    QCPGraph* scale = nullptr;
+    QCPGraph* skipped = nullptr;
+    int64_t lastStep = 0;
+  };
+  Lane& laneFor(PrecisionMode mode);
+  void updateEmptyNote();
+
+  std::map<PrecisionMode, Lane> lanes_;
+  QCPItemText* emptyNote_;
+};
+
+}  // namespace ampscope::ui

@@ -1,0 +1,149 @@
+// TelemetryStore: everything the training views show, per precision mode, in bounded memory.
+// The most recent `recentSteps` steps of each mode are kept at full resolution; older steps are folded
+// into buckets (loss min/max/mean, last scale, summed counts) whose number is itself capped by merging
+// neighbours, so a run of a million steps costs the same memory as one of 30,000. Rounding counts of
+// instrumented steps follow the same scheme; exponent histograms keep only the latest tensors plus a
+// bounded ring of per-step sums for the heat map.
+//
+// Not thread-safe: it lives on the GUI thread and RunController feeds it drained batches.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ampscope/engine/run_config.h"
+#include "ampscope/engine/telemetry.h"
+
+namespace ampscope::ui {
+
+// One step of one mode at full resolution.
+struct ScalarPoint {
+  int64_t step = 0;
+  double loss = 0;        // NaN/Inf kept
+  double lossScale = 1;
+  double gradNorm = 0;    // before clipping
+  double stepTimeMs = 0;
+  int64_t currentBytes = 0;
+  int64_t peakBytes = 0;
+  bool skipped = false;
+  bool foundInf = false;
+  bool diverged = false;
+};
+
+// Consecutive old steps folded into one: what survives decimation. Loss statistics count finite losses
+// only; non-finite ones are counted apart so they stay visible.
+struct ScalarBucket {
+  int64_t firstStep = 0;
+  int64_t lastStep = 0;
+  int64_t count = 0;
+  double lossMin = 0;
+  double lossMax = 0;
+  double lossSum = 0;
+  int64_t finiteCount = 0;
+  int64_t nonFiniteCount = 0;
+  double firstScale = 1;
+  double lastScale = 1;
+  double minScale = 1;
+  double maxScale = 1;
+  int64_t skipped = 0;
+  double lossMean() const;
+  void add(const ScalarPoint& point);
+  void merge(const ScalarBucket& later);
+};
+
+// Rounding counts of one instrumented step: the total and one entry per layer (ModeSeries::layers).
+struct InstrumentPoint {
+  int64_t step = 0;
+  RoundingCounts total;
+  std::vector<RoundingCounts> perLayer;
+};
+
+// Several old instrumented steps summed; `count` instrumented steps went in.
+struct InstrumentBucket {
+  int64_t firstStep = 0;
+  int64_t lastStep = 0;
+  int64_t count = 0;
+  RoundingCounts total;
+  std::vector<RoundingCounts> perLayer;
+  void add(const InstrumentPoint& point);
+  void merge(const InstrumentBucket& later);
+};
+
+// Exponent histograms of all parameter gradients of one mode, summed, at one instrumented step.
+struct HistogramSnapshot {
+  int64_t step = 0;
+  ExponentHistogram scaled;
+  ExponentHistogram unscaled;
+};
+
+struct ModeSeries {
+  PrecisionMode mode = PrecisionMode::FP32;
+  std::deque<ScalarBucket> buckets;          // oldest first, all steps before recent.front()
+  std::deque<ScalarPoint> recent;            // full resolution, ascending steps
+  std::size_t bucketWidth = 0;               // steps per bucket for the next fold (grows by merging)
+  std::deque<InstrumentBucket> instrumentBuckets;
+  std::deque<InstrumentPoint> instruments;
+  std::vector<std::string> layers;           // RoundingPointStats::layer names in first-seen order
+  std::vector<TensorStats> latestTensors;    // of the latest instrumented step
+  int64_t latestTensorsStep = 0;
+  std::deque<HistogramSnapshot> histogramRing;  // bounded, oldest first
+  std::optional<int64_t> divergedAt;
+  int64_t lastStep = 0;
+  int64_t stepsSeen = 0;
+  int64_t skippedTotal = 0;
+  int64_t nonFiniteLossTotal = 0;
+  RoundingCounts roundingTotal;              // over the whole run
+  const ScalarPoint* latest() const { return recent.empty() ? nullptr : &recent.back(); }
+};
+
+struct StoreLimits {
+  std::size_t recentSteps = 20000;       // full-resolution steps kept per mode
+  std::size_t foldChunk = 5000;          // fold this many at once (each fold makes views rebuild)
+  std::size_t stepsPerBucket = 25;       // initial bucket width; doubles as buckets merge
+  std::size_t maxBuckets = 2000;
+  std::size_t recentInstruments = 5000;  // instrumented steps kept with per-layer counts
+  std::size_t maxInstrumentBuckets = 1000;
+  std::size_t histogramSnapshots = 512;  // heat-map columns kept per mode
+};
+
+class TelemetryStore {
+ public:
+  explicit TelemetryStore(StoreLimits limits = {});
+
+  void clear();
+  // The configuration of the run the data comes from (which modes use a scaler, ...). Optional.
+  void setConfig(const RunConfig& config);
+  const std::optional<RunConfig>& config() const { return config_; }
+
+  void append(const std::vector<StepRecord>& batch);
+  void append(const StepRecord& record);
+
+  std::vector<PrecisionMode> modes() const;  // in first-seen order (the configured order when known)
+  const ModeSeries* series(PrecisionMode mode) const;
+  int64_t lastStep() const { return lastStep_; }
+  // Changes whenever data already handed out was rewritten (a fold, a clear): views then rebuild
+  // instead of appending.
+  uint64_t generation() const { return generation_; }
+  const StoreLimits& limits() const { return limits_; }
+  // True when `mode` runs with a GradScaler in the current config (or, without a config, when its
+  // loss scale was ever different from 1).
+  bool usesScaler(PrecisionMode mode) const;
+
+ private:
+  ModeSeries& seriesFor(PrecisionMode mode);
+  void appendModeStep(ModeSeries& series, const ModeStep& step);
+  void foldIfNeeded(ModeSeries& series);
+
+  StoreLimits limits_;
+  std::optional<RunConfig> config_;
+  std::vector<std::unique_ptr<ModeSeries>> series_;
+  int64_t lastStep_ = 0;
+  uint64_t generation_ = 0;
+};
+
+}  // namespace ampscope::ui
