@@ -1,0 +1,85 @@
+// One guided lesson, parsed from a JSON file under resources/lessons/. A lesson follows one section of
+// the mixed-precision chapter: a bilingual title and narrative, the training configuration it loads
+// (or none, for the lessons that only use the number-format panels), the panels it brings forward,
+// "what to look for" callouts that point at a panel (optionally at a spot in its plot) and extra
+// controls such as the inject-overflow button.
+//
+// File format (every key is checked; an unknown key is an error so a typo cannot silently do nothing):
+//   { "id": "underflow", "section": 5,
+//     "title":     {"en": "...", "zh_CN": "..."},
+//     "narrative": {"en": ["paragraph", ...], "zh_CN": ["段落", ...]},
+//     "config": "none" | { "model": "deep-mlp", "modes": ["fp32", ...], "optimizer": "sgd", "lr": 0.01,
+//                          "momentum": 0, "weight-decay": 0, "adam-eps": 1e-8, "batch": 32, "seed": 0,
+//                          "steps": 400, "loss-weight": 1e-5, "instrument-every": 5, "threads": 1,
+//                          "scaler": {"init-scale": 65536, "growth-factor": 2, "backoff-factor": 0.5,
+//                                     "growth-interval": 20, "enabled": true},
+//                          "scaler-for-pure-fp16": false, "clip": {"order": "after-unscale", "max-norm": 1} },
+//     "variants": [ {"id": "wrong", "label": {...}, "config": { ...keys overriding "config"... }} ],
+//     "panels": ["loss", "histogram"],
+//     "callouts": [ {"panel": "histogram", "text": {...}, "anchor": {"x": -24, "y": 0} | {"feature": "fp16-min-subnormal"}} ],
+//     "controls": ["inject-overflow"] }
+// A config starts from presetFor(model) and the keys given override it; the result must pass validate().
+#pragma once
+
+#include <QByteArray>
+#include <QString>
+#include <QStringList>
+#include <QVector>
+#include <optional>
+
+#include "ampscope/engine/run_config.h"
+#include "ui/lessons/localized_text.h"
+
+namespace ampscope::ui {
+
+class Lesson {
+ public:
+  // Where a callout points inside its panel's plot.
+  struct Anchor {
+    enum class Kind { None, Point, Feature };
+    Kind kind = Kind::None;
+    double x = 0;     // plot coordinates (Point), or the feature's x (Feature)
+    double y = 0;     // plot coordinates (Point); Feature anchors sit at the middle of the y range
+    QString feature;  // e.g. "fp16-min-subnormal"
+  };
+  struct Callout {
+    QString panel;
+    LocalizedText text;
+    Anchor anchor;
+  };
+  // An alternative configuration of the same lesson (e.g. the wrong and the right clipping order).
+  struct Variant {
+    QString id;
+    LocalizedText label;
+    RunConfig config;
+  };
+
+  // Parses `json`; on failure returns nullopt and sets *error to "<source>: <field>: <reason>".
+  static std::optional<Lesson> fromJson(const QByteArray& json, const QString& source, QString* error);
+
+  // Named plot features a callout may point at. Format limits are x positions on the binary-exponent axis
+  // of the gradient histogram (IEEE-754: FP16 max 65504 < 2^16 has exponent 15, its smallest normal is
+  // 2^-14 and smallest subnormal 2^-24; BF16 shares FP32's 2^-126 and reaches 2^-133 subnormally);
+  // "first-step" is step 1 on a step-axis plot.
+  static const QStringList& knownFeatures();
+  static std::optional<double> featureX(const QString& feature);
+  // Extra controls a lesson may ask for.
+  static const QStringList& knownControls();
+
+  QString id;
+  int section = 0;        // the chapter section (seed-digest §1..§10)
+  QString sourceFile;     // where it was read from, for messages
+  LocalizedText title;
+  LocalizedText narrative;  // paragraphs separated by blank lines ("\n\n")
+  std::optional<RunConfig> config;  // nullopt: the lesson trains nothing ("config": "none")
+  QVector<Variant> variants;        // empty, or alternatives; the first one is applied when the lesson opens
+  QStringList panels;
+  QVector<Callout> callouts;
+  QStringList controls;
+
+  bool hasControl(const QString& control) const { return controls.contains(control); }
+  // The configuration to load for variant `index` (the base config when there are no variants).
+  std::optional<RunConfig> configFor(int variantIndex) const;
+};
+
+}  // namespace ampscope::ui

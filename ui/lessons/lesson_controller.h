@@ -1,0 +1,69 @@
+// Applies lessons to the window: stops the run in progress, loads the lesson's configuration (variant),
+// brings its panels forward, shows the inject-overflow control when asked for, and draws each anchored
+// callout as an arrow with its text inside the panel's plot. Next / Previous / open-by-id move through
+// the library in chapter order; the last lesson opened is remembered in QSettings.
+#pragma once
+
+#include <QObject>
+#include <QPointer>
+#include <QVector>
+
+#include "ui/lessons/lesson_library.h"
+
+class QCPAbstractItem;
+class QCustomPlot;
+
+namespace ampscope::ui {
+
+class LessonHost;
+class LessonPanel;
+
+class LessonController : public QObject {
+  Q_OBJECT
+ public:
+  // `library`, `host` and `panel` must outlive the controller.
+  LessonController(const LessonLibrary& library, LessonHost& host, LessonPanel& panel, QObject* parent = nullptr);
+  ~LessonController() override;
+
+  bool openLesson(const QString& id);
+  bool openIndex(int index);
+  bool next();
+  bool previous();
+  bool selectVariant(int index);
+  // Brings the callout's panel forward, flashes it, and returns false when the panel is unknown.
+  bool activateCallout(int index);
+
+  int currentIndex() const { return current_; }
+  int currentVariant() const { return variant_; }
+  const Lesson* currentLesson() const;
+  // Plot items the current lesson added (callout arrows and texts), for tests.
+  int plotCalloutCount() const;
+
+  // The lesson the app opens with when none was remembered: the library's first, in chapter order.
+  static QString defaultLessonId(const LessonLibrary& library);
+  static QString rememberedLessonId();
+
+ signals:
+  void lessonOpened(const QString& id);
+  // A lesson named a panel the window does not have (the lesson file and the window disagree).
+  void missingPanel(const QString& lessonId, const QString& panelId);
+
+ private:
+  void applyCurrent();
+  void clearPlotCallouts();
+  void addPlotCallouts();
+  static QCustomPlot* plotIn(QWidget* panel);
+
+  const LessonLibrary& library_;
+  LessonHost& host_;
+  LessonPanel& panel_;
+  int current_ = -1;
+  int variant_ = 0;
+  struct PlotItem {
+    QPointer<QCustomPlot> plot;
+    QCPAbstractItem* item = nullptr;
+  };
+  QVector<PlotItem> plotItems_;
+};
+
+}  // namespace ampscope::ui

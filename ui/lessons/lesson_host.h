@@ -1,0 +1,28 @@
+// What a lesson needs from the window it runs in. The application implements it over the main window
+// and the training workspace (MainWindowLessonHost); tests implement it with a recording fake.
+#pragma once
+
+#include <QString>
+
+#include "ampscope/engine/run_config.h"
+
+class QWidget;
+
+namespace ampscope::ui {
+
+class LessonHost {
+ public:
+  virtual ~LessonHost() = default;
+  // Stops a run in progress (a lesson starts from a clean slate).
+  virtual void stopRun() = 0;
+  // Loads a configuration into the run panel, ready for Run; does not start training.
+  virtual void loadRunConfig(const RunConfig& config) = 0;
+  // Shows and raises the panel (dock) with this id. False when there is no such panel.
+  virtual bool raisePanel(const QString& panelId) = 0;
+  // The panel's content widget (for highlighting and plot callouts); nullptr when unknown.
+  virtual QWidget* panelWidget(const QString& panelId) = 0;
+  // Puts an inf into the next step's gradients (TrainingRunner::injectOverflowNextStep).
+  virtual void injectOverflow() = 0;
+};
+
+}  // namespace ampscope::ui

@@ -1,0 +1,85 @@
+#include "ui/lessons/lesson_library.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <algorithm>
+
+namespace ampscope::ui {
+
+bool LessonLibrary::load(const QString& folder) {
+  lessons_.clear();
+  errors_.clear();
+  const QDir dir(folder);
+  const QStringList files = dir.entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name);
+  if (files.isEmpty()) {
+    errors_ << QStringLiteral("%1: no lesson files (*.json) found").arg(folder);
+    return false;
+  }
+  bool ok = true;
+  for (const QString& name : files) {
+    const QString path = dir.filePath(name);
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+      errors_ << QStringLiteral("%1: cannot be read: %2").arg(path, file.errorString());
+      ok = false;
+      continue;
+    }
+    const int before = size();
+    if (!addFromJson(file.readAll(), path)) {
+      ok = false;
+      continue;
+    }
+    // The file name is how --lesson and the docs refer to a lesson; keep it equal to the id.
+    const QString expected = QFileInfo(name).completeBaseName();
+    if (size() > before && lessons_.back().id != expected) {
+      errors_ << QStringLiteral("%1: field 'id': '%2' differs from the file name '%3'")
+                     .arg(path, lessons_.back().id, expected);
+      lessons_.removeLast();
+      ok = false;
+    }
+  }
+  sortBySection();
+  return ok;
+}
+
+bool LessonLibrary::addFromJson(const QByteArray& json, const QString& source) {
+  QString error;
+  std::optional<Lesson> lesson = Lesson::fromJson(json, source, &error);
+  if (!lesson) {
+    errors_ << error;
+    return false;
+  }
+  if (const Lesson* existing = find(lesson->id)) {
+    errors_ << QStringLiteral("%1: field 'id': '%2' is already used by %3").arg(source, lesson->id, existing->sourceFile);
+    return false;
+  }
+  lessons_ << *lesson;
+  sortBySection();
+  return true;
+}
+
+void LessonLibrary::sortBySection() {
+  std::stable_sort(lessons_.begin(), lessons_.end(),
+                   [](const Lesson& a, const Lesson& b) { return a.section < b.section; });
+}
+
+int LessonLibrary::indexOf(const QString& id) const {
+  for (int i = 0; i < size(); ++i) {
+    if (lessons_[i].id == id) return i;
+  }
+  return -1;
+}
+
+const Lesson* LessonLibrary::find(const QString& id) const {
+  const int index = indexOf(id);
+  return index < 0 ? nullptr : &lessons_[index];
+}
+
+QStringList LessonLibrary::ids() const {
+  QStringList out;
+  for (const Lesson& lesson : lessons_) out << lesson.id;
+  return out;
+}
+
+}  // namespace ampscope::ui

@@ -1,0 +1,178 @@
+#include "ui/lessons/lesson_panel.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QEvent>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSignalBlocker>
+#include <QTextBrowser>
+#include <QVBoxLayout>
+
+namespace ampscope::ui {
+
+LessonPanel::LessonPanel(QWidget* parent) : QWidget(parent) {
+  setObjectName(QStringLiteral("lessonPanel"));
+  auto* layout = new QVBoxLayout(this);
+
+  section_ = new QLabel(this);
+  section_->setObjectName(QStringLiteral("lessonSection"));
+  title_ = new QLabel(this);
+  title_->setObjectName(QStringLiteral("lessonTitle"));
+  title_->setWordWrap(true);
+  QFont titleFont = title_->font();
+  titleFont.setBold(true);
+  title_->setFont(titleFont);
+  layout->addWidget(section_);
+  layout->addWidget(title_);
+
+  narrative_ = new QTextBrowser(this);
+  narrative_->setObjectName(QStringLiteral("lessonNarrative"));
+  narrative_->setOpenLinks(false);
+  layout->addWidget(narrative_, 3);
+
+  auto* variantRow = new QHBoxLayout;
+  variantLabel_ = new QLabel(this);
+  variants_ = new QComboBox(this);
+  variants_->setObjectName(QStringLiteral("lessonVariants"));
+  variantLabel_->setBuddy(variants_);
+  variantRow->addWidget(variantLabel_);
+  variantRow->addWidget(variants_, 1);
+  layout->addLayout(variantRow);
+  connect(variants_, &QComboBox::activated, this, &LessonPanel::variantChosen);
+
+  lookForLabel_ = new QLabel(this);
+  layout->addWidget(lookForLabel_);
+  callouts_ = new QListWidget(this);
+  callouts_->setObjectName(QStringLiteral("lessonCallouts"));
+  callouts_->setWordWrap(true);
+  callouts_->setTextElideMode(Qt::ElideNone);
+  layout->addWidget(callouts_, 2);
+  // A single click is enough: a teacher at a projector should not need to double-click.
+  connect(callouts_, &QListWidget::itemClicked, this,
+          [this](QListWidgetItem* item) { emit calloutActivated(callouts_->row(item)); });
+  connect(callouts_, &QListWidget::itemActivated, this,
+          [this](QListWidgetItem* item) { emit calloutActivated(callouts_->row(item)); });
+
+  injectButton_ = new QPushButton(this);
+  injectButton_->setObjectName(QStringLiteral("lessonInjectOverflow"));
+  layout->addWidget(injectButton_);
+  connect(injectButton_, &QPushButton::clicked, this, &LessonPanel::injectOverflowRequested);
+
+  auto* navigation = new QHBoxLayout;
+  previousButton_ = new QPushButton(this);
+  previousButton_->setObjectName(QStringLiteral("lessonPrevious"));
+  position_ = new QLabel(this);
+  position_->setAlignment(Qt::AlignCenter);
+  nextButton_ = new QPushButton(this);
+  nextButton_->setObjectName(QStringLiteral("lessonNext"));
+  browseButton_ = new QPushButton(this);
+  browseButton_->setObjectName(QStringLiteral("lessonBrowse"));
+  navigation->addWidget(previousButton_);
+  navigation->addWidget(position_, 1);
+  navigation->addWidget(nextButton_);
+  layout->addLayout(navigation);
+  layout->addWidget(browseButton_);
+  connect(previousButton_, &QPushButton::clicked, this, &LessonPanel::previousRequested);
+  connect(nextButton_, &QPushButton::clicked, this, &LessonPanel::nextRequested);
+  connect(browseButton_, &QPushButton::clicked, this, &LessonPanel::browseRequested);
+
+  // Window-wide shortcuts: the panel lives in a dock, and the keys must work wherever the focus is.
+  nextAction_ = new QAction(this);
+  nextAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_PageDown));
+  nextAction_->setShortcutContext(Qt::WindowShortcut);
+  previousAction_ = new QAction(this);
+  previousAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_PageUp));
+  previousAction_->setShortcutContext(Qt::WindowShortcut);
+  addAction(nextAction_);
+  addAction(previousAction_);
+  connect(nextAction_, &QAction::triggered, this, &LessonPanel::nextRequested);
+  connect(previousAction_, &QAction::triggered, this, &LessonPanel::previousRequested);
+
+  retranslate();
+}
+
+void LessonPanel::setLesson(const Lesson* lesson, int index, int count) {
+  lesson_ = lesson;
+  index_ = index;
+  count_ = count;
+  {
+    // A new lesson starts at its first variant; a retranslation keeps the chosen one.
+    const QSignalBlocker block(variants_);
+    variants_->clear();
+  }
+  fillFromLesson();
+}
+
+void LessonPanel::setCurrentVariant(int index) {
+  const QSignalBlocker block(variants_);
+  variants_->setCurrentIndex(index);
+}
+
+void LessonPanel::changeEvent(QEvent* event) {
+  if (event->type() == QEvent::LanguageChange) {
+    retranslate();
+    emit languageChanged();
+  }
+  QWidget::changeEvent(event);
+}
+
+void LessonPanel::retranslate() {
+  lookForLabel_->setText(tr("What to look for (click to show the panel):"));
+  variantLabel_->setText(tr("&Configuration:"));
+  injectButton_->setText(tr("Inject overflow into the next step"));
+  injectButton_->setToolTip(tr("Puts an infinity into the next step's gradients: a GradScaler skips that step "
+                               "and halves its scale; modes without a scaler diverge."));
+  previousButton_->setText(tr("◀ Previous"));
+  previousButton_->setToolTip(tr("Previous lesson (%1)").arg(previousAction_->shortcut().toString(QKeySequence::NativeText)));
+  nextButton_->setText(tr("Next ▶"));
+  nextButton_->setToolTip(tr("Next lesson (%1)").arg(nextAction_->shortcut().toString(QKeySequence::NativeText)));
+  browseButton_->setText(tr("All lessons…"));
+  nextAction_->setText(tr("Next Lesson"));
+  previousAction_->setText(tr("Previous Lesson"));
+  fillFromLesson();
+}
+
+void LessonPanel::fillFromLesson() {
+  const QLocale locale;
+  previousButton_->setEnabled(lesson_ && index_ > 0);
+  nextButton_->setEnabled(lesson_ && index_ + 1 < count_);
+  if (!lesson_) {
+    section_->clear();
+    title_->setText(tr("No lesson open"));
+    narrative_->setPlainText(tr("Open a lesson from the lesson browser."));
+    variantLabel_->hide();
+    variants_->hide();
+    callouts_->clear();
+    injectButton_->hide();
+    position_->clear();
+    return;
+  }
+  section_->setText(tr("Chapter section §%1").arg(lesson_->section));
+  title_->setText(lesson_->title.text(locale));
+  QString html;
+  for (const QString& paragraph : lesson_->narrative.text(locale).split(QStringLiteral("\n\n"))) {
+    html += QStringLiteral("<p>%1</p>").arg(paragraph.toHtmlEscaped());
+  }
+  narrative_->setHtml(html);
+  {
+    const QSignalBlocker block(variants_);
+    const int current = variants_->currentIndex();
+    variants_->clear();
+    for (const Lesson::Variant& variant : lesson_->variants) variants_->addItem(variant.label.text(locale));
+    if (current >= 0 && current < variants_->count()) variants_->setCurrentIndex(current);
+  }
+  variantLabel_->setVisible(!lesson_->variants.isEmpty());
+  variants_->setVisible(!lesson_->variants.isEmpty());
+  callouts_->clear();
+  for (const Lesson::Callout& callout : lesson_->callouts) {
+    auto* item = new QListWidgetItem(QStringLiteral("• ") + callout.text.text(locale), callouts_);
+    item->setData(Qt::UserRole, callout.panel);
+  }
+  injectButton_->setVisible(lesson_->hasControl(QStringLiteral("inject-overflow")));
+  position_->setText(tr("Lesson %1 of %2").arg(index_ + 1).arg(count_));
+}
+
+}  // namespace ampscope::ui
