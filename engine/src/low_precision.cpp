@@ -1,0 +1,138 @@
+#include "low_precision.h"
+
+#include <c10/util/Half.h>
+#include <immintrin.h>
+
+#include <cmath>
+#include <cstring>
+
+namespace ampscope::detail {
+namespace {
+
+uint32_t bitsOf(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  return bits;
+}
+
+float floatOf(uint32_t bits) {
+  float value;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
+float roundBf16(float value) {
+  const uint32_t bits = bitsOf(value);
+  if ((bits & 0x7FFFFFFFu) > 0x7F800000u) return floatOf(bits | 0x00400000u);  // NaN stays (quiet) NaN
+  const uint32_t bias = 0x7FFFu + ((bits >> 16) & 1u);
+  return floatOf((bits + bias) & 0xFFFF0000u);
+}
+
+float roundFp16Scalar(float value) { return static_cast<float>(c10::Half(value)); }
+
+bool haveF16c() {
+  static const bool kHave = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
+  return kHave;
+}
+
+__attribute__((target("avx,f16c"))) void roundFp16F16c(const float* in, float* out, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 x = _mm256_loadu_ps(in + i);
+    const __m128i h = _mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    _mm256_storeu_ps(out + i, _mm256_cvtph_ps(h));
+  }
+  for (; i < n; ++i) out[i] = roundFp16Scalar(in[i]);
+}
+
+void roundBlock(const float* in, float* out, int64_t n, LowFormat format) {
+  if (format == LowFormat::FP16) {
+    if (haveF16c()) {
+      roundFp16F16c(in, out, n);
+    } else {
+      for (int64_t i = 0; i < n; ++i) out[i] = roundFp16Scalar(in[i]);
+    }
+  } else {
+    for (int64_t i = 0; i < n; ++i) out[i] = roundBf16(in[i]);
+  }
+}
+
+// Counts one before/after pair.
+inline void countPair(float before, float after, float minNormal, RoundingCounts& c) {
+  const float absAfter = std::fabs(after);
+  c.flushedToZero += (before != 0.0f && after == 0.0f) ? 1 : 0;
+  c.subnormal += (after != 0.0f && absAfter < minNormal) ? 1 : 0;
+  c.overflowed += (std::isfinite(before) && std::isinf(after)) ? 1 : 0;
+  c.nan += std::isnan(after) ? 1 : 0;
+}
+
+constexpr int64_t kBlock = 256;  // rounds in blocks so the counting pass reads cached data
+
+}  // namespace
+
+const char* lowFormatDtypeName(LowFormat format) {
+  return format == LowFormat::FP16 ? "float16" : "bfloat16";
+}
+
+float lowFormatMinNormal(LowFormat format) {
+  return format == LowFormat::FP16 ? 6.103515625e-05f /* 2^-14 */ : 1.17549435e-38f /* 2^-126 */;
+}
+
+float roundScalar(float value, LowFormat format) {
+  return format == LowFormat::FP16 ? roundFp16Scalar(value) : roundBf16(value);
+}
+
+void roundToFormat(const float* in, float* out, int64_t n, LowFormat format, RoundingCounts* counts) {
+  if (counts == nullptr) {
+    roundBlock(in, out, n, format);
+    return;
+  }
+  const float minNormal = lowFormatMinNormal(format);
+  RoundingCounts c;
+  float before[kBlock];
+  for (int64_t start = 0; start < n; start += kBlock) {
+    const int64_t len = std::min(kBlock, n - start);
+    std::memcpy(before, in + start, static_cast<size_t>(len) * sizeof(float));
+    roundBlock(before, out + start, len, format);
+    for (int64_t i = 0; i < len; ++i) countPair(before[i], out[start + i], minNormal, c);
+  }
+  c.elements = n;
+  counts->add(c);
+}
+
+void countRounding(const float* in, int64_t n, LowFormat format, RoundingCounts* counts) {
+  const float minNormal = lowFormatMinNormal(format);
+  RoundingCounts c;
+  float after[kBlock];
+  for (int64_t start = 0; start < n; start += kBlock) {
+    const int64_t len = std::min(kBlock, n - start);
+    roundBlock(in + start, after, len, format);
+    for (int64_t i = 0; i < len; ++i) countPair(in[start + i], after[i], minNormal, c);
+  }
+  c.elements = n;
+  counts->add(c);
+}
+
+void classifyStored(const uint16_t* bits, int64_t n, LowFormat format, RoundingCounts* counts) {
+  const int exponentShift = format == LowFormat::FP16 ? 10 : 7;
+  const uint16_t exponentMask = format == LowFormat::FP16 ? 0x1F : 0xFF;
+  const uint16_t mantissaMask = static_cast<uint16_t>((1u << exponentShift) - 1u);
+  RoundingCounts c;
+  for (int64_t i = 0; i < n; ++i) {
+    const uint16_t b = bits[i];
+    const uint16_t exponent = static_cast<uint16_t>((b >> exponentShift) & exponentMask);
+    const uint16_t mantissa = b & mantissaMask;
+    if (exponent == 0 && mantissa != 0) ++c.subnormal;
+    if (exponent == exponentMask) {
+      if (mantissa == 0) {
+        ++c.overflowed;
+      } else {
+        ++c.nan;
+      }
+    }
+  }
+  c.elements = n;
+  counts->add(c);
+}
+
+}  // namespace ampscope::detail

@@ -1,0 +1,288 @@
+#include "mode_trainer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <optional>
+
+#include "autocast_scope.h"
+#include "counting_allocator.h"
+#include "exponent_histogram_builder.h"
+#include "grad_clip.h"
+
+namespace ampscope::detail {
+namespace {
+
+int64_t bytesOf(const torch::Tensor& t) {
+  return t.defined() ? static_cast<int64_t>(t.numel()) * static_cast<int64_t>(t.element_size()) : 0;
+}
+
+// The clip coefficient torch.nn.utils.clip_grad_norm_ applies (1e-6 guards a zero norm).
+double clipCoefficient(double norm, double maxNorm) {
+  return std::min(1.0, maxNorm / (norm + 1e-6));
+}
+
+}  // namespace
+
+ModeTrainer::ModeTrainer(const RunConfig& config, const ModeCapability& capability, Model& reference)
+    : config_(config),
+      mode_(capability.mode),
+      context_(capability.mode, capability.native),
+      model_(makeModel(config.model)) {
+  at::NoGradGuard noGrad;
+  const auto source = reference.named_parameters();
+  for (auto& item : model_->named_parameters()) item.value().copy_(source[item.key()]);
+  if (context_.kind() == ExecKind::PureNative) model_->to(context_.lowDtype());
+  for (const auto& item : model_->named_parameters()) {
+    named_.emplace_back(item.key(), item.value());
+    params_.push_back(item.value());
+    parameterBytes_ += bytesOf(item.value());
+  }
+  if (context_.kind() == ExecKind::PureEmulated) {
+    for (auto& p : params_) roundInPlace(p, context_.format(), nullptr);
+  }
+  if (config.optimizer == OptimizerKind::AdamW) {
+    optimizer_ = std::make_unique<torch::optim::AdamW>(
+        params_, torch::optim::AdamWOptions(config.lr).eps(config.adamEps).weight_decay(
+                     config.weightDecay));
+  } else {
+    optimizer_ = std::make_unique<torch::optim::SGD>(
+        params_, torch::optim::SGDOptions(config.lr).momentum(config.momentum));
+  }
+  const bool wantsScaler =
+      mode_ == PrecisionMode::FP16AmpScaled ||
+      (mode_ == PrecisionMode::FP16Pure && config.scalerForPureFp16);
+  if (wantsScaler) {
+    scaler_ = std::make_unique<GradScaler>(config.scaler,
+                                           /*allowFp16=*/mode_ == PrecisionMode::FP16Pure);
+  }
+  // Histogram overlays: the mode's own low format; FP32 is shown against FP16 ("what would happen").
+  histogramTarget_ = context_.format();
+}
+
+torch::Tensor ModeTrainer::forwardLoss(const Batch& batch) {
+  std::optional<AutocastScope> autocast;
+  if (context_.kind() == ExecKind::AmpNative) {
+    autocast.emplace(c10::DeviceType::CPU, context_.lowDtype());
+  }
+  const Act logits = model_->forward(context_, batch.inputs);
+  return model_->loss(context_, logits, batch.targets);
+}
+
+std::vector<torch::Tensor> ModeTrainer::optimizerStateTensors() {
+  std::vector<torch::Tensor> tensors;
+  for (auto& entry : optimizer_->state()) {
+    if (auto* adam = dynamic_cast<torch::optim::AdamWParamState*>(entry.second.get())) {
+      tensors.push_back(adam->exp_avg());
+      tensors.push_back(adam->exp_avg_sq());
+      if (adam->max_exp_avg_sq().defined()) tensors.push_back(adam->max_exp_avg_sq());
+    } else if (auto* sgd = dynamic_cast<torch::optim::SGDParamState*>(entry.second.get())) {
+      if (sgd->momentum_buffer().defined()) tensors.push_back(sgd->momentum_buffer());
+    }
+  }
+  return tensors;
+}
+
+int64_t ModeTrainer::optimizerStateBytes() {
+  int64_t bytes = 0;
+  for (const auto& t : optimizerStateTensors()) bytes += bytesOf(t);
+  return bytes;
+}
+
+void ModeTrainer::roundStoredState(RoundingCounts* counts) {
+  for (auto& p : params_) roundInPlace(p, context_.format(), counts);
+  for (auto& t : optimizerStateTensors()) roundInPlace(t, context_.format(), nullptr);
+}
+
+bool ModeTrainer::parametersFinite() const {
+  for (const auto& p : params_) {
+    if (p.scalar_type() == torch::kFloat && p.is_contiguous()) {
+      const float* data = p.data_ptr<float>();
+      const int64_t n = p.numel();
+      bool finite = true;
+      for (int64_t i = 0; i < n; ++i) finite &= std::isfinite(data[i]);
+      if (!finite) return false;
+    } else if (!torch::isfinite(p).all().item<bool>()) {
+      return false;
+    }
+  }
+  return true;
+}
+
+ModeStep ModeTrainer::step(int64_t stepIndex, const Batch& batch, bool instrument, bool injectInf) {
+  const auto started = std::chrono::steady_clock::now();
+  ModeStep out;
+  out.mode = mode_;
+  out.step = stepIndex;
+  out.lr = config_.lr;
+  out.instrumented = instrument;
+
+  for (auto& p : params_) p.mutable_grad() = torch::Tensor();  // zero_grad(set_to_none=True)
+  const int64_t held = parameterBytes_ + optimizerStateBytes();
+  const int64_t base = allocatorCounters().currentBytes;
+  resetAllocatorPeak();
+
+  const double scale = scaler_ ? scaler_->getScale() : 1.0;
+  out.lossScale = scale;
+  context_.beginPass(instrument, /*recordOps=*/false, static_cast<float>(1.0 / scale));
+
+  const int64_t forwardStart = allocatorCounters().currentBytes;
+  const torch::Tensor loss = forwardLoss(batch);
+  const int64_t activationBytes = allocatorCounters().currentBytes - forwardStart;
+  out.loss = loss.item<double>();
+
+  auto finish = [&]() {
+    out.stepTimeMs =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    const AllocatorCounters counters = allocatorCounters();
+    out.currentBytes = held + (counters.currentBytes - base);
+    out.peakBytes = held + (counters.peakBytes - base);
+  };
+
+  if (!std::isfinite(out.loss) && !scaler_) {
+    // Without a scaler nothing recovers from a non-finite loss: the mode has diverged.
+    out.diverged = diverged_ = true;
+    out.foundInf = true;
+    out.gradNormBeforeClip = out.gradNormAfterClip = std::numeric_limits<double>::quiet_NaN();
+    finish();
+    return out;
+  }
+
+  const torch::Tensor weighted = context_.weightLoss(loss, config_.lossWeight);
+  (scaler_ ? scaler_->scale(weighted) : weighted).backward();
+
+  at::NoGradGuard noGrad;
+  if (injectInf) {
+    for (auto& p : params_) {
+      if (p.grad().defined()) {
+        p.mutable_grad().view({-1})[0].fill_(std::numeric_limits<double>::infinity());
+        break;
+      }
+    }
+  }
+
+  std::vector<TensorStats> paramStats;
+  if (instrument) {
+    paramStats.reserve(named_.size());
+    for (const auto& [name, p] : named_) {
+      TensorStats stats;
+      stats.name = name;
+      stats.isParameter = true;
+      stats.numel = p.numel();
+      if (p.grad().defined()) accumulateHistogram(p.grad(), 1.0f, histogramTarget_, stats.scaled);
+      paramStats.push_back(std::move(stats));
+    }
+  }
+
+  const ClipOrder clipOrder = config_.clipOrder;
+  const double maxNorm = config_.clipMaxNorm;
+  if (scaler_) {
+    double seenScaled = 0;
+    if (clipOrder == ClipOrder::BeforeUnscale) seenScaled = clipGradNorm(params_, maxNorm);
+    scaler_->unscale_(*optimizer_);
+    if (instrument) {
+      for (size_t i = 0; i < params_.size(); ++i) {
+        if (params_[i].grad().defined()) {
+          accumulateHistogram(params_[i].grad(), 1.0f, histogramTarget_, paramStats[i].unscaled);
+        }
+      }
+    }
+    if (clipOrder == ClipOrder::AfterUnscale) {
+      const double norm = clipGradNorm(params_, maxNorm);
+      out.clipNormSeen = out.gradNormBeforeClip = norm;
+      out.gradNormAfterClip = norm * clipCoefficient(norm, maxNorm);
+    } else if (clipOrder == ClipOrder::BeforeUnscale) {
+      // The clip saw the scaled norm; the true (unscaled) norms follow from the same coefficient.
+      out.clipNormSeen = seenScaled;
+      out.gradNormBeforeClip = seenScaled / scale;
+      out.gradNormAfterClip = seenScaled * clipCoefficient(seenScaled, maxNorm) / scale;
+    } else {
+      out.gradNormBeforeClip = out.gradNormAfterClip = gradNorm(params_);
+    }
+    const bool stepped = scaler_->step(*optimizer_);
+    out.foundInf = scaler_->foundInfLastStep();
+    out.skipped = !stepped;
+    scaler_->update();
+  } else {
+    if (instrument) {
+      for (auto& stats : paramStats) stats.unscaled = stats.scaled;
+    }
+    if (clipOrder != ClipOrder::Off) {
+      const double norm = clipGradNorm(params_, maxNorm);
+      out.clipNormSeen = out.gradNormBeforeClip = norm;
+      out.gradNormAfterClip = norm * clipCoefficient(norm, maxNorm);
+    } else {
+      out.gradNormBeforeClip = out.gradNormAfterClip = gradNorm(params_);
+    }
+    out.foundInf = !std::isfinite(out.gradNormBeforeClip);
+    optimizer_->step();  // PyTorch without a scaler steps whatever the gradients hold
+  }
+
+  RoundingCounts storedCounts;
+  if (context_.kind() == ExecKind::PureEmulated && !out.skipped) {
+    roundStoredState(instrument ? &storedCounts : nullptr);
+  }
+
+  if (!out.skipped && !parametersFinite()) out.diverged = diverged_ = true;
+
+  if (instrument) {
+    out.roundingPoints = context_.roundingPoints();
+    if (context_.kind() == ExecKind::PureEmulated) {
+      RoundingPointStats update;
+      update.name = "optimizer.parameters";
+      update.layer = "optimizer";
+      update.backward = true;
+      update.counts = storedCounts;
+      out.roundingPoints.push_back(update);
+    }
+    for (const auto& p : out.roundingPoints) out.rounding.add(p.counts);
+    out.tensors = std::move(paramStats);
+    for (auto& tap : context_.activationTaps()) out.tensors.push_back(std::move(tap));
+  }
+
+  int64_t gradientBytes = 0;
+  for (const auto& p : params_) gradientBytes += bytesOf(p.grad());
+  finish();
+  ledger_.parameters = parameterBytes_;
+  ledger_.gradients = gradientBytes;
+  ledger_.optimizerState = optimizerStateBytes();
+  ledger_.activations = activationBytes;
+  ledger_.peak = out.peakBytes;
+  ledger_.temporaries = std::max<int64_t>(
+      0, ledger_.peak - ledger_.parameters - ledger_.gradients - ledger_.optimizerState -
+             ledger_.activations);
+  return out;
+}
+
+std::vector<OpDtypeEntry> ModeTrainer::opDtypeReport(const Batch& batch) {
+  at::NoGradGuard noGrad;
+  context_.beginPass(/*instrument=*/false, /*recordOps=*/true, 1.0f);
+  torch::Tensor loss;
+  Act logits;
+  {
+    std::optional<AutocastScope> autocast;
+    if (context_.kind() == ExecKind::AmpNative) {
+      autocast.emplace(c10::DeviceType::CPU, context_.lowDtype());
+    }
+    logits = model_->forward(context_, batch.inputs);
+    loss = model_->loss(context_, logits, batch.targets);
+  }
+  std::vector<OpDtypeEntry> entries = context_.takeOpRecord();
+  const std::string low = lowFormatDtypeName(context_.format());
+  const bool emulated = context_.emulated();
+  auto tensorEntry = [&](const char* where, const torch::Tensor& t, bool isLow) {
+    OpDtypeEntry entry;
+    entry.op = "tensor";
+    entry.where = where;
+    entry.inputDtype = entry.outputDtype = (emulated && isLow) ? low : dtypeName(t.scalar_type());
+    entry.emulated = emulated && isLow;
+    entries.push_back(entry);
+  };
+  tensorEntry("logits", logits.t, logits.low);
+  tensorEntry("loss", loss, context_.kind() == ExecKind::PureEmulated);
+  context_.beginPass(false, false, 1.0f);
+  return entries;
+}
+
+}  // namespace ampscope::detail

@@ -1,0 +1,69 @@
+// ModeTrainer: one precision mode of a comparison: its own copy of the model (cast per mode), its
+// optimizer, its GradScaler (fp16-amp-scaled; fp16-pure when configured), its PrecisionContext, and
+// the training step that produces a ModeStep. Single-threaded: the comparison's thread owns it.
+//
+// The step, in PyTorch terms (the chapter's order):
+//   zero_grad(set_to_none) ; with autocast: logits = model(x); loss = cross_entropy(logits, y)
+//   (loss * lossWeight) [* scale] .backward()
+//   [scaler.unscale_(opt)] ; [clip_grad_norm_] ; scaler.step(opt) | opt.step() ; [scaler.update()]
+// fp16-pure additionally rounds the parameters and the optimizer state to FP16 after every step, as
+// model.half() + torch.optim hold them in FP16 (the update arithmetic itself runs in FP32 and is
+// rounded once; PyTorch's FP16 kernels round each intermediate), so an update below half an ulp of a
+// weight is lost.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ampscope/engine/run_config.h"
+#include "ampscope/engine/telemetry.h"
+#include "grad_scaler.h"
+#include "models/model.h"
+#include "precision_context.h"
+#include "synthetic_data.h"
+
+namespace ampscope::detail {
+
+class ModeTrainer {
+ public:
+  // Copies the reference model's parameters (so every mode starts from the same weights).
+  ModeTrainer(const RunConfig& config, const ModeCapability& capability, Model& reference);
+
+  PrecisionMode mode() const { return mode_; }
+  bool diverged() const { return diverged_; }
+  // injectInf: after backward, +inf goes into the first element of the first gradient.
+  ModeStep step(int64_t stepIndex, const Batch& batch, bool instrument, bool injectInf);
+  std::vector<OpDtypeEntry> opDtypeReport(const Batch& batch);
+  const MemoryLedger& memoryLedger() const { return ledger_; }
+
+  Model& model() { return *model_; }
+  PrecisionContext& context() { return context_; }
+  torch::optim::Optimizer& optimizer() { return *optimizer_; }
+  const std::vector<std::pair<std::string, torch::Tensor>>& namedParameters() const { return named_; }
+
+ private:
+  torch::Tensor forwardLoss(const Batch& batch);
+  std::vector<torch::Tensor> optimizerStateTensors();
+  int64_t optimizerStateBytes();
+  void roundStoredState(RoundingCounts* counts);
+  bool parametersFinite() const;
+
+  RunConfig config_;
+  PrecisionMode mode_;
+  PrecisionContext context_;
+  std::shared_ptr<Model> model_;
+  std::vector<std::pair<std::string, torch::Tensor>> named_;
+  std::vector<torch::Tensor> params_;
+  std::unique_ptr<torch::optim::Optimizer> optimizer_;
+  std::unique_ptr<GradScaler> scaler_;
+  LowFormat histogramTarget_;
+  int64_t parameterBytes_ = 0;
+  bool diverged_ = false;
+  MemoryLedger ledger_;
+};
+
+}  // namespace ampscope::detail

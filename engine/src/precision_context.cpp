@@ -1,0 +1,369 @@
+#include "precision_context.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "exponent_histogram_builder.h"
+
+namespace ampscope::detail {
+namespace {
+
+using torch::autograd::AutogradContext;
+using torch::autograd::variable_list;
+
+template <typename T>
+int64_t pointerToInt(T* pointer) {
+  return static_cast<int64_t>(reinterpret_cast<intptr_t>(pointer));
+}
+template <typename T>
+T* intToPointer(int64_t value) {
+  return reinterpret_cast<T*>(static_cast<intptr_t>(value));
+}
+
+torch::Tensor roundTensorData(const torch::Tensor& x, LowFormat format, RoundingCounts* counts) {
+  const torch::Tensor input = x.contiguous();
+  torch::Tensor out = torch::empty_like(input, torch::MemoryFormat::Contiguous);
+  roundToFormat(input.data_ptr<float>(), out.data_ptr<float>(), input.numel(), format, counts);
+  return out;
+}
+
+// The forward rounds x; the backward rounds the gradient (both exact RNE to `format`).
+class RoundToFormatFunction : public torch::autograd::Function<RoundToFormatFunction> {
+ public:
+  static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& x, int64_t format,
+                               int64_t forwardCounts, int64_t backwardCounts, int64_t tap,
+                               double invScale) {
+    ctx->saved_data["format"] = format;
+    ctx->saved_data["backward"] = backwardCounts;
+    ctx->saved_data["tap"] = tap;
+    ctx->saved_data["invScale"] = invScale;
+    return roundTensorData(x, static_cast<LowFormat>(format),
+                           intToPointer<RoundingCounts>(forwardCounts));
+  }
+
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    const auto format = static_cast<LowFormat>(ctx->saved_data["format"].toInt());
+    auto* counts = intToPointer<RoundingCounts>(ctx->saved_data["backward"].toInt());
+    auto* tap = intToPointer<TensorStats>(ctx->saved_data["tap"].toInt());
+    torch::Tensor grad = roundTensorData(grads[0], format, counts);
+    if (tap != nullptr) {
+      const auto invScale = static_cast<float>(ctx->saved_data["invScale"].toDouble());
+      accumulateHistogram(grad.data_ptr<float>(), grad.numel(), 1.0f, format, tap->scaled);
+      accumulateHistogram(grad.data_ptr<float>(), grad.numel(), invScale, format, tap->unscaled);
+      tap->numel += grad.numel();
+    }
+    return {grad, torch::Tensor(), torch::Tensor(), torch::Tensor(), torch::Tensor(),
+            torch::Tensor()};
+  }
+};
+
+void classifyLowTensor(const torch::Tensor& t, LowFormat format, RoundingCounts* counts) {
+  const torch::Tensor data = t.contiguous();
+  classifyStored(reinterpret_cast<const uint16_t*>(data.data_ptr()), data.numel(), format, counts);
+}
+
+}  // namespace
+
+std::string dtypeName(torch::ScalarType type) {
+  switch (type) {
+    case torch::kFloat: return "float32";
+    case torch::kHalf: return "float16";
+    case torch::kBFloat16: return "bfloat16";
+    case torch::kDouble: return "float64";
+    case torch::kLong: return "int64";
+    case torch::kInt: return "int32";
+    case torch::kBool: return "bool";
+    default: return c10::toString(type);
+  }
+}
+
+torch::Tensor roundToFormat(const torch::Tensor& x, LowFormat format, RoundingCounts* forwardCounts,
+                            RoundingCounts* backwardCounts, TensorStats* gradientTap,
+                            float invScale) {
+  return RoundToFormatFunction::apply(x, static_cast<int64_t>(format), pointerToInt(forwardCounts),
+                                      pointerToInt(backwardCounts), pointerToInt(gradientTap),
+                                      static_cast<double>(invScale));
+}
+
+void roundInPlace(torch::Tensor& x, LowFormat format, RoundingCounts* counts) {
+  TORCH_CHECK(x.is_contiguous() && x.scalar_type() == torch::kFloat,
+              "roundInPlace needs a contiguous float32 tensor");
+  roundToFormat(x.data_ptr<float>(), x.data_ptr<float>(), x.numel(), format, counts);
+}
+
+PrecisionContext::PrecisionContext(PrecisionMode mode, bool native) : mode_(mode) {
+  const bool amp = mode == PrecisionMode::FP16Amp || mode == PrecisionMode::FP16AmpScaled ||
+                   mode == PrecisionMode::BF16Amp;
+  format_ = (mode == PrecisionMode::BF16Amp || mode == PrecisionMode::BF16Pure) ? LowFormat::BF16
+                                                                                : LowFormat::FP16;
+  if (mode == PrecisionMode::FP32) {
+    kind_ = ExecKind::FP32;
+  } else if (amp) {
+    kind_ = native ? ExecKind::AmpNative : ExecKind::AmpEmulated;
+  } else {
+    kind_ = native ? ExecKind::PureNative : ExecKind::PureEmulated;
+  }
+}
+
+torch::ScalarType PrecisionContext::lowDtype() const {
+  return format_ == LowFormat::FP16 ? torch::kHalf : torch::kBFloat16;
+}
+
+void PrecisionContext::beginPass(bool instrument, bool recordOps, float invScale) {
+  instrument_ = instrument;
+  recordOps_ = recordOps;
+  invScale_ = invScale;
+  if (instrument) {
+    for (auto& p : points_) p.counts = RoundingCounts{};
+    for (auto& t : taps_) {
+      t.numel = 0;
+      t.scaled = ExponentHistogram{};
+      t.unscaled = ExponentHistogram{};
+    }
+  }
+  opRecord_.clear();
+}
+
+std::vector<RoundingPointStats> PrecisionContext::roundingPoints() const {
+  return {points_.begin(), points_.end()};
+}
+
+std::vector<TensorStats> PrecisionContext::activationTaps() const {
+  return {taps_.begin(), taps_.end()};
+}
+
+std::vector<OpDtypeEntry> PrecisionContext::takeOpRecord() { return std::move(opRecord_); }
+
+RoundingCounts* PrecisionContext::point(const std::string& layer, const char* role, bool backward) {
+  if (!instrument_) return nullptr;
+  std::string name = layer + "." + role;
+  auto it = pointIndex_.find(name);
+  if (it == pointIndex_.end()) {
+    RoundingPointStats stats;
+    stats.name = name;
+    stats.layer = layer;
+    stats.backward = backward;
+    points_.push_back(std::move(stats));
+    it = pointIndex_.emplace(std::move(name), points_.size() - 1).first;
+  }
+  return &points_[it->second].counts;
+}
+
+TensorStats* PrecisionContext::tap(const std::string& layer) {
+  if (!instrument_) return nullptr;
+  std::string name = "act:" + layer + ".out";
+  auto it = tapIndex_.find(name);
+  if (it == tapIndex_.end()) {
+    TensorStats stats;
+    stats.name = name;
+    stats.isParameter = false;
+    taps_.push_back(std::move(stats));
+    it = tapIndex_.emplace(std::move(name), taps_.size() - 1).first;
+  }
+  return &taps_[it->second];
+}
+
+void PrecisionContext::record(const char* op, const std::string& where, const torch::Tensor& in,
+                              bool inLow, const torch::Tensor& out, bool outLow) {
+  if (!recordOps_) return;
+  OpDtypeEntry entry;
+  entry.op = op;
+  entry.where = where;
+  const std::string low = lowFormatDtypeName(format_);
+  entry.inputDtype = (emulated() && inLow) ? low : dtypeName(in.scalar_type());
+  entry.outputDtype = (emulated() && outLow) ? low : dtypeName(out.scalar_type());
+  entry.emulated = emulated() && (inLow || outLow);
+  opRecord_.push_back(std::move(entry));
+}
+
+void PrecisionContext::observeNativeCast(const std::string& layer, const char* role,
+                                         const torch::Tensor& fp32) {
+  if (!instrument_ || fp32.scalar_type() != torch::kFloat) return;
+  at::NoGradGuard noGrad;
+  const torch::Tensor data = fp32.contiguous();
+  countRounding(data.data_ptr<float>(), data.numel(), format_, point(layer, role, false));
+}
+
+void PrecisionContext::tapGradient(const std::string& layer, const torch::Tensor& y) {
+  if (!instrument_ || !y.requires_grad()) return;
+  TensorStats* stats = tap(layer);
+  RoundingCounts* gradCounts = nullptr;
+  const bool lowDtype = y.scalar_type() == torch::kHalf || y.scalar_type() == torch::kBFloat16;
+  if (lowDtype) gradCounts = point(layer, "grad_output", true);
+  const LowFormat target = format_;
+  const float invScale = invScale_;
+  y.register_hook([stats, gradCounts, target, invScale](const torch::Tensor& grad) {
+    accumulateHistogram(grad, 1.0f, target, stats->scaled);
+    accumulateHistogram(grad, invScale, target, stats->unscaled);
+    stats->numel += grad.numel();
+    if (gradCounts != nullptr) classifyLowTensor(grad, target, gradCounts);
+  });
+}
+
+torch::Tensor PrecisionContext::consumeParam(const std::string& layer, const char* role,
+                                             const torch::Tensor& p) {
+  switch (kind_) {
+    case ExecKind::AmpEmulated:
+      return roundToFormat(p, format_, point(layer, role, false),
+                           point(layer, (std::string("grad_") + role).c_str(), true));
+    case ExecKind::PureEmulated:
+      // The stored values are already FP16; only the gradient (an FP16 tensor natively) is rounded.
+      return roundToFormat(p, format_, nullptr,
+                           point(layer, (std::string("grad_") + role).c_str(), true));
+    case ExecKind::AmpNative:
+      observeNativeCast(layer, role, p);
+      return p;
+    default:
+      return p;
+  }
+}
+
+torch::Tensor PrecisionContext::consumeLow(const std::string& layer, const char* role, const Act& x) {
+  if (kind_ == ExecKind::AmpEmulated && !x.low) {
+    return roundToFormat(x.t, format_, point(layer, role, false),
+                         point(layer, (std::string("grad_") + role).c_str(), true));
+  }
+  if (kind_ == ExecKind::AmpNative) observeNativeCast(layer, role, x.t);
+  return x.t;
+}
+
+Act PrecisionContext::lowOutput(const std::string& layer, const torch::Tensor& y, bool withTap) {
+  if (emulated()) {
+    TensorStats* stats = withTap ? tap(layer) : nullptr;
+    torch::Tensor out = roundToFormat(y, format_, point(layer, "output", false),
+                                      point(layer, "grad_output", true), stats, invScale_);
+    return {out, true};
+  }
+  const bool lowDtype = y.scalar_type() == torch::kHalf || y.scalar_type() == torch::kBFloat16;
+  if (instrument_ && lowDtype) {
+    at::NoGradGuard noGrad;
+    classifyLowTensor(y, format_, point(layer, "output", false));
+  }
+  if (withTap) tapGradient(layer, y);
+  return {y, lowDtype};
+}
+
+Act PrecisionContext::passThrough(const std::string& layer, const torch::Tensor& y, bool inputsLow) {
+  if (emulated() && inputsLow) {
+    return {roundToFormat(y, format_, point(layer, "output", false),
+                          point(layer, "grad_output", true)),
+            true};
+  }
+  return {y, y.scalar_type() == torch::kHalf || y.scalar_type() == torch::kBFloat16};
+}
+
+Act PrecisionContext::input(const torch::Tensor& x) {
+  if (kind_ == ExecKind::PureNative) return {x.to(lowDtype()), true};
+  if (kind_ == ExecKind::PureEmulated) {
+    // model.half() callers pass x.half(): the input is rounded once; it needs no gradient.
+    at::NoGradGuard noGrad;
+    return {roundTensorData(x, format_, point("input", "cast", false)), true};
+  }
+  return {x, false};
+}
+
+Act PrecisionContext::linear(const std::string& layer, const Act& x, const torch::Tensor& weight,
+                             const torch::Tensor& bias) {
+  const torch::Tensor in = consumeLow(layer, "input", x);
+  const torch::Tensor w = consumeParam(layer, "weight", weight);
+  const torch::Tensor b = bias.defined() ? consumeParam(layer, "bias", bias) : bias;
+  const torch::Tensor y = torch::linear(in, w, b);
+  Act out = kind_ == ExecKind::FP32 ? Act{y, false} : lowOutput(layer, y, true);
+  if (kind_ == ExecKind::FP32) tapGradient(layer, y);
+  record("linear", layer, x.t, x.low, out.t, out.low || kind_ == ExecKind::AmpEmulated);
+  return out;
+}
+
+Act PrecisionContext::matmul(const std::string& layer, const Act& a, const Act& b) {
+  const torch::Tensor left = consumeLow(layer, "input", a);
+  const torch::Tensor right = consumeLow(layer, "other", b);
+  const torch::Tensor y = torch::matmul(left, right);
+  Act out = kind_ == ExecKind::FP32 ? Act{y, false} : lowOutput(layer, y, false);
+  record("matmul", layer, a.t, a.low, out.t, out.low);
+  return out;
+}
+
+Act PrecisionContext::gelu(const std::string& layer, const Act& x) {
+  Act out = passThrough(layer, torch::gelu(x.t), x.low);
+  record("gelu", layer, x.t, x.low, out.t, out.low);
+  return out;
+}
+
+Act PrecisionContext::softmax(const std::string& layer, const Act& x, int64_t dim) {
+  Act out;
+  if (kind_ == ExecKind::PureEmulated) {
+    out = passThrough(layer, torch::softmax(x.t, dim), true);
+  } else {
+    const torch::Tensor y = torch::softmax(x.t, dim);
+    out = {y, y.scalar_type() == torch::kHalf || y.scalar_type() == torch::kBFloat16};
+  }
+  record("softmax", layer, x.t, x.low, out.t, out.low);
+  return out;
+}
+
+Act PrecisionContext::layerNorm(const std::string& layer, const Act& x, const torch::Tensor& weight,
+                                const torch::Tensor& bias) {
+  const int64_t features = x.t.size(-1);
+  Act out;
+  if (kind_ == ExecKind::PureEmulated) {
+    const torch::Tensor w = consumeParam(layer, "weight", weight);
+    const torch::Tensor b = consumeParam(layer, "bias", bias);
+    out = passThrough(layer, torch::layer_norm(x.t, {features}, w, b, 1e-5), true);
+  } else {
+    const torch::Tensor y = torch::layer_norm(x.t, {features}, weight, bias, 1e-5);
+    out = {y, y.scalar_type() == torch::kHalf || y.scalar_type() == torch::kBFloat16};
+  }
+  record("layer_norm", layer, x.t, x.low, out.t, out.low);
+  return out;
+}
+
+Act PrecisionContext::add(const std::string& layer, const Act& a, const Act& b) {
+  Act out = passThrough(layer, a.t + b.t, a.low && b.low);
+  record("add", layer, a.t, a.low, out.t, out.low);
+  return out;
+}
+
+Act PrecisionContext::mulScalar(const std::string& layer, const Act& x, double factor) {
+  Act out = passThrough(layer, x.t * factor, x.low);
+  record("mul", layer, x.t, x.low, out.t, out.low);
+  return out;
+}
+
+Act PrecisionContext::maskedFill(const Act& x, const torch::Tensor& mask, double value) {
+  // -inf is exactly representable in every format: no rounding needed.
+  return {x.t.masked_fill(mask, value), x.low};
+}
+
+Act PrecisionContext::embedding(const std::string& layer, const torch::Tensor& weight,
+                                const torch::Tensor& ids) {
+  const torch::Tensor w =
+      kind_ == ExecKind::PureEmulated ? consumeParam(layer, "weight", weight) : weight;
+  const torch::Tensor y = torch::embedding(w, ids);
+  const bool low = kind_ == ExecKind::PureEmulated || kind_ == ExecKind::PureNative;
+  record("embedding", layer, ids, false, y, low);
+  return {y, low};
+}
+
+torch::Tensor PrecisionContext::crossEntropy(const std::string& layer, const Act& logits,
+                                             const torch::Tensor& targets) {
+  torch::Tensor loss;
+  if (kind_ == ExecKind::PureEmulated) {
+    Act logProbs = passThrough(layer + ".log_softmax", torch::log_softmax(logits.t, 1), true);
+    loss = passThrough(layer, torch::nll_loss(logProbs.t, targets), true).t;
+  } else {
+    loss = torch::cross_entropy_loss(logits.t, targets);
+  }
+  record("cross_entropy", layer, logits.t, logits.low, loss,
+         kind_ == ExecKind::PureEmulated || loss.scalar_type() != torch::kFloat);
+  return loss;
+}
+
+torch::Tensor PrecisionContext::weightLoss(const torch::Tensor& loss, double weight) {
+  if (weight == 1.0) return loss;
+  if (kind_ == ExecKind::PureEmulated) {
+    return roundToFormat(loss * weight, format_, nullptr, nullptr);
+  }
+  return loss * weight;
+}
+
+}  // namespace ampscope::detail

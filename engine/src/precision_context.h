@@ -1,0 +1,137 @@
+// PrecisionContext: the ops a model's forward pass is written in, executed the way one precision mode
+// executes them. Models call ctx.linear(...), ctx.gelu(...), ctx.crossEntropy(...) instead of torch
+// directly, so one model definition runs in all six modes.
+//
+// How each kind of mode runs:
+// - FP32: plain float32 ops.
+// - AmpNative (bf16-amp on CPU; fp16 autocast where the LibTorch/device has it): plain torch ops inside
+//   a real autocast region (the ModeTrainer enables it on the training thread); autocast does the casts.
+// - AmpEmulated (fp16-amp, fp16-amp-scaled without native FP16 autocast): float32 storage, with an exact
+//   RNE rounding to FP16 at every place autocast would cast, in forward and backward (RoundToFormat, a
+//   custom autograd function: its backward rounds the incoming gradient too). The op policy follows
+//   PyTorch's CUDA FP16 autocast lists:
+//     low precision (inputs, weights, bias and output rounded): linear, matmul (attention's Q·K^T and
+//       P·V);
+//     float32 (inputs used as float32, output float32): softmax, log_softmax, layer_norm,
+//       cross_entropy / nll_loss;
+//     pass-through (run in the dtype of their inputs; output rounded when the inputs are FP16): gelu,
+//       add (FP16 + FP16 stays FP16, FP16 + FP32 promotes to FP32), scalar multiply, masked_fill,
+//       views and reshapes (no arithmetic, no rounding), embedding (not on any list: its FP32 weight
+//       gives an FP32 output).
+//   Gradients: the gradient arriving at a rounded output is rounded (it is an FP16 tensor natively),
+//   and the gradients of a rounded input/weight/bias are rounded (an FP16 kernel produced them) before
+//   the exact cast back to the FP32 master.
+// - PureNative (bf16-pure on CPU): parameters and inputs stored in the low dtype, every op native.
+// - PureEmulated (fp16-pure, model.half() on CPU): every op's output is rounded, parameters hold
+//   FP16 values (the ModeTrainer re-rounds them and the optimizer state after every step), and every
+//   parameter gradient is rounded.
+//
+// Instruments (only in a pass begun with instrument=true, so plain steps pay nothing):
+// - rounding points: per layer and direction, counts of elements / flushed to zero / subnormal /
+//   overflowed / NaN. Emulated modes count exactly at each rounding. Native modes count what can be
+//   seen from outside the kernels: casts of FP32 tensors into an op (weights, bias, FP32 inputs) are
+//   counted exactly by rounding the FP32 values the same way; outputs and output gradients are
+//   classified as the low-precision tensors they are (subnormal/inf/NaN; a flush inside a native
+//   kernel leaves no trace, so flushedToZero stays 0 there).
+// - activation taps: exponent histograms of the gradient at each linear layer's output (scaled, and
+//   unscaled with 1/scale), "act:<layer>.out".
+// - op record: each op's input and output dtype, read from the real tensors (emulated: the format the
+//   values hold).
+#pragma once
+
+#include <torch/torch.h>
+
+#include <deque>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ampscope/engine/run_config.h"
+#include "ampscope/engine/telemetry.h"
+#include "low_precision.h"
+
+namespace ampscope::detail {
+
+// An activation and whether its values are in the mode's low-precision format.
+struct Act {
+  torch::Tensor t;
+  bool low = false;
+};
+
+enum class ExecKind { FP32, AmpNative, AmpEmulated, PureNative, PureEmulated };
+
+class PrecisionContext {
+ public:
+  PrecisionContext(PrecisionMode mode, bool native);
+
+  ExecKind kind() const { return kind_; }
+  LowFormat format() const { return format_; }
+  torch::ScalarType lowDtype() const;
+  bool emulated() const { return kind_ == ExecKind::AmpEmulated || kind_ == ExecKind::PureEmulated; }
+
+  // Starts a forward pass. invScale: 1/loss scale, for the unscaled activation-gradient histograms.
+  void beginPass(bool instrument, bool recordOps, float invScale);
+  bool instrumenting() const { return instrument_; }
+  std::vector<RoundingPointStats> roundingPoints() const;
+  std::vector<TensorStats> activationTaps() const;
+  std::vector<OpDtypeEntry> takeOpRecord();
+
+  Act input(const torch::Tensor& x);
+  Act linear(const std::string& layer, const Act& x, const torch::Tensor& weight,
+             const torch::Tensor& bias);
+  Act matmul(const std::string& layer, const Act& a, const Act& b);
+  Act gelu(const std::string& layer, const Act& x);
+  Act softmax(const std::string& layer, const Act& x, int64_t dim);
+  Act layerNorm(const std::string& layer, const Act& x, const torch::Tensor& weight,
+                const torch::Tensor& bias);
+  Act add(const std::string& layer, const Act& a, const Act& b);
+  Act mulScalar(const std::string& layer, const Act& x, double factor);
+  Act maskedFill(const Act& x, const torch::Tensor& mask, double value);
+  Act embedding(const std::string& layer, const torch::Tensor& weight, const torch::Tensor& ids);
+  // The mean cross entropy of logits [N, C] against targets [N], as the mode computes it.
+  torch::Tensor crossEntropy(const std::string& layer, const Act& logits, const torch::Tensor& targets);
+  // The loss times a weight, rounded in pure emulated modes (the product is an FP16 tensor there).
+  torch::Tensor weightLoss(const torch::Tensor& loss, double weight);
+
+ private:
+  // A parameter consumed by an op: rounded in emulated modes (forward counts only under AMP, where
+  // the FP32 master is cast); its gradient is rounded.
+  torch::Tensor consumeParam(const std::string& layer, const char* role, const torch::Tensor& p);
+  // An activation consumed by a low-precision op: rounded when it is not low yet.
+  torch::Tensor consumeLow(const std::string& layer, const char* role, const Act& x);
+  // The output of an op that ran in low precision (emulated: rounded; native: observed).
+  Act lowOutput(const std::string& layer, const torch::Tensor& y, bool tap);
+  Act passThrough(const std::string& layer, const torch::Tensor& y, bool inputsLow);
+  void observeNativeCast(const std::string& layer, const char* role, const torch::Tensor& fp32);
+  void tapGradient(const std::string& layer, const torch::Tensor& y);
+
+  RoundingCounts* point(const std::string& layer, const char* role, bool backward);
+  TensorStats* tap(const std::string& layer);
+  void record(const char* op, const std::string& where, const torch::Tensor& in, bool inLow,
+              const torch::Tensor& out, bool outLow);
+
+  PrecisionMode mode_;
+  ExecKind kind_;
+  LowFormat format_;
+  bool instrument_ = false;
+  bool recordOps_ = false;
+  float invScale_ = 1.0f;
+  // Stable addresses: the autograd function and hooks hold pointers into these during backward.
+  std::deque<RoundingPointStats> points_;
+  std::unordered_map<std::string, size_t> pointIndex_;
+  std::deque<TensorStats> taps_;
+  std::unordered_map<std::string, size_t> tapIndex_;
+  std::vector<OpDtypeEntry> opRecord_;
+};
+
+// Rounds x (float32) to `format` in forward and the incoming gradient in backward (exact RNE).
+// Counts and the tap are optional (null); they must outlive the backward pass.
+torch::Tensor roundToFormat(const torch::Tensor& x, LowFormat format, RoundingCounts* forwardCounts,
+                            RoundingCounts* backwardCounts, TensorStats* gradientTap = nullptr,
+                            float invScale = 1.0f);
+// The same rounding without autograd, for parameters and optimizer state (in place, float32).
+void roundInPlace(torch::Tensor& x, LowFormat format, RoundingCounts* counts);
+
+std::string dtypeName(torch::ScalarType type);  // "float32", "float16", "bfloat16", "int64"
+
+}  // namespace ampscope::detail
