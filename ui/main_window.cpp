@@ -1,9 +1,127 @@
 #include "ui/main_window.h"
 
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QIcon>
+#include <QKeySequence>
+#include <QMenu>
+#include <QMenuBar>
+#include <QSettings>
+
+#include "ui/about_dialog.h"
+#include "ui/formats/number_formats_panel.h"
+
 namespace ampscope::ui {
 
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) { setWindowTitle(tr("AmpScope")); }
+namespace {
+
+// QSettings keys of the saved layout.
+const char* const kGeometryKey = "mainWindow/geometry";
+const char* const kStateKey = "mainWindow/state";
+const char* const kLayoutVersionKey = "mainWindow/layoutVersion";
+
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+  setObjectName(QStringLiteral("mainWindow"));
+  setWindowTitle(tr("AmpScope"));
+  setWindowIcon(QIcon(QStringLiteral(":/icons/ampscope.svg")));
+  setDockNestingEnabled(true);
+  setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowNestedDocks | QMainWindow::AllowTabbedDocks |
+                 QMainWindow::GroupedDragging);
+  setTabPosition(Qt::AllDockWidgetAreas, QTabWidget::North);
+  // Qt does not support a main window without a central widget; the panels are all docks, so the
+  // central widget is an empty placeholder that takes no space.
+  auto* placeholder = new QWidget(this);
+  placeholder->setObjectName(QStringLiteral("centralPlaceholder"));
+  placeholder->setMaximumSize(0, 0);
+  setCentralWidget(placeholder);
+  centralWidget()->hide();
+
+  createMenus();
+
+  m_formatsPanel = new formats::NumberFormatsPanel(this);
+  m_formatsDock = new QDockWidget(tr("Number formats"), this);
+  m_formatsDock->setObjectName(QStringLiteral("numberFormatsDock"));
+  m_formatsDock->setWidget(m_formatsPanel);
+  addPanel(m_formatsDock, Qt::LeftDockWidgetArea);
+
+  // Live-training workspace (ui/training): constructed here, after the number-format panel.
+
+  resize(1400, 900);
+}
 
 MainWindow::~MainWindow() = default;
+
+void MainWindow::createMenus() {
+  m_fileMenu = menuBar()->addMenu(tr("&File"));
+  QAction* quit = m_fileMenu->addAction(tr("&Quit"), this, &QWidget::close);
+  quit->setObjectName(QStringLiteral("quitAction"));
+  quit->setShortcut(QKeySequence::Quit);
+  quit->setMenuRole(QAction::QuitRole);
+
+  m_viewMenu = menuBar()->addMenu(tr("&View"));
+  m_viewMenu->setObjectName(QStringLiteral("viewMenu"));
+  m_panelsSeparator = m_viewMenu->addSeparator();
+  m_resetLayoutAction = m_viewMenu->addAction(tr("&Reset layout"), this, &MainWindow::resetLayout);
+  m_resetLayoutAction->setObjectName(QStringLiteral("resetLayoutAction"));
+  m_resetLayoutAction->setToolTip(tr("Show every panel again, in its original place."));
+
+  m_helpMenu = menuBar()->addMenu(tr("&Help"));
+  m_aboutAction = m_helpMenu->addAction(tr("&About AmpScope"), this, &MainWindow::showAbout);
+  m_aboutAction->setObjectName(QStringLiteral("aboutAction"));
+  m_aboutAction->setMenuRole(QAction::AboutRole);
+  QAction* aboutQt = m_helpMenu->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+  aboutQt->setObjectName(QStringLiteral("aboutQtAction"));
+  aboutQt->setMenuRole(QAction::AboutQtRole);
+}
+
+void MainWindow::addPanel(QDockWidget* dock, Qt::DockWidgetArea area) {
+  Q_ASSERT_X(!dock->objectName().isEmpty(), "MainWindow::addPanel", "a dock needs an objectName");
+  dock->setFeatures(QDockWidget::DockWidgetClosable | QDockWidget::DockWidgetMovable |
+                    QDockWidget::DockWidgetFloatable);
+  addDockWidget(area, dock);
+  m_viewMenu->insertAction(m_panelsSeparator, dock->toggleViewAction());
+}
+
+void MainWindow::restoreLayout() {
+  m_defaultState = saveState(kLayoutVersion);
+  if (!m_persistLayout) return;
+  QSettings settings;
+  // Both checks: the explicit key says which version wrote it, restoreState() re-checks the blob.
+  if (settings.value(QLatin1String(kLayoutVersionKey)).toInt() != kLayoutVersion) return;
+  const QByteArray geometry = settings.value(QLatin1String(kGeometryKey)).toByteArray();
+  if (!geometry.isEmpty()) restoreGeometry(geometry);
+  const QByteArray state = settings.value(QLatin1String(kStateKey)).toByteArray();
+  if (!state.isEmpty() && !restoreState(state, kLayoutVersion)) restoreState(m_defaultState, kLayoutVersion);
+}
+
+void MainWindow::resetLayout() {
+  if (m_defaultState.isEmpty()) m_defaultState = saveState(kLayoutVersion);
+  restoreState(m_defaultState, kLayoutVersion);
+}
+
+void MainWindow::saveLayout() const {
+  QSettings settings;
+  settings.setValue(QLatin1String(kLayoutVersionKey), kLayoutVersion);
+  settings.setValue(QLatin1String(kGeometryKey), saveGeometry());
+  settings.setValue(QLatin1String(kStateKey), saveState(kLayoutVersion));
+}
+
+AboutDialog* MainWindow::showAbout() {
+  auto* dialog = findChild<AboutDialog*>();
+  if (!dialog) dialog = new AboutDialog(this);
+  dialog->open();
+  dialog->raise();
+  return dialog;
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  // Stop live training (ui/training) here, before the window goes.
+  if (m_persistLayout) saveLayout();
+  QMainWindow::closeEvent(event);
+}
 
 }  // namespace ampscope::ui

@@ -1,13 +1,91 @@
-// ampscope: the GUI shell. Parses arguments, builds the main window, runs the event loop.
+// ampscope: the GUI shell. Parses arguments, builds the main window, runs the event loop, or renders
+// one screenshot of the window and exits.
 #include <QApplication>
+#include <QEventLoop>
+#include <QIcon>
+#include <QPixmap>
+#include <QTimer>
 
+#include <cstdio>
+
+#include "ampscope/engine/version.h"
+#include "ui/about_dialog.h"
+#include "ui/app_options.h"
 #include "ui/main_window.h"
 
+namespace {
+
+void printLine(std::FILE* stream, const QString& text) {
+  std::fputs(text.toLocal8Bit().constData(), stream);
+  if (!text.endsWith(QLatin1Char('\n'))) std::fputc('\n', stream);
+}
+
+int takeScreenshot(ampscope::ui::MainWindow& window, const ampscope::ui::AppOptions& options) {
+  window.show();
+  // Let layouts, deferred polish and queued repaints settle before rendering.
+  QEventLoop settle;
+  QTimer::singleShot(400, &settle, &QEventLoop::quit);
+  settle.exec();
+
+  const double scale = options.scale > 0 ? options.scale : window.devicePixelRatioF();
+  QPixmap pixmap(window.size() * scale);
+  pixmap.setDevicePixelRatio(scale);
+  pixmap.fill(window.palette().color(QPalette::Window));
+  window.render(&pixmap);
+  if (!pixmap.save(options.screenshotPath, "PNG")) {
+    printLine(stderr, QCoreApplication::translate("main", "ampscope: cannot write the screenshot to %1")
+                          .arg(options.screenshotPath));
+    return ampscope::ui::kExitRuntimeError;
+  }
+  printLine(stdout, QCoreApplication::translate("main", "Saved %1 (%2x%3 pixels)")
+                        .arg(options.screenshotPath)
+                        .arg(pixmap.width())
+                        .arg(pixmap.height()));
+  return ampscope::ui::kExitOk;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  using ampscope::ui::AppOptions;
+  QStringList arguments;
+  for (int i = 0; i < argc; ++i) arguments << QString::fromLocal8Bit(argv[i]);
+  const AppOptions options = ampscope::ui::parseAppOptions(arguments);
+  switch (options.action) {
+    case AppOptions::Action::Error:
+      printLine(stderr, QStringLiteral("ampscope: %1\nTry 'ampscope --help'.").arg(options.message));
+      return ampscope::ui::kExitUsageError;
+    case AppOptions::Action::ShowHelp:
+      printLine(stdout, options.message);
+      return ampscope::ui::kExitOk;
+    case AppOptions::Action::ShowVersion:
+      printLine(stdout, ampscope::ui::AboutDialog::versionSummary());
+      return ampscope::ui::kExitOk;
+    case AppOptions::Action::Run:
+      break;
+  }
+
+  // A screenshot needs no screen: without a display, render offscreen rather than fail to start.
+  if (options.screenshotRequested() && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") &&
+      qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY")) {
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+  }
+
   QApplication app(argc, argv);
   QApplication::setApplicationName(QStringLiteral("AmpScope"));
   QApplication::setOrganizationName(QStringLiteral("AmpScope"));
+  QApplication::setApplicationVersion(QString::fromStdString(ampscope::ampscopeVersion()));
+  QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/ampscope.svg")));
+
   ampscope::ui::MainWindow window;
+  if (options.screenshotRequested()) {
+    // A screenshot shows the default layout and leaves the user's saved layout alone.
+    window.setLayoutPersistence(false);
+    window.restoreLayout();
+    if (options.size.isValid()) window.resize(options.size);
+    return takeScreenshot(window, options);
+  }
+  window.restoreLayout();
   window.show();
   return QApplication::exec();
 }

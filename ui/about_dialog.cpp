@@ -1,0 +1,70 @@
+#include "ui/about_dialog.h"
+
+#include <QDialogButtonBox>
+#include <QHBoxLayout>
+#include <QIcon>
+#include <QLabel>
+#include <QTextDocument>
+#include <QVBoxLayout>
+#include <QtGlobal>
+
+#include "ampscope/engine/version.h"
+
+namespace ampscope::ui {
+
+AboutDialog::AboutDialog(QWidget* parent) : QDialog(parent) {
+  setObjectName(QStringLiteral("aboutDialog"));
+  setWindowTitle(tr("About AmpScope"));
+  auto* layout = new QVBoxLayout(this);
+  auto* top = new QHBoxLayout;
+  auto* icon = new QLabel(this);
+  icon->setPixmap(QIcon(QStringLiteral(":/icons/ampscope.svg")).pixmap(96, 96));
+  icon->setAlignment(Qt::AlignTop);
+  top->addWidget(icon);
+
+  m_text = new QLabel(this);
+  m_text->setObjectName(QStringLiteral("aboutText"));
+  m_text->setTextFormat(Qt::RichText);
+  m_text->setWordWrap(true);
+  m_text->setOpenExternalLinks(true);
+  m_text->setTextInteractionFlags(Qt::TextBrowserInteraction);
+  m_text->setMinimumWidth(420);
+  const QString libtorch = QString::fromStdString(libtorchVersion());
+  m_text->setText(
+      tr("<h2>AmpScope %1</h2>"
+         "<p>Watch mixed-precision training happen: number formats, autocast, loss scaling and "
+         "GradScaler, bit by bit.</p>"
+         "<table cellspacing='4'>"
+         "<tr><td><b>AmpScope</b></td><td>%1</td></tr>"
+         "<tr><td><b>Qt</b></td><td>%2 (built with %3)</td></tr>"
+         "<tr><td><b>LibTorch</b></td><td>%4 (%5)</td></tr>"
+         "</table>"
+         "<p>Licence: <b>%6</b>. AmpScope is free software: you can redistribute it and/or modify it under "
+         "the terms of the <a href='https://www.gnu.org/licenses/gpl-3.0.html'>GNU General Public "
+         "License</a>, version 3 or (at your option) any later version. It comes with no warranty.</p>"
+         "<p>Plots are drawn with <b>QCustomPlot</b> by Emanuel Eichhammer (GPL). Training runs on "
+         "<b>LibTorch</b> (BSD-style licence); the interface uses <b>Qt</b> (LGPL-3.0).</p>")
+          .arg(QString::fromStdString(ampscopeVersion()), QString::fromLatin1(qVersion()),
+               QStringLiteral(QT_VERSION_STR), libtorch, QString::fromStdString(libtorchBuildInfo()),
+               QString::fromStdString(licenseName())));
+  top->addWidget(m_text, 1);
+  layout->addLayout(top);
+
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
+  connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+  layout->addWidget(buttons);
+}
+
+QString AboutDialog::plainText() const {
+  QTextDocument document;
+  document.setHtml(m_text->text());
+  return document.toPlainText();
+}
+
+QString AboutDialog::versionSummary() {
+  return tr("AmpScope %1\nQt %2 (built with %3)\nLibTorch %4\nLicence %5")
+      .arg(QString::fromStdString(ampscopeVersion()), QString::fromLatin1(qVersion()), QStringLiteral(QT_VERSION_STR),
+           QString::fromStdString(libtorchVersion()), QString::fromStdString(licenseName()));
+}
+
+}  // namespace ampscope::ui

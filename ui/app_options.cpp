@@ -1,0 +1,94 @@
+#include "ui/app_options.h"
+
+#include <QCommandLineOption>
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QRegularExpression>
+
+#include <cmath>
+
+namespace ampscope::ui {
+
+namespace {
+
+QString tr(const char* text) { return QCoreApplication::translate("ampscope::ui::AppOptions", text); }
+
+AppOptions error(const QString& message) {
+  AppOptions options;
+  options.action = AppOptions::Action::Error;
+  options.message = message;
+  return options;
+}
+
+}  // namespace
+
+QSize parseSize(const QString& text) {
+  static const QRegularExpression pattern(QStringLiteral("^\\s*(\\d{1,6})\\s*[xX×]\\s*(\\d{1,6})\\s*$"));
+  const QRegularExpressionMatch match = pattern.match(text);
+  if (!match.hasMatch()) return {};
+  const int width = match.captured(1).toInt();
+  const int height = match.captured(2).toInt();
+  if (width <= 0 || height <= 0) return {};
+  return {width, height};
+}
+
+AppOptions parseAppOptions(const QStringList& arguments) {
+  QCommandLineParser parser;
+  parser.setApplicationDescription(tr("AmpScope: watch mixed-precision training happen."));
+  const QCommandLineOption help({QStringLiteral("h"), QStringLiteral("help")}, tr("Show this help and exit."));
+  const QCommandLineOption version({QStringLiteral("v"), QStringLiteral("version")},
+                                   tr("Print the versions of AmpScope, Qt and LibTorch and exit."));
+  const QCommandLineOption screenshot(QStringLiteral("screenshot"),
+                                      tr("Render the main window into the PNG <file> and exit."), tr("file"));
+  const QCommandLineOption size(QStringLiteral("size"), tr("Window size for --screenshot, e.g. 1400x900."),
+                                tr("WxH"));
+  const QCommandLineOption scale(QStringLiteral("scale"),
+                                 tr("Device pixel ratio of the screenshot, e.g. 2 for a HiDPI image."), tr("S"));
+  parser.addOptions({help, version, screenshot, size, scale});
+
+  if (!parser.parse(arguments)) return error(parser.errorText());
+  if (!parser.positionalArguments().isEmpty()) {
+    return error(tr("Unexpected argument: %1").arg(parser.positionalArguments().constFirst()));
+  }
+
+  AppOptions options;
+  if (parser.isSet(help)) {
+    options.action = AppOptions::Action::ShowHelp;
+    options.message = parser.helpText();
+    return options;
+  }
+  if (parser.isSet(version)) {
+    options.action = AppOptions::Action::ShowVersion;
+    return options;
+  }
+
+  if (parser.isSet(size)) {
+    options.size = parseSize(parser.value(size));
+    if (!options.size.isValid()) {
+      return error(tr("--size must be WIDTHxHEIGHT with positive integers, e.g. 1400x900 (got \"%1\")")
+                       .arg(parser.value(size)));
+    }
+    if (options.size.width() > kMaxScreenshotEdge || options.size.height() > kMaxScreenshotEdge) {
+      return error(tr("--size: at most %1 pixels per edge (got \"%2\")").arg(kMaxScreenshotEdge).arg(parser.value(size)));
+    }
+  }
+  if (parser.isSet(scale)) {
+    bool ok = false;
+    const double value = parser.value(scale).toDouble(&ok);
+    if (!ok || !std::isfinite(value) || value <= 0 || value > kMaxScreenshotScale) {
+      return error(tr("--scale must be a number greater than 0 and at most %1 (got \"%2\")")
+                       .arg(kMaxScreenshotScale)
+                       .arg(parser.value(scale)));
+    }
+    options.scale = value;
+  }
+  if (parser.isSet(screenshot)) {
+    options.screenshotPath = parser.value(screenshot);
+    if (options.screenshotPath.isEmpty()) return error(tr("--screenshot needs a file name"));
+  } else if (parser.isSet(size) || parser.isSet(scale)) {
+    return error(tr("--size and --scale only apply to --screenshot"));
+  }
+  return options;
+}
+
+}  // namespace ampscope::ui

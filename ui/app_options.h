@@ -1,0 +1,42 @@
+// Command-line options of the `ampscope` GUI, parsed into a plain struct so main() only wires and the
+// parsing is unit-tested. To add an option: a field here, a QCommandLineOption and its check in
+// parseAppOptions().
+#pragma once
+
+#include <QSize>
+#include <QString>
+#include <QStringList>
+
+namespace ampscope::ui {
+
+struct AppOptions {
+  enum class Action { Run, ShowHelp, ShowVersion, Error };
+  Action action = Action::Run;
+  QString message;  // the error (Action::Error) or the help text (Action::ShowHelp)
+
+  // --screenshot FILE [--size WxH] [--scale S]: render the window offscreen into FILE and exit.
+  QString screenshotPath;
+  QSize size;          // invalid: the window's own default size
+  double scale = 0;    // 0: the screen's device pixel ratio
+
+  bool screenshotRequested() const { return !screenshotPath.isEmpty(); }
+};
+
+// Exit codes of `ampscope`.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitRuntimeError = 1;  // e.g. the screenshot file cannot be written
+inline constexpr int kExitUsageError = 2;    // bad arguments
+
+// Largest --scale accepted; a 1400x900 window at 4x is already a 5600x3600 image.
+inline constexpr double kMaxScreenshotScale = 4.0;
+// Largest --size edge accepted.
+inline constexpr int kMaxScreenshotEdge = 10000;
+
+// `arguments` includes the program name first, as QCoreApplication::arguments() does. Works before a
+// QApplication exists (main() needs --scale before creating it).
+AppOptions parseAppOptions(const QStringList& arguments);
+
+// "1400x900" -> QSize(1400, 900); an invalid QSize if the text is not WxH with positive integers.
+QSize parseSize(const QString& text);
+
+}  // namespace ampscope::ui

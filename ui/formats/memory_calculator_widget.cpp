@@ -1,0 +1,133 @@
+#include "ui/formats/memory_calculator_widget.h"
+
+#include <QApplication>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QProgressBar>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "ampscope/engine/number_format.h"
+#include "ui/formats/element_count.h"
+#include "ui/formats/format_text.h"
+
+namespace ampscope::ui::formats {
+
+namespace {
+
+enum Column { kDType, kBytesPerElement, kBytes, kGiB, kBar, kColumnCount };
+
+QString groupedInteger(long double value) {
+  // QLocale's grouping for integers beyond 64 bits is not needed: counts stop at 1e18 elements and
+  // 8 bytes each, 8e18 < 2^63.
+  return QLocale::c().toString(static_cast<qlonglong>(std::llround(static_cast<double>(value))))
+      .replace(QLatin1Char(','), QChar(0x2009));  // thin space groups: 4 000 000 000
+}
+
+}  // namespace
+
+MemoryCalculatorWidget::MemoryCalculatorWidget(QWidget* parent) : QWidget(parent) {
+  auto* layout = new QVBoxLayout(this);
+  auto* intro = new QLabel(tr("How much memory a tensor of N elements takes in each dtype. Halving the bytes "
+                              "per element halves the memory traffic of a bandwidth-bound operator. "
+                              "1 GiB = 2<sup>30</sup> bytes."),
+                           this);
+  intro->setWordWrap(true);
+  layout->addWidget(intro);
+
+  auto* entry = new QHBoxLayout;
+  auto* label = new QLabel(tr("&Elements:"), this);
+  m_count = new QLineEdit(QStringLiteral("1e9"), this);
+  m_count->setObjectName(QStringLiteral("elementCountEdit"));
+  m_count->setPlaceholderText(tr("e.g. 1e9, 7e9, 1,000,000"));
+  m_count->setToolTip(tr("Number of elements: 1e9, 7e9 (a 7B-parameter model), 1,000,000 or 1_000_000."));
+  m_count->setMaximumWidth(260);
+  label->setBuddy(m_count);
+  m_message = new QLabel(this);
+  m_message->setObjectName(QStringLiteral("elementCountMessage"));
+  m_message->setWordWrap(true);
+  entry->addWidget(label);
+  entry->addWidget(m_count);
+  entry->addWidget(m_message, 1);
+  layout->addLayout(entry);
+
+  m_table = new QTableWidget(static_cast<int>(allDTypes().size()), kColumnCount, this);
+  m_table->setObjectName(QStringLiteral("memoryTable"));
+  m_table->setHorizontalHeaderLabels({tr("dtype"), tr("bytes / element"), tr("bytes"), tr("GiB"), QString()});
+  m_table->verticalHeader()->hide();
+  m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  m_table->setSelectionMode(QAbstractItemView::NoSelection);
+  m_table->setAlternatingRowColors(true);
+  int row = 0;
+  for (DType dtype : allDTypes()) {
+    auto* name = new QTableWidgetItem(dtypeDisplayName(dtype));
+    QFont bold = name->font();
+    bold.setBold(true);
+    name->setFont(bold);
+    m_table->setItem(row, kDType, name);
+    for (int c = kBytesPerElement; c <= kGiB; ++c) {
+      auto* item = new QTableWidgetItem;
+      item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+      m_table->setItem(row, c, item);
+    }
+    auto* bar = new QProgressBar(m_table);
+    bar->setRange(0, 8);
+    bar->setValue(formatSpec(dtype).storageBytes);
+    bar->setTextVisible(false);
+    bar->setToolTip(tr("Relative size: %1 of FP64's 8 bytes.").arg(formatSpec(dtype).storageBytes));
+    m_table->setCellWidget(row, kBar, bar);
+    ++row;
+  }
+  if (auto* tf32 = m_table->item(2, kDType)) {
+    tf32->setToolTip(tr("TF32 is a compute format: tensors stay FP32 in memory (4 bytes)."));
+  }
+  m_table->horizontalHeader()->setStretchLastSection(true);
+  m_table->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
+  layout->addWidget(m_table);
+  layout->addStretch();
+
+  connect(m_count, &QLineEdit::textChanged, this, &MemoryCalculatorWidget::recompute);
+  recompute();
+}
+
+QString MemoryCalculatorWidget::message() const { return m_message->text(); }
+
+QString MemoryCalculatorWidget::gibText(int row) const {
+  const QTableWidgetItem* item = m_table->item(row, kGiB);
+  return item ? item->text() : QString();
+}
+
+void MemoryCalculatorWidget::recompute() {
+  const ElementCount count = parseElementCount(m_count->text());
+  m_valid = count.ok;
+  m_count->setProperty("invalid", !count.ok);
+  QPalette palette = m_count->palette();
+  palette.setColor(QPalette::Base, count.ok ? QApplication::palette(m_count).color(QPalette::Base)
+                                            : QColor(0xfd, 0xec, 0xea));
+  m_count->setPalette(palette);
+  if (!count.ok) {
+    m_message->setText(QStringLiteral("<span style='color:#c62828'>%1</span>").arg(count.error.toHtmlEscaped()));
+    return;  // the table keeps the last good numbers
+  }
+  m_message->setText(tr("%1 elements").arg(groupedInteger(count.value)));
+  const std::vector<DType>& dtypes = allDTypes();
+  for (const MemoryFootprint& footprint : memoryFootprints(count.value)) {
+    const int row = static_cast<int>(std::find(dtypes.begin(), dtypes.end(), footprint.dtype) - dtypes.begin());
+    if (row >= m_table->rowCount()) continue;
+    char gib[64];
+    std::snprintf(gib, sizeof gib, "%.4f", footprint.gib);
+    m_table->item(row, kBytesPerElement)->setText(QString::number(formatSpec(footprint.dtype).storageBytes));
+    m_table->item(row, kBytes)->setText(groupedInteger(footprint.bytes));
+    m_table->item(row, kGiB)->setText(QString::fromLatin1(gib));
+  }
+  m_table->resizeColumnsToContents();
+}
+
+}  // namespace ampscope::ui::formats

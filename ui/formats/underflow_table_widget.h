@@ -1,0 +1,29 @@
+// The chapter's gradient-underflow table: the FP32 tensor [1e-2, 1e-4, 1e-6, 1e-7, 1e-8, 1e-9] cast
+// to FP16 and BF16 (%.4e), zeros and subnormals highlighted. Double-clicking a row makes that value
+// the panel's entry value.
+#pragma once
+
+#include <QWidget>
+
+class QTableWidget;
+
+namespace ampscope::ui::formats {
+
+class UnderflowTableWidget : public QWidget {
+  Q_OBJECT
+ public:
+  explicit UnderflowTableWidget(QWidget* parent = nullptr);
+
+  // The chapter's inputs (seed-digest section 5).
+  static const QVector<double>& inputs();
+
+  QTableWidget* table() const { return m_table; }
+
+ signals:
+  void valueActivated(double value);
+
+ private:
+  QTableWidget* m_table = nullptr;
+};
+
+}  // namespace ampscope::ui::formats
