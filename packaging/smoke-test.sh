@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# Smoke test of the Debian package, as a user meets it: build the .deb, install it with apt, run the
+# installed programs (the GUI headless), remove it, and check nothing of it is left behind.
+# Usage (as root, on a disposable machine or CI): packaging/smoke-test.sh BUILD_DIR
+# BUILD_DIR is a configured AmpScope build tree; its `package` target builds everything first
+# (CMAKE_BUILD_PARALLEL_LEVEL limits the jobs, as for any `cmake --build`).
+# Leaves the system as it found it: the package is removed at the end, also when a check fails.
+set -euo pipefail
+
+build_dir=${1:-}
+if [[ -z "$build_dir" || ! -f "$build_dir/CMakeCache.txt" ]]; then
+  echo "usage: $0 BUILD_DIR   (a configured AmpScope build directory)" >&2
+  exit 2
+fi
+if [[ $(id -u) -ne 0 ]]; then
+  echo "smoke-test: must run as root (it installs and removes a system package)" >&2
+  exit 2
+fi
+build_dir=$(cd "$build_dir" && pwd)
+pkg=ampscope
+export DEBIAN_FRONTEND=noninteractive
+
+step() { printf '\n== smoke-test: %s\n' "$*"; }
+fail() { printf 'smoke-test: FAIL: %s\n' "$*" >&2; exit 1; }
+
+if dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+  fail "$pkg is already installed; remove it first so the test starts from a clean system"
+fi
+
+step "building the package target in $build_dir"
+cmake --build "$build_dir" --target package
+version=$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$build_dir/CMakeCache.txt")
+deb="$build_dir/${pkg}_${version}_$(dpkg --print-architecture).deb"
+[[ -f "$deb" ]] || fail "expected $deb after the package target"
+ls -l "$deb"
+
+work=$(mktemp -d)
+removed=0
+cleanup() {
+  if [[ $removed -eq 0 ]] && dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q installed; then
+    echo "smoke-test: removing $pkg after a failure"
+    apt-get remove -y "$pkg" >/dev/null || true
+  fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+step "apt-get install $deb"
+apt-get install -y --no-install-recommends "$deb"
+dpkg-query -W -f='${Package} ${Version} ${Status}\n' "$pkg"
+dpkg -L "$pkg" | sort > "$work/files"
+# Files only (directories such as /usr/bin are shared with other packages).
+while IFS= read -r f; do [[ -f "$f" && ! -L "$f" ]] && echo "$f"; done < "$work/files" > "$work/owned"
+echo "installed $(wc -l < "$work/owned") files"
+
+step "installed files"
+gui=0
+[[ -x /usr/bin/ampscope ]] && gui=1
+expect=(/usr/bin/ampscope-cli "/usr/share/doc/$pkg/copyright" /usr/share/man/man1/ampscope-cli.1.gz)
+if [[ $gui -eq 1 ]]; then
+  app_id=io.github.ampscope.AmpScope
+  expect+=(/usr/share/man/man1/ampscope.1.gz
+           "/usr/share/applications/$app_id.desktop"
+           "/usr/share/metainfo/$app_id.metainfo.xml"
+           "/usr/share/icons/hicolor/scalable/apps/$app_id.svg"
+           /usr/share/ampscope/screenshots/main-window.png)
+  for s in 16 24 32 48 64 128 256; do expect+=("/usr/share/icons/hicolor/${s}x${s}/apps/$app_id.png"); done
+fi
+for f in "${expect[@]}"; do
+  [[ -s "$f" ]] || fail "missing or empty: $f"
+done
+echo "all ${#expect[@]} expected files present"
+if [[ $gui -eq 1 ]]; then
+  if command -v desktop-file-validate >/dev/null; then
+    desktop-file-validate "/usr/share/applications/$app_id.desktop"
+    echo "desktop-file-validate: ok"
+  fi
+  if command -v appstreamcli >/dev/null; then
+    appstreamcli validate --no-net "/usr/share/metainfo/$app_id.metainfo.xml"
+  fi
+fi
+if command -v man >/dev/null; then
+  for page in "${expect[@]}"; do
+    [[ "$page" == */man1/*.gz ]] || continue
+    MANWIDTH=80 man -l "$page" 2>&1 | head -n 3 | grep -q "User Commands" || fail "man page $page does not render"
+  done
+  echo "man pages render"
+fi
+
+step "ampscope-cli --version"
+out=$(/usr/bin/ampscope-cli --version)
+echo "$out"
+[[ "$out" == *"$version"* ]] || fail "ampscope-cli --version does not name version $version"
+/usr/bin/ampscope-cli convert 65504 1e-8 > "$work/convert.txt" || fail "ampscope-cli convert failed"
+echo "ampscope-cli convert: $(wc -l < "$work/convert.txt") lines"
+
+if [[ $gui -eq 1 ]]; then
+  step "ampscope --version, and a headless screenshot"
+  out=$(QT_QPA_PLATFORM=offscreen timeout 60 /usr/bin/ampscope --version)
+  echo "$out"
+  [[ "$out" == *"$version"* ]] || fail "ampscope --version does not name version $version"
+  shot="$work/x.png"
+  # Run from an empty HOME so the test neither reads nor writes anyone's settings.
+  HOME="$work/home" QT_QPA_PLATFORM=offscreen timeout 300 \
+    /usr/bin/ampscope --screenshot "$shot" --size 1400x900 || fail "ampscope --screenshot failed"
+  [[ -s "$shot" ]] || fail "ampscope --screenshot wrote no file or an empty one"
+  magic=$(head -c 8 "$shot" | od -An -tx1 | tr -d ' \n')
+  [[ "$magic" == 89504e470d0a1a0a ]] || fail "$shot is not a PNG (starts with $magic)"
+  echo "screenshot: $(stat -c %s "$shot") bytes, $(file -b "$shot")"
+fi
+
+step "apt-get remove $pkg"
+apt-get remove -y "$pkg"
+removed=1
+status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
+[[ -z "$status" || "$status" == *not-installed* || "$status" == *config-files* ]] ||
+  fail "dpkg still reports $pkg as '$status'"
+left=0
+while IFS= read -r f; do
+  if [[ -e "$f" ]]; then echo "left behind: $f" >&2; left=$((left + 1)); fi
+done < "$work/owned"
+[[ $left -eq 0 ]] || fail "$left file(s) of $pkg still present after removal"
+echo "all $(wc -l < "$work/owned") files of $pkg are gone"
+
+printf '\nsmoke-test: PASS (%s %s)\n' "$pkg" "$version"
