@@ -1,5 +1,6 @@
 # Renders one screenshot of AmpScope for the package (run with cmake -P at install/packaging time).
 #   -DAPP=path/to/ampscope  -DOUT=file.png  -DSIZE=WxH  [-DARGS=a,b,c]  extra ampscope arguments
+#   [-DAPP_ENV=VAR=value,...]  environment of the app (locale of the screenshot)
 #   -DPLACEHOLDER=file.svg  -DRSVG_CONVERT=path       fallback when the app cannot render headlessly
 # The app renders on Qt's offscreen platform: no display is needed. When the app has no --screenshot
 # option (or it fails), the placeholder SVG is rasterised instead and a warning says so, so a package
@@ -16,15 +17,21 @@ get_filename_component(out_dir "${OUT}" DIRECTORY)
 file(MAKE_DIRECTORY "${out_dir}")
 file(REMOVE "${OUT}")
 string(REPLACE "," ";" extra_args "${ARGS}")
+string(REPLACE "," ";" extra_env "${APP_ENV}")
+# A settings folder of its own: the picture must not depend on (or change) the packager's saved layout.
+get_filename_component(config_home "${PLACEHOLDER}" DIRECTORY)
+set(config_home "${config_home}/screenshot-config")
+file(REMOVE_RECURSE "${config_home}")
+set(app_env QT_QPA_PLATFORM=offscreen "XDG_CONFIG_HOME=${config_home}" ${extra_env})
 
 # An app without the option would ignore it and open its window forever; ask --help first, with a timeout.
-execute_process(COMMAND "${CMAKE_COMMAND}" -E env QT_QPA_PLATFORM=offscreen "${APP}" --help
+execute_process(COMMAND "${CMAKE_COMMAND}" -E env ${app_env} "${APP}" --help
                 OUTPUT_VARIABLE help_text ERROR_VARIABLE help_err RESULT_VARIABLE help_rc TIMEOUT 30)
 set(why "")
 if(NOT help_text MATCHES "--screenshot" AND NOT help_err MATCHES "--screenshot")
   set(why "'${APP} --help' does not list --screenshot (rc ${help_rc})")
 else()
-  execute_process(COMMAND "${CMAKE_COMMAND}" -E env QT_QPA_PLATFORM=offscreen
+  execute_process(COMMAND "${CMAKE_COMMAND}" -E env ${app_env}
                           "${APP}" ${extra_args} --screenshot "${OUT}" --size "${SIZE}"
                   RESULT_VARIABLE shot_rc OUTPUT_VARIABLE shot_out ERROR_VARIABLE shot_err TIMEOUT 300)
   if(NOT shot_rc EQUAL 0)
@@ -38,11 +45,14 @@ else()
       set(why "'ampscope --screenshot' wrote ${out_size} bytes that are not a PNG")
     else()
       message(STATUS "Screenshot ${OUT} rendered by ampscope (${out_size} bytes)")
-      return()
     endif()
   endif()
 endif()
 
+file(REMOVE_RECURSE "${config_home}")
+if(why STREQUAL "")
+  return()
+endif()
 if(NOT RSVG_CONVERT)
   message(FATAL_ERROR "No screenshot: ${why}; and rsvg-convert for the placeholder is missing")
 endif()
