@@ -1,0 +1,154 @@
+// The main window shell: docks, menus, layout persistence, About.
+#include <gtest/gtest.h>
+
+#include <QDockWidget>
+#include <QLabel>
+#include <QMenu>
+#include <QSettings>
+#include <QTest>
+
+#include "ampscope/engine/version.h"
+#include "ui/about_dialog.h"
+#include "ui/main_window.h"
+
+namespace ampscope::ui {
+namespace {
+
+class MainWindowTest : public ::testing::Test {
+ protected:
+  void SetUp() override { QSettings().clear(); }
+  void TearDown() override { QSettings().clear(); }
+};
+
+QStringList actionTexts(const QMenu* menu) {
+  QStringList texts;
+  for (const QAction* action : menu->actions()) texts << action->text();
+  return texts;
+}
+
+TEST_F(MainWindowTest, EveryPanelIsADockWithAStableNameAndAViewToggle) {
+  MainWindow window;
+  window.restoreLayout();
+  const QList<QDockWidget*> docks = window.findChildren<QDockWidget*>();
+  ASSERT_FALSE(docks.isEmpty());
+  QStringList names;
+  for (QDockWidget* dock : docks) {
+    EXPECT_FALSE(dock->objectName().isEmpty()) << dock->windowTitle().toStdString();
+    EXPECT_FALSE(names.contains(dock->objectName())) << "duplicate " << dock->objectName().toStdString();
+    names << dock->objectName();
+    EXPECT_TRUE(window.viewMenu()->actions().contains(dock->toggleViewAction())) << dock->objectName().toStdString();
+  }
+  EXPECT_TRUE(names.contains(QStringLiteral("numberFormatsDock")));
+  EXPECT_TRUE(window.isDockNestingEnabled());
+  EXPECT_TRUE(window.dockOptions() & QMainWindow::AllowTabbedDocks);
+}
+
+TEST_F(MainWindowTest, MenusOfferQuitPanelTogglesResetLayoutAndAbout) {
+  MainWindow window;
+  EXPECT_TRUE(actionTexts(window.fileMenu()).contains(QStringLiteral("&Quit")));
+  EXPECT_TRUE(actionTexts(window.viewMenu()).contains(QStringLiteral("&Reset layout")));
+  EXPECT_EQ(actionTexts(window.helpMenu()), (QStringList{QStringLiteral("&About AmpScope"), QStringLiteral("About &Qt")}));
+
+  // A panel added later gets its toggle above "Reset layout", not below.
+  auto* dock = new QDockWidget(QStringLiteral("Extra"), &window);
+  dock->setObjectName(QStringLiteral("extraDock"));
+  window.addPanel(dock, Qt::RightDockWidgetArea);
+  const QList<QAction*> actions = window.viewMenu()->actions();
+  EXPECT_LT(actions.indexOf(dock->toggleViewAction()), actions.indexOf(window.resetLayoutAction()));
+}
+
+TEST_F(MainWindowTest, HasTheApplicationIcon) {
+  MainWindow window;
+  EXPECT_FALSE(window.windowIcon().isNull());
+  EXPECT_FALSE(window.windowIcon().pixmap(32, 32).isNull());
+}
+
+TEST_F(MainWindowTest, SavesTheLayoutOnCloseAndRestoresItAtTheNextStart) {
+  {
+    MainWindow first;
+    first.restoreLayout();
+    first.resize(1111, 777);
+    first.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&first));
+    first.numberFormatsDock()->setFloating(true);
+    first.close();
+  }
+  QSettings settings;
+  EXPECT_EQ(settings.value(QStringLiteral("mainWindow/layoutVersion")).toInt(), MainWindow::kLayoutVersion);
+  EXPECT_FALSE(settings.value(QStringLiteral("mainWindow/state")).toByteArray().isEmpty());
+  EXPECT_FALSE(settings.value(QStringLiteral("mainWindow/geometry")).toByteArray().isEmpty());
+
+  MainWindow second;
+  second.restoreLayout();
+  second.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&second));
+  EXPECT_TRUE(second.numberFormatsDock()->isFloating());
+  EXPECT_EQ(second.size(), QSize(1111, 777));
+
+  second.resetLayout();
+  EXPECT_FALSE(second.numberFormatsDock()->isFloating());
+}
+
+TEST_F(MainWindowTest, HiddenPanelStaysHiddenAfterRestartAndResetShowsIt) {
+  {
+    MainWindow first;
+    first.restoreLayout();
+    first.show();
+    first.numberFormatsDock()->toggleViewAction()->trigger();
+    EXPECT_FALSE(first.numberFormatsDock()->isVisible());
+    first.close();
+  }
+  MainWindow second;
+  second.restoreLayout();
+  second.show();
+  EXPECT_FALSE(second.numberFormatsDock()->toggleViewAction()->isChecked());
+  second.resetLayoutAction()->trigger();
+  EXPECT_TRUE(second.numberFormatsDock()->isVisible());
+}
+
+TEST_F(MainWindowTest, IgnoresALayoutSavedByAnotherLayoutVersion) {
+  {
+    MainWindow first;
+    first.restoreLayout();
+    first.show();
+    first.numberFormatsDock()->setFloating(true);
+    first.close();
+  }
+  QSettings().setValue(QStringLiteral("mainWindow/layoutVersion"), MainWindow::kLayoutVersion + 1);
+  MainWindow second;
+  second.restoreLayout();
+  second.show();
+  EXPECT_FALSE(second.numberFormatsDock()->isFloating());
+}
+
+TEST_F(MainWindowTest, WithoutPersistenceNothingIsSavedOrRestored) {
+  MainWindow window;
+  window.setLayoutPersistence(false);
+  window.restoreLayout();
+  window.show();
+  window.close();
+  EXPECT_FALSE(QSettings().contains(QStringLiteral("mainWindow/state")));
+}
+
+TEST_F(MainWindowTest, AboutShowsTheVersionsOfAmpScopeQtAndLibTorchAndTheLicence) {
+  MainWindow window;
+  window.show();
+  window.aboutAction()->trigger();
+  auto* dialog = window.findChild<AboutDialog*>();
+  ASSERT_NE(dialog, nullptr);
+  EXPECT_TRUE(dialog->isVisible());
+  const QString text = dialog->plainText();
+  EXPECT_TRUE(text.contains(QStringLiteral("AmpScope ") + QString::fromStdString(ampscopeVersion()))) << text.toStdString();
+  EXPECT_TRUE(text.contains(QString::fromLatin1(qVersion()))) << text.toStdString();
+  EXPECT_TRUE(text.contains(QString::fromStdString(libtorchVersion()))) << text.toStdString();
+  EXPECT_TRUE(text.contains(QStringLiteral("GPL-3.0-or-later")));
+  EXPECT_TRUE(text.contains(QStringLiteral("QCustomPlot")));
+  EXPECT_EQ(QString::fromStdString(ampscopeVersion()), QStringLiteral(AMPSCOPE_TEST_VERSION));
+  dialog->reject();
+
+  // Opening it again reuses the one dialog.
+  EXPECT_EQ(window.showAbout(), dialog);
+}
+
+}  // namespace
+}  // namespace ampscope::ui

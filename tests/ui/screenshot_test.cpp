@@ -1,0 +1,50 @@
+// Renders the main window with the chapter's 1e-8 entered, once per tab and at the two sizes the
+// panel must work at, into $AMPSCOPE_SCREENSHOT_DIR. Skipped when the variable is not set: this is
+// for looking at the panel (and for the screenshot), not an assertion about pixels.
+#include <gtest/gtest.h>
+
+#include <QDir>
+#include <QTabWidget>
+#include <QTest>
+
+#include "ui/formats/number_formats_panel.h"
+#include "ui/main_window.h"
+
+namespace ampscope::ui {
+namespace {
+
+TEST(Screenshots, NumberFormatsPanelWithOneEMinus8) {
+  const QString dir = qEnvironmentVariable("AMPSCOPE_SCREENSHOT_DIR");
+  if (dir.isEmpty()) GTEST_SKIP() << "set AMPSCOPE_SCREENSHOT_DIR to write the screenshots";
+  ASSERT_TRUE(QDir().mkpath(dir));
+
+  for (const QSize size : {QSize(1400, 900), QSize(1024, 700)}) {
+    MainWindow window;
+    window.setLayoutPersistence(false);
+    window.restoreLayout();
+    window.resize(size);
+    window.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+    formats::NumberFormatsPanel* panel = window.numberFormatsPanel();
+    panel->setValueText(QStringLiteral("1e-8"));
+    QTabWidget* tabs = panel->tabs();
+    for (int tab = 0; tab < tabs->count(); ++tab) {
+      tabs->setCurrentIndex(tab);
+      QTest::qWait(150);
+      const QString name = QStringLiteral("%1/formats-1e-8-tab%2-%3x%4.png")
+                               .arg(dir)
+                               .arg(tab)
+                               .arg(size.width())
+                               .arg(size.height());
+      EXPECT_TRUE(window.grab().save(name)) << name.toStdString();
+    }
+    // A bad entry, to see how the field is marked.
+    tabs->setCurrentIndex(0);
+    panel->setValueText(QStringLiteral("1e-8x"));
+    QTest::qWait(100);
+    EXPECT_TRUE(window.grab().save(QStringLiteral("%1/formats-bad-input-%2x%3.png").arg(dir).arg(size.width()).arg(size.height())));
+  }
+}
+
+}  // namespace
+}  // namespace ampscope::ui
