@@ -1,0 +1,172 @@
+#include "ui/training/heat_map_plot.h"
+
+#include <QComboBox>
+#include <algorithm>
+#include <cmath>
+#include <qcustomplot.h>
+
+#include "ui/training/mode_palette.h"
+#include "ui/training/power_of_two_ticker.h"
+#include "ui/training/telemetry_store.h"
+
+namespace ampscope::ui {
+
+HeatMapPlot::HeatMapPlot(TelemetryStore* store, QWidget* parent) : PlotPanel(store, parent) {
+  modeCombo_ = new QComboBox(this);
+  scaledCombo_ = new QComboBox(this);
+  scaledCombo_->addItem(tr("Scaled"));
+  scaledCombo_->addItem(tr("Unscaled"));
+  scaledCombo_->setToolTip(tr("Scaled: as the GradScaler saw them; unscaled: as the optimizer gets them."));
+  controls()->insertWidget(1, modeCombo_);
+  controls()->insertWidget(2, scaledCombo_);
+  connect(modeCombo_, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
+  connect(scaledCombo_, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
+
+  plot()->legend->setVisible(false);
+  plot()->xAxis->setLabel(tr("step"));
+  plot()->yAxis->setLabel(tr("binary exponent ⌊log₂|g|⌋"));
+  map_ = new QCPColorMap(plot()->xAxis, plot()->yAxis);
+  colorScale_ = new QCPColorScale(plot());
+  plot()->plotLayout()->addElement(0, 1, colorScale_);
+  colorScale_->setType(QCPAxis::atRight);
+  colorScale_->setDataScaleType(QCPAxis::stLogarithmic);
+  colorScale_->axis()->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
+  colorScale_->axis()->setNumberFormat(QStringLiteral("eb"));
+  colorScale_->axis()->setNumberPrecision(0);
+  colorScale_->axis()->setLabel(tr("values per bin"));
+  map_->setColorScale(colorScale_);
+  QCPColorGradient gradient(QCPColorGradient::gpThermal);
+  gradient.setNanHandling(QCPColorGradient::nhTransparent);
+  map_->setGradient(gradient);
+  map_->setInterpolate(false);
+  auto margins = new QCPMarginGroup(plot());
+  plot()->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
+  colorScale_->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
+
+  // FP16's landmarks as horizontal lines: flush edge (bar -25's lower edge), smallest normal, overflow.
+  auto hline = [&](double y, const QColor& c, const QString& text) {
+    auto* line = new QCPItemStraightLine(plot());
+    line->point1->setCoords(0, y);
+    line->point2->setCoords(1, y);
+    line->setPen(QPen(c, 1, Qt::DashLine));
+    auto* label = new QCPItemText(plot());
+    label->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
+    label->position->setTypeY(QCPItemPosition::ptPlotCoords);
+    label->position->setCoords(0.005, y);
+    label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+    label->setText(text);
+    label->setColor(c);
+  };
+  hline(-25.5, QColor(220, 0, 0), tr("FP16 flush to 0 below"));
+  hline(-14.5, QColor(200, 160, 0), tr("FP16 subnormal below"));
+  hline(15.5, QColor(220, 0, 0), tr("FP16 overflow above"));
+}
+
+void HeatMapPlot::setMode(PrecisionMode mode) {
+  const int index = modeCombo_->findData(static_cast<int>(mode));
+  if (index >= 0) modeCombo_->setCurrentIndex(index);
+}
+
+PrecisionMode HeatMapPlot::mode() const {
+  return static_cast<PrecisionMode>(modeCombo_->currentData().toInt());
+}
+
+void HeatMapPlot::setScaled(bool scaled) { scaledCombo_->setCurrentIndex(scaled ? 0 : 1); }
+
+bool HeatMapPlot::scaled() const { return scaledCombo_->currentIndex() == 0; }
+
+void HeatMapPlot::refillModes() {
+  const std::vector<PrecisionMode> modes = store()->modes();
+  if (modeCombo_->count() == static_cast<int>(modes.size())) return;
+  const QVariant current = modeCombo_->currentData();
+  const QSignalBlocker block(modeCombo_);
+  modeCombo_->clear();
+  for (PrecisionMode m : modes) modeCombo_->addItem(ModePalette::swatch(m), ModePalette::label(m), static_cast<int>(m));
+  // Default to the mode where the picture is most telling: FP16 without a scaler, then with one.
+  int index = modeCombo_->findData(current);
+  if (index < 0) index = modeCombo_->findData(static_cast<int>(PrecisionMode::FP16Amp));
+  if (index < 0) index = modeCombo_->findData(static_cast<int>(PrecisionMode::FP16AmpScaled));
+  modeCombo_->setCurrentIndex(std::max(index, 0));
+}
+
+void HeatMapPlot::rebuildFromStore() {
+  refillModes();
+  redraw();
+}
+
+void HeatMapPlot::appendFromStore() {
+  refillModes();
+  const ModeSeries* s = modeCombo_->count() > 0 ? store()->series(mode()) : nullptr;
+  const int64_t latest = (s && !s->histogramRing.empty()) ? s->histogramRing.back().step : -1;
+  if (latest != drawnStep_) redraw();
+}
+
+void HeatMapPlot::redraw() {
+  const ModeSeries* s = modeCombo_->count() > 0 ? store()->series(mode()) : nullptr;
+  if (!s || s->histogramRing.empty()) {
+    map_->data()->clear();
+    columns_ = 0;
+    drawnStep_ = -1;
+    replotQueued();
+    return;
+  }
+  const bool useScaled = scaled();
+  // Rows: the exponents that occur, plus FP16's landmarks so the lines are in view.
+  int lo = -27, hi = 17;
+  for (const HistogramSnapshot& snap : s->histogramRing) {
+    const ExponentHistogram& h = useScaled ? snap.scaled : snap.unscaled;
+    for (int e = ExponentHistogram::kMinExponent; e <= ExponentHistogram::kMaxExponent; ++e) {
+      if (h.countAt(e) == 0) continue;
+      lo = std::min(lo, e);
+      hi = std::max(hi, e);
+    }
+  }
+  minExponent_ = lo;
+  maxExponent_ = hi;
+  columns_ = static_cast<int>(s->histogramRing.size());
+  const int rows = hi - lo + 1;
+  map_->data()->setSize(columns_, rows);
+  const double firstStep = static_cast<double>(s->histogramRing.front().step);
+  const double lastStep = static_cast<double>(s->histogramRing.back().step);
+  map_->data()->setRange(QCPRange(firstStep, columns_ > 1 ? lastStep : firstStep + 1), QCPRange(lo, hi));
+  for (int c = 0; c < columns_; ++c) {
+    const ExponentHistogram& h = useScaled ? s->histogramRing[static_cast<size_t>(c)].scaled
+                                           : s->histogramRing[static_cast<size_t>(c)].unscaled;
+    for (int r = 0; r < rows; ++r) {
+      const int64_t n = h.countAt(lo + r);
+      map_->data()->setCell(c, r, n > 0 ? static_cast<double>(n) : std::nan(""));
+    }
+  }
+  map_->rescaleDataRange(true);
+  QCPRange range = map_->dataRange();
+  if (range.lower < 1) range.lower = 1;
+  if (range.upper <= range.lower) range.upper = range.lower * 10;
+  map_->setDataRange(range);
+  drawnStep_ = s->histogramRing.back().step;
+  if (followLatest()) fitToData();
+  replotQueued();
+}
+
+void HeatMapPlot::fitToData() {
+  if (columns_ == 0) return;
+  const QCPRange keys = map_->data()->keyRange();
+  const double half = columns_ > 1 ? 0.5 * keys.size() / (columns_ - 1) : 0.5;
+  plot()->xAxis->setRange(keys.lower - half, keys.upper + half);
+  plot()->yAxis->setRange(minExponent_ - 1.5, maxExponent_ + 1.5);
+}
+
+QString HeatMapPlot::readoutAt(double key, double value) const {
+  if (columns_ == 0) return {};
+  int c = 0, r = 0;
+  map_->data()->coordToCell(key, value, &c, &r);
+  if (c < 0 || c >= columns_ || r < 0 || r > maxExponent_ - minExponent_) return {};
+  const ModeSeries* s = store()->series(mode());
+  if (!s || static_cast<size_t>(c) >= s->histogramRing.size()) return {};
+  const HistogramSnapshot& snap = s->histogramRing[static_cast<size_t>(c)];
+  const int e = minExponent_ + r;
+  const int64_t n = (scaled() ? snap.scaled : snap.unscaled).countAt(e);
+  return tr("step %1\n|g| in [%2, %3): %4 values").arg(snap.step).arg(PowerOfTwoTicker::label(e),
+                                                                     PowerOfTwoTicker::label(e + 1)).arg(n);
+}
+
+}  // namespace ampscope::ui

@@ -1,0 +1,47 @@
+// HeatMapPlot: the exponent histogram of one mode's parameter gradients over time. x = step of each
+// instrumented step the store still holds (a bounded ring), y = binary exponent, colour = count on a log
+// colour scale; empty cells are transparent so FP16's shaded zones behind show where the mass sits.
+#pragma once
+
+#include "ampscope/engine/run_config.h"
+#include "ui/training/plot_panel.h"
+
+class QComboBox;
+class QCPColorMap;
+class QCPColorScale;
+
+namespace ampscope::ui {
+
+class HeatMapPlot : public PlotPanel {
+  Q_OBJECT
+ public:
+  explicit HeatMapPlot(TelemetryStore* store, QWidget* parent = nullptr);
+
+  void setMode(PrecisionMode mode);
+  PrecisionMode mode() const;
+  void setScaled(bool scaled);
+  bool scaled() const;
+  QCPColorMap* colorMap() const { return map_; }
+  int columns() const { return columns_; }
+
+ protected:
+  void rebuildFromStore() override;
+  void appendFromStore() override;
+  void fitToData() override;
+  QString readoutAt(double key, double value) const override;
+
+ private:
+  void refillModes();
+  void redraw();
+
+  QComboBox* modeCombo_;
+  QComboBox* scaledCombo_;
+  QCPColorMap* map_;
+  QCPColorScale* colorScale_;
+  int columns_ = 0;
+  int64_t drawnStep_ = -1;
+  int minExponent_ = -40;
+  int maxExponent_ = 20;
+};
+
+}  // namespace ampscope::ui

@@ -1,0 +1,41 @@
+// MemoryLedgerTable: bytes per category (parameters, gradients, optimizer state, activations,
+// temporaries, peak) side by side per mode, from the engine's counting allocator, in human-readable
+// binary units. The chapter's point: under autocast only activations and temporaries shrink much.
+#pragma once
+
+#include <QString>
+#include <QWidget>
+#include <cstdint>
+#include <vector>
+
+#include "ampscope/engine/run_config.h"
+#include "ampscope/engine/telemetry.h"
+
+class QLabel;
+class QTableWidget;
+
+namespace ampscope::ui {
+
+class MemoryLedgerTable : public QWidget {
+  Q_OBJECT
+ public:
+  explicit MemoryLedgerTable(QWidget* parent = nullptr);
+
+  struct ModeLedger {
+    PrecisionMode mode;
+    MemoryLedger ledger;
+  };
+  void setLedgers(const std::vector<ModeLedger>& ledgers);
+  void clear();
+  QTableWidget* table() const { return table_; }
+  static QString formatBytes(int64_t bytes);  // "1.50 MiB", "812 B"
+
+ signals:
+  void refreshRequested();
+
+ private:
+  QTableWidget* table_;
+  QLabel* note_;
+};
+
+}  // namespace ampscope::ui

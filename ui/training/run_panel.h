@@ -1,0 +1,62 @@
+// RunPanel: the form a teacher fills before pressing Run: model, the precision modes to compare (each
+// with its palette colour), optimizer and its settings, GradScaler settings, clipping, instrument
+// interval. Every edit is parsed and checked with ampscope::validate; a bad value is outlined in red
+// with the reason right under the field (the engine's message, or "not a number" for text that does not
+// parse), and `validityChanged(false)` keeps Run disabled until the form is valid again.
+#pragma once
+
+#include <QHash>
+#include <QString>
+#include <QWidget>
+
+#include "ampscope/engine/run_config.h"
+
+class QComboBox;
+class QFormLayout;
+class QLabel;
+class QLineEdit;
+class QListWidget;
+
+namespace ampscope::ui {
+
+class RunPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit RunPanel(QWidget* parent = nullptr);
+
+  // The configuration as the form describes it (meaningful when isValid()).
+  RunConfig config() const { return config_; }
+  bool isValid() const { return valid_; }
+  void setConfig(const RunConfig& config);
+  // Field names are validate()'s ("lr", "batch", "growth-factor", ...); "modes" for the mode list.
+  QLineEdit* field(const QString& name) const { return edits_.value(name); }
+  QString fieldError(const QString& name) const;
+  QStringList errorFields() const;
+  QListWidget* modeList() const { return modes_; }
+  void setEditable(bool editable);  // greyed out while a run is active
+
+ signals:
+  void validityChanged(bool valid);
+  void configChanged();
+
+ private:
+  void addNumberRow(QFormLayout* form, const QString& name, const QString& label, const QString& tip);
+  void addErrorLabel(const QString& name, QWidget* anchorParent, QFormLayout* form, QWidget* fieldWidget,
+                     const QString& label);
+  void onModelChanged();
+  void reparse();
+  void showErrors(const QHash<QString, QString>& errors);
+
+  QComboBox* model_;
+  QListWidget* modes_;
+  QComboBox* optimizer_;
+  QComboBox* clip_;
+  QHash<QString, QLineEdit*> edits_;
+  QHash<QString, QLabel*> errorLabels_;
+  QLabel* generalError_;
+  RunConfig config_;
+  bool valid_ = true;
+  bool loading_ = false;
+};
+
+}  // namespace ampscope::ui

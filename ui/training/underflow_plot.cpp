@@ -1,0 +1,180 @@
+#include "ui/training/underflow_plot.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <algorithm>
+#include <qcustomplot.h>
+
+#include "ui/training/mode_palette.h"
+#include "ui/training/telemetry_store.h"
+
+namespace ampscope::ui {
+
+namespace {
+const Qt::PenStyle kStyles[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine};
+
+const RoundingCounts* countsFor(const std::vector<std::string>& layers, const std::vector<RoundingCounts>& perLayer,
+                                const RoundingCounts& total, const QString& layer) {
+  if (layer.isEmpty()) return &total;
+  const auto it = std::find(layers.begin(), layers.end(), layer.toStdString());
+  const size_t index = static_cast<size_t>(it - layers.begin());
+  if (it == layers.end() || index >= perLayer.size()) return nullptr;
+  return &perLayer[index];
+}
+}  // namespace
+
+UnderflowPlot::UnderflowPlot(TelemetryStore* store, QWidget* parent) : PlotPanel(store, parent) {
+  const QString names[] = {tr("Flushed to zero"), tr("Subnormal"), tr("Overflowed")};
+  const QString tips[] = {
+      tr("Elements that were non-zero before a rounding point and exactly zero after it (solid line)."),
+      tr("Elements left subnormal after rounding: they kept only part of their precision (dashed line)."),
+      tr("Elements that were finite before a rounding point and ±inf after it (dotted line).")};
+  for (int q = 0; q < kQuantities; ++q) {
+    quantityBoxes_[q] = new QCheckBox(names[q], this);
+    quantityBoxes_[q]->setChecked(true);
+    quantityBoxes_[q]->setToolTip(tips[q]);
+    controls()->insertWidget(1 + q, quantityBoxes_[q]);
+    connect(quantityBoxes_[q], &QCheckBox::toggled, this, [this] { applyVisibility(); });
+  }
+  unitCombo_ = new QComboBox(this);
+  unitCombo_->addItem(tr("count"));
+  unitCombo_->addItem(tr("% of elements"));
+  layerCombo_ = new QComboBox(this);
+  layerCombo_->addItem(tr("All rounding points"), QString());
+  controls()->insertWidget(4, unitCombo_);
+  controls()->insertWidget(5, layerCombo_);
+  connect(unitCombo_, &QComboBox::currentIndexChanged, this, [this] { refresh(); });
+  connect(layerCombo_, &QComboBox::currentIndexChanged, this, [this] { refresh(); });
+
+  plot()->xAxis->setLabel(tr("step"));
+  plot()->yAxis->setLabel(tr("elements per instrumented step"));
+  plot()->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+}
+
+void UnderflowPlot::setPercent(bool percent) { unitCombo_->setCurrentIndex(percent ? 1 : 0); }
+
+bool UnderflowPlot::percent() const { return unitCombo_->currentIndex() == 1; }
+
+void UnderflowPlot::setQuantityShown(Quantity quantity, bool shown) {
+  quantityBoxes_[static_cast<int>(quantity)]->setChecked(shown);
+}
+
+void UnderflowPlot::setLayer(const QString& layer) {
+  refillLayers();
+  const int index = layerCombo_->findData(layer);
+  if (index >= 0) layerCombo_->setCurrentIndex(index);
+}
+
+QString UnderflowPlot::layer() const { return layerCombo_->currentData().toString(); }
+
+QCPGraph* UnderflowPlot::graph(PrecisionMode mode, Quantity quantity) const {
+  auto it = lanes_.find(mode);
+  return it == lanes_.end() ? nullptr : it->second.graphs[static_cast<size_t>(quantity)];
+}
+
+UnderflowPlot::Lane& UnderflowPlot::laneFor(PrecisionMode mode) {
+  auto it = lanes_.find(mode);
+  if (it != lanes_.end()) return it->second;
+  Lane lane;
+  const QString quantityNames[] = {tr("flushed"), tr("subnormal"), tr("overflowed")};
+  for (int q = 0; q < kQuantities; ++q) {
+    QCPGraph* g = plot()->addGraph();
+    g->setName(QStringLiteral("%1 · %2").arg(ModePalette::label(mode), quantityNames[q]));
+    g->setAdaptiveSampling(true);
+    setScaledPen(g, QPen(ModePalette::color(mode), 1.0, kStyles[q]));
+    lane.graphs[static_cast<size_t>(q)] = g;
+  }
+  return lanes_.emplace(mode, lane).first->second;
+}
+
+double UnderflowPlot::valueOf(const RoundingCounts& c, Quantity quantity, double steps) const {
+  const int64_t n = quantity == Quantity::FlushedToZero ? c.flushedToZero
+                    : quantity == Quantity::Subnormal   ? c.subnormal
+                                                        : c.overflowed;
+  if (percent()) return c.elements > 0 ? 100.0 * static_cast<double>(n) / static_cast<double>(c.elements) : 0.0;
+  return static_cast<double>(n) / steps;  // per instrumented step (a bucket averages its steps)
+}
+
+void UnderflowPlot::refillLayers() {
+  QStringList names;
+  for (PrecisionMode mode : store()->modes())
+    for (const std::string& l : store()->series(mode)->layers)
+      if (!names.contains(QString::fromStdString(l))) names << QString::fromStdString(l);
+  if (names == layerNames_) return;
+  layerNames_ = names;
+  const QString current = layer();
+  const QSignalBlocker block(layerCombo_);
+  layerCombo_->clear();
+  layerCombo_->addItem(tr("All rounding points"), QString());
+  for (const QString& n : names) layerCombo_->addItem(tr("Layer %1").arg(n), n);
+  const int index = layerCombo_->findData(current);
+  layerCombo_->setCurrentIndex(std::max(index, 0));
+}
+
+void UnderflowPlot::applyVisibility() {
+  for (auto& [mode, lane] : lanes_)
+    for (int q = 0; q < kQuantities; ++q) {
+      lane.graphs[static_cast<size_t>(q)]->setVisible(quantityBoxes_[q]->isChecked());
+      if (quantityBoxes_[q]->isChecked())
+        lane.graphs[static_cast<size_t>(q)]->addToLegend();
+      else
+        lane.graphs[static_cast<size_t>(q)]->removeFromLegend();
+    }
+  if (followLatest()) fitToData();
+  replotQueued();
+}
+
+void UnderflowPlot::rebuildFromStore() {
+  refillLayers();
+  for (auto& [mode, lane] : lanes_)
+    for (QCPGraph* g : lane.graphs) plot()->removeGraph(g);
+  lanes_.clear();
+  plot()->yAxis->setLabel(percent() ? tr("% of elements at rounding points") : tr("elements per instrumented step"));
+  const QString chosen = layer();
+  for (PrecisionMode mode : store()->modes()) {
+    const ModeSeries* s = store()->series(mode);
+    Lane& lane = laneFor(mode);
+    for (int q = 0; q < kQuantities; ++q) {
+      QVector<double> keys, values;
+      const auto quantity = static_cast<Quantity>(q);
+      for (const InstrumentBucket& b : s->instrumentBuckets) {
+        const RoundingCounts* c = countsFor(s->layers, b.perLayer, b.total, chosen);
+        keys << 0.5 * static_cast<double>(b.firstStep + b.lastStep);
+        values << (c ? valueOf(*c, quantity, static_cast<double>(b.count)) : 0.0);
+      }
+      for (const InstrumentPoint& p : s->instruments) {
+        const RoundingCounts* c = countsFor(s->layers, p.perLayer, p.total, chosen);
+        keys << static_cast<double>(p.step);
+        values << (c ? valueOf(*c, quantity, 1.0) : 0.0);
+      }
+      lane.graphs[static_cast<size_t>(q)]->setData(keys, values, true);
+    }
+    lane.lastStep = s->instruments.empty() ? 0 : s->instruments.back().step;
+  }
+  applyVisibility();
+}
+
+void UnderflowPlot::appendFromStore() {
+  refillLayers();
+  const QString chosen = layer();
+  for (PrecisionMode mode : store()->modes()) {
+    const ModeSeries* s = store()->series(mode);
+    Lane& lane = laneFor(mode);
+    auto first = s->instruments.end();
+    while (first != s->instruments.begin() && (first - 1)->step > lane.lastStep) --first;
+    if (first == s->instruments.end()) continue;
+    for (int q = 0; q < kQuantities; ++q) {
+      QVector<double> keys, values;
+      for (auto it = first; it != s->instruments.end(); ++it) {
+        const RoundingCounts* c = countsFor(s->layers, it->perLayer, it->total, chosen);
+        keys << static_cast<double>(it->step);
+        values << (c ? valueOf(*c, static_cast<Quantity>(q), 1.0) : 0.0);
+      }
+      lane.graphs[static_cast<size_t>(q)]->addData(keys, values, true);
+    }
+    lane.lastStep = s->instruments.back().step;
+  }
+  applyVisibility();
+}
+
+}  // namespace ampscope::ui

@@ -1,0 +1,56 @@
+// UnderflowPlot: what happened at the rounding points of each mode over time, on instrumented steps:
+// values flushed to zero (non-zero before the cast, zero after), values left subnormal, and values that
+// overflowed to inf. One colour per mode, one line style per quantity; as counts or as a percentage of
+// the elements that went through a rounding point; summed over the model or for one layer.
+#pragma once
+
+#include <array>
+#include <map>
+
+#include "ampscope/engine/run_config.h"
+#include "ampscope/engine/telemetry.h"
+#include "ui/training/plot_panel.h"
+
+class QCheckBox;
+class QComboBox;
+class QCPGraph;
+
+namespace ampscope::ui {
+
+class UnderflowPlot : public PlotPanel {
+  Q_OBJECT
+ public:
+  enum class Quantity { FlushedToZero = 0, Subnormal = 1, Overflowed = 2 };
+  static constexpr int kQuantities = 3;
+
+  explicit UnderflowPlot(TelemetryStore* store, QWidget* parent = nullptr);
+
+  void setPercent(bool percent);
+  bool percent() const;
+  void setQuantityShown(Quantity quantity, bool shown);
+  void setLayer(const QString& layer);  // "" = total over all rounding points
+  QString layer() const;
+  QCPGraph* graph(PrecisionMode mode, Quantity quantity) const;
+
+ protected:
+  void rebuildFromStore() override;
+  void appendFromStore() override;
+
+ private:
+  struct Lane {
+    std::array<QCPGraph*, kQuantities> graphs{};
+    int64_t lastStep = 0;
+  };
+  Lane& laneFor(PrecisionMode mode);
+  double valueOf(const RoundingCounts& counts, Quantity quantity, double steps) const;
+  void refillLayers();
+  void applyVisibility();
+
+  QComboBox* unitCombo_;
+  QComboBox* layerCombo_;
+  std::array<QCheckBox*, kQuantities> quantityBoxes_{};
+  std::map<PrecisionMode, Lane> lanes_;
+  QStringList layerNames_;
+};
+
+}  // namespace ampscope::ui
