@@ -808,7 +808,7 @@ def main() -> int:
                       " (skipped)" if skipped else "", " DIVERGED" if run.diverged else ""))
 
     with open(args.csv, "w", newline="") as f:
-        out = csv.writer(f)
+        out = csv.writer(f, lineterminator="\n")
         out.writerow(["step", "mode", "loss", "loss_scale", "skipped"])
         for step, mode, loss, scale, skipped in rows:
             out.writerow([step, mode, repr(loss), repr(scale), skipped])
