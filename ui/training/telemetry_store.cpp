@@ -183,6 +183,8 @@ void TelemetryStore::appendModeStep(ModeSeries& s, const ModeStep& step) {
   p.loss = step.loss;
   p.lossScale = step.lossScale;
   p.gradNorm = step.gradNormBeforeClip;
+  p.clipNormSeen = step.clipNormSeen;
+  p.gradNormAfterClip = step.gradNormAfterClip;
   p.stepTimeMs = step.stepTimeMs;
   p.currentBytes = step.currentBytes;
   p.peakBytes = step.peakBytes;

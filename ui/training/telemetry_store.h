@@ -27,6 +27,8 @@ struct ScalarPoint {
   double loss = 0;        // NaN/Inf kept
   double lossScale = 1;
   double gradNorm = 0;    // before clipping
+  double clipNormSeen = 0;       // the norm clip_grad_norm_ computed (scaled when clipped before unscale_)
+  double gradNormAfterClip = 0;  // unscaled norm after clipping
   double stepTimeMs = 0;
   int64_t currentBytes = 0;
   int64_t peakBytes = 0;
