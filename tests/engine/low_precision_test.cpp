@@ -1,0 +1,206 @@
+// Exact FP16/BF16 emulation and the exponent histogram, checked against LibTorch's own conversions
+// (c10::Half / c10::BFloat16 and tensor casts, IEEE-754 binary16 round-to-nearest-even) and the
+// chapter's tables (seed-digest §5).
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "exponent_histogram_builder.h"
+#include "low_precision.h"
+#include "precision_context.h"
+
+namespace ampscope::detail {
+namespace {
+
+uint32_t bitsOf(float v) {
+  uint32_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
+
+// Bit-identical, NaN matching NaN.
+void expectSameFloat(float expected, float actual, float input) {
+  if (std::isnan(expected)) {
+    EXPECT_TRUE(std::isnan(actual)) << "input " << input;
+  } else {
+    EXPECT_EQ(bitsOf(expected), bitsOf(actual)) << "input " << input << " expected " << expected
+                                                << " got " << actual;
+  }
+}
+
+// Values around every FP16/BF16 boundary: ties, subnormal edges, overflow edges, random magnitudes.
+std::vector<float> probeValues() {
+  std::vector<float> values = {0.0f,       -0.0f,     1.0f,      65504.0f,  65519.996f, 65520.0f,
+                               -65520.0f,  1e-2f,     1e-4f,     1e-6f,     1e-7f,      1e-8f,
+                               1e-9f,      2.98023224e-08f /* 2^-25 */,     2.9802326e-08f,
+                               5.96046448e-08f /* 2^-24 */,    6.10351562e-05f /* 2^-14 */,
+                               6.1e-05f,   3.4e38f,   std::numeric_limits<float>::infinity(),
+                               -std::numeric_limits<float>::infinity(),
+                               std::numeric_limits<float>::quiet_NaN(),
+                               std::numeric_limits<float>::denorm_min(), 1.0009765625f /* 1+2^-10 */,
+                               1.00048828125f /* 1 + 2^-11: a tie, rounds to even (1) */,
+                               1.00146484375f /* 1 + 3*2^-11: a tie, rounds to even (1+2^-9) */};
+  std::mt19937 random(1234);
+  std::uniform_int_distribution<uint32_t> bits;
+  for (int i = 0; i < 200000; ++i) {
+    const uint32_t b = bits(random);
+    float v;
+    std::memcpy(&v, &b, sizeof v);
+    values.push_back(v);
+  }
+  return values;
+}
+
+TEST(LowPrecisionRounding, Fp16EqualsC10HalfAndTensorCastBitForBit) {
+  const std::vector<float> values = probeValues();
+  std::vector<float> rounded(values.size());
+  roundToFormat(values.data(), rounded.data(), static_cast<int64_t>(values.size()), LowFormat::FP16,
+                nullptr);
+  const torch::Tensor cast =
+      torch::from_blob(const_cast<float*>(values.data()), {static_cast<int64_t>(values.size())})
+          .to(torch::kHalf)
+          .to(torch::kFloat);
+  const float* castData = cast.data_ptr<float>();
+  for (size_t i = 0; i < values.size(); ++i) {
+    expectSameFloat(static_cast<float>(c10::Half(values[i])), rounded[i], values[i]);
+    expectSameFloat(castData[i], rounded[i], values[i]);
+    expectSameFloat(rounded[i], roundScalar(values[i], LowFormat::FP16), values[i]);
+  }
+}
+
+TEST(LowPrecisionRounding, Bf16EqualsC10BFloat16AndTensorCastBitForBit) {
+  const std::vector<float> values = probeValues();
+  std::vector<float> rounded(values.size());
+  roundToFormat(values.data(), rounded.data(), static_cast<int64_t>(values.size()), LowFormat::BF16,
+                nullptr);
+  const torch::Tensor cast =
+      torch::from_blob(const_cast<float*>(values.data()), {static_cast<int64_t>(values.size())})
+          .to(torch::kBFloat16)
+          .to(torch::kFloat);
+  const float* castData = cast.data_ptr<float>();
+  for (size_t i = 0; i < values.size(); ++i) {
+    expectSameFloat(static_cast<float>(c10::BFloat16(values[i])), rounded[i], values[i]);
+    expectSameFloat(castData[i], rounded[i], values[i]);
+  }
+}
+
+// seed-digest §5: [1e-2, 1e-4, 1e-6, 1e-7, 1e-8, 1e-9] in FP16 is
+// [1.0002e-02, 1.0002e-04, 1.0133e-06, 1.1921e-07, 0, 0]: two values flush to zero, two are subnormal.
+TEST(LowPrecisionRounding, ChapterUnderflowTableAndItsCounts) {
+  const std::vector<float> values = {1e-2f, 1e-4f, 1e-6f, 1e-7f, 1e-8f, 1e-9f};
+  std::vector<float> out(values.size());
+  RoundingCounts counts;
+  roundToFormat(values.data(), out.data(), 6, LowFormat::FP16, &counts);
+  const std::vector<double> expected = {1.0002e-02, 1.0002e-04, 1.0133e-06, 1.1921e-07, 0, 0};
+  for (size_t i = 0; i < 6; ++i) EXPECT_NEAR(out[i], expected[i], std::fabs(expected[i]) * 1e-4);
+  EXPECT_EQ(counts.elements, 6);
+  EXPECT_EQ(counts.flushedToZero, 2);
+  EXPECT_EQ(counts.subnormal, 2);  // 1.0133e-06 and 1.1921e-07 are below 2^-14
+  EXPECT_EQ(counts.overflowed, 0);
+  // BF16 keeps them all (seed-digest §5: 1.0012e-08, 9.9681e-10).
+  RoundingCounts bf16Counts;
+  roundToFormat(values.data(), out.data(), 6, LowFormat::BF16, &bf16Counts);
+  EXPECT_EQ(bf16Counts.flushedToZero, 0);
+  EXPECT_NEAR(out[4], 1.0012e-08, 1e-12);
+  EXPECT_NEAR(out[5], 9.9681e-10, 1e-13);
+}
+
+TEST(LowPrecisionRounding, OverflowAndNanAreCounted) {
+  const std::vector<float> values = {70000.0f, -1e6f, std::numeric_limits<float>::infinity(),
+                                     std::numeric_limits<float>::quiet_NaN(), 65504.0f};
+  std::vector<float> out(values.size());
+  RoundingCounts counts;
+  roundToFormat(values.data(), out.data(), 5, LowFormat::FP16, &counts);
+  EXPECT_EQ(counts.overflowed, 2);  // finite -> inf; an inf input is not an overflow
+  EXPECT_EQ(counts.nan, 1);
+  EXPECT_EQ(out[4], 65504.0f);      // FP16 max stays
+}
+
+// The autograd function rounds the forward value AND the incoming gradient, both as c10::Half.
+TEST(RoundToFormatFunction, RoundsForwardAndBackwardLikeHalfConversion) {
+  torch::manual_seed(3);
+  const torch::Tensor x = (torch::randn({1000}) * torch::pow(10.0, torch::randint(-9, 3, {1000})))
+                              .requires_grad_(true);
+  const torch::Tensor g = torch::randn({1000}) * torch::pow(10.0, torch::randint(-9, 3, {1000}));
+  RoundingCounts forward;
+  RoundingCounts backward;
+  const torch::Tensor y = roundToFormat(x, LowFormat::FP16, &forward, &backward);
+  (y * g).sum().backward();
+  const float* xd = x.data_ptr<float>();
+  const float* yd = y.data_ptr<float>();
+  const float* gd = g.data_ptr<float>();
+  const float* dx = x.grad().data_ptr<float>();
+  for (int i = 0; i < 1000; ++i) {
+    expectSameFloat(static_cast<float>(c10::Half(xd[i])), yd[i], xd[i]);
+    expectSameFloat(static_cast<float>(c10::Half(gd[i])), dx[i], gd[i]);
+  }
+  EXPECT_EQ(forward.elements, 1000);
+  EXPECT_EQ(backward.elements, 1000);
+  EXPECT_GT(backward.flushedToZero, 0);  // 1e-9-scale gradients flush
+}
+
+// Hand count (IEEE-754 float32 exponents: 1 and 1.5 -> 0, 2 -> 1, 0.25 -> -2, the smallest float32
+// subnormal 2^-149 -> -149, 3e-8 -> -25, 1e-5 -> -17). FP16 overlay: 1e-5 and 3e-8 are subnormal in
+// FP16 (3e-8 > 2^-25 rounds up to 2^-24), 2^-149 rounds to zero.
+TEST(ExponentHistogram, BinsMatchAHandCountAndSumToNumel) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> values = {0.0f,  -0.0f, 1.0f, 1.5f, 2.0f, 0.25f,
+                                     std::numeric_limits<float>::denorm_min(), -inf, inf,
+                                     std::numeric_limits<float>::quiet_NaN(), 3e-8f, -1e-5f};
+  ExponentHistogram h;
+  accumulateHistogram(values.data(), static_cast<int64_t>(values.size()), 1.0f, LowFormat::FP16, h);
+  EXPECT_EQ(h.total(), static_cast<int64_t>(values.size()));
+  EXPECT_EQ(h.zero, 2);
+  EXPECT_EQ(h.posInf, 1);
+  EXPECT_EQ(h.negInf, 1);
+  EXPECT_EQ(h.nan, 1);
+  EXPECT_EQ(h.countAt(0), 2);
+  EXPECT_EQ(h.countAt(1), 1);
+  EXPECT_EQ(h.countAt(-2), 1);
+  EXPECT_EQ(h.countAt(-149), 1);
+  EXPECT_EQ(h.countAt(-25), 1);
+  EXPECT_EQ(h.countAt(-17), 1);
+  EXPECT_EQ(h.targetSubnormal, 2);
+  EXPECT_EQ(h.targetUnderflow, 1);
+}
+
+TEST(ExponentHistogram, RandomTensorBinsAgreeWithFrexpAndSumToNumel) {
+  torch::manual_seed(5);
+  const torch::Tensor t = torch::randn({4096}) * torch::pow(10.0, torch::randint(-40, 30, {4096}));
+  ExponentHistogram h;
+  accumulateHistogram(t, 1.0f, LowFormat::BF16, h);
+  EXPECT_EQ(h.total(), t.numel());
+  std::array<int64_t, ExponentHistogram::kBins> expected{};
+  int64_t zeros = 0;
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    const float v = t.data_ptr<float>()[i];
+    if (v == 0.0f) {
+      ++zeros;
+      continue;
+    }
+    int e;
+    std::frexp(v, &e);  // v = m * 2^e with 0.5 <= |m| < 1, so floor(log2|v|) = e - 1
+    ++expected[static_cast<size_t>(e - 1 - ExponentHistogram::kMinExponent)];
+  }
+  EXPECT_EQ(h.zero, zeros);
+  EXPECT_EQ(h.counts, expected);
+}
+
+// The unscaled view multiplies by 1/scale in float32, as unscale_ does: with scale 2^16 every
+// exponent moves down by 16.
+TEST(ExponentHistogram, MultiplierShiftsExponentsByThePowerOfTwo) {
+  const std::vector<float> values = {1.0f, 3.0f, 65536.0f};
+  ExponentHistogram h;
+  accumulateHistogram(values.data(), 3, 1.0f / 65536.0f, LowFormat::FP16, h);
+  EXPECT_EQ(h.countAt(-16), 1);
+  EXPECT_EQ(h.countAt(-15), 1);
+  EXPECT_EQ(h.countAt(0), 1);
+}
+
+}  // namespace
+}  // namespace ampscope::detail

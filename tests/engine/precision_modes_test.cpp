@@ -1,0 +1,164 @@
+// What each precision mode does to gradients and updates, checked on tiny cases with known answers:
+// the chapter's 1e-8 gradient (seed-digest §5/§6), model.half()'s lost updates (§3), lock-step
+// starts, and the op-dtype report of the chapter's TinyMLP under CPU autocast (§4).
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <cmath>
+#include <optional>
+
+#include "ampscope/engine/comparison.h"
+#include "autocast_scope.h"
+#include "mode_trainer.h"
+#include "models/model.h"
+#include "precision_context.h"
+#include "synthetic_data.h"
+
+namespace ampscope::detail {
+namespace {
+
+ModeCapability capabilityOf(PrecisionMode mode) { return probeCapabilities({mode}).front(); }
+
+// A 1x1 linear layer (w = 1, x = 1) whose output gets the gradient 1e-8 * scale; returns the weight
+// gradient divided by the scale (what the optimizer would see after unscale_).
+float weightGradientOfTinyUpstreamGradient(PrecisionMode mode, double scale,
+                                           RoundingCounts* gradOutputCounts = nullptr) {
+  const ModeCapability capability = capabilityOf(mode);
+  PrecisionContext ctx(mode, capability.native);
+  ctx.beginPass(/*instrument=*/true, /*recordOps=*/false, static_cast<float>(1.0 / scale));
+  const torch::Tensor w = torch::ones({1, 1}).requires_grad_(true);
+  const torch::Tensor b = torch::zeros({1}).requires_grad_(true);
+  torch::Tensor y;
+  {
+    std::optional<AutocastScope> autocast;
+    if (ctx.kind() == ExecKind::AmpNative) autocast.emplace(c10::DeviceType::CPU, ctx.lowDtype());
+    y = ctx.linear("fc", Act{torch::ones({1, 1}), false}, w, b).t;
+  }
+  (y.to(torch::kFloat).sum() * (1e-8 * scale)).backward();
+  if (gradOutputCounts != nullptr) {
+    for (const auto& p : ctx.roundingPoints()) {
+      if (p.name == "fc.grad_output") *gradOutputCounts = p.counts;
+    }
+  }
+  return w.grad().item<float>() / static_cast<float>(scale);
+}
+
+// seed-digest §5: 1e-8 is below FP16's smallest subnormal/2 (2^-25), so FP16 flushes it to zero.
+TEST(PrecisionModes, TinyGradientIsZeroInFp16AmpWithoutScaler) {
+  RoundingCounts counts;
+  EXPECT_EQ(weightGradientOfTinyUpstreamGradient(PrecisionMode::FP16Amp, 1.0, &counts), 0.0f);
+  EXPECT_EQ(counts.flushedToZero, 1);
+}
+
+// seed-digest §6: 1e-8 * 65536 = 6.5536e-04 is a normal FP16 value; dividing by the scale recovers
+// 1e-8 to FP16's relative precision (2^-11).
+TEST(PrecisionModes, TinyGradientSurvivesInFp16AmpScaled) {
+  const float g = weightGradientOfTinyUpstreamGradient(PrecisionMode::FP16AmpScaled, 65536.0);
+  EXPECT_NEAR(g, 1e-8f, 1e-8f * 1.0f / 2048.0f);
+}
+
+// seed-digest §5: in BF16 1e-8 becomes 1.0012e-08 (natively, via CPU autocast's backward).
+TEST(PrecisionModes, TinyGradientSurvivesInBf16Amp) {
+  const float g = weightGradientOfTinyUpstreamGradient(PrecisionMode::BF16Amp, 1.0);
+  EXPECT_FLOAT_EQ(g, static_cast<float>(c10::BFloat16(1e-8f)));
+  EXPECT_NEAR(g, 1.0012e-08f, 1e-12f);
+}
+
+float halfUlp(float v) {
+  // FP16 spacing at v: 2^(e-10) for normal values, 2^-24 below 2^-14.
+  const float a = std::fabs(v);
+  if (a < 6.103515625e-05f) return std::ldexp(1.0f, -25);
+  int e;
+  std::frexp(a, &e);
+  return std::ldexp(1.0f, e - 1 - 10 - 1);
+}
+
+// seed-digest §3: model.half() keeps parameters in FP16 through the optimizer update, so an update
+// smaller than half an FP16 ulp of the weight is rounded away; FP32 keeps it.
+TEST(PrecisionModes, Fp16PureLosesUpdatesBelowHalfAnUlp) {
+  RunConfig config = presetFor(ModelKind::TinyMLP);
+  config.optimizer = OptimizerKind::SGD;
+  config.momentum = 0.0;
+  config.lr = 1e-5;
+  torch::manual_seed(0);
+  auto reference = makeModel(ModelKind::TinyMLP);
+  ModeTrainer pure(config, capabilityOf(PrecisionMode::FP16Pure), *reference);
+  ModeTrainer fp32(config, capabilityOf(PrecisionMode::FP32), *reference);
+  SyntheticData data(ModelKind::TinyMLP, 0, config.batchSize);
+  const Batch batch = data.batch(1);
+
+  std::vector<torch::Tensor> before;
+  for (const auto& [name, p] : pure.namedParameters()) before.push_back(p.detach().clone());
+  std::vector<torch::Tensor> beforeFp32;
+  for (const auto& [name, p] : fp32.namedParameters()) beforeFp32.push_back(p.detach().clone());
+  pure.step(1, batch, false, false);
+  fp32.step(1, batch, false, false);
+
+  int64_t tinyUpdates = 0;
+  int64_t lostInPure = 0;
+  int64_t keptInFp32 = 0;
+  for (size_t i = 0; i < before.size(); ++i) {
+    const torch::Tensor& p = pure.namedParameters()[i].second;
+    const float* b = before[i].data_ptr<float>();
+    const float* a = p.data_ptr<float>();
+    const float* g = p.grad().data_ptr<float>();
+    const float* b32 = beforeFp32[i].data_ptr<float>();
+    const float* a32 = fp32.namedParameters()[i].second.data_ptr<float>();
+    for (int64_t j = 0; j < p.numel(); ++j) {
+      const float update = static_cast<float>(config.lr) * g[j];
+      int exponent;
+      // At a power of two the spacing below is half the spacing above: leave those out.
+      const bool powerOfTwo = b[j] != 0.0f && std::frexp(std::fabs(b[j]), &exponent) == 0.5f;
+      if (!powerOfTwo && update != 0.0f && std::fabs(update) < 0.99f * halfUlp(b[j])) {
+        ++tinyUpdates;
+        lostInPure += (a[j] == b[j]) ? 1 : 0;
+        keptInFp32 += (a32[j] != b32[j]) ? 1 : 0;
+      }
+      // Every stored value is an FP16 value.
+      EXPECT_EQ(a[j], static_cast<float>(c10::Half(a[j])));
+    }
+  }
+  EXPECT_GT(tinyUpdates, 10000);            // most of TinyMLP's 71k weights at lr 1e-5
+  EXPECT_EQ(lostInPure, tinyUpdates);        // all of them rounded away
+  EXPECT_GT(keptInFp32, tinyUpdates * 9 / 10);  // FP32 applies (nearly) all of them
+}
+
+TEST(PrecisionModes, EveryModeStartsFromTheSameWeights) {
+  const RunConfig config = presetFor(ModelKind::TinyMLP);
+  torch::manual_seed(0);
+  auto reference = makeModel(ModelKind::TinyMLP);
+  const auto refParams = reference->named_parameters();
+  for (PrecisionMode mode : allPrecisionModes()) {
+    ModeTrainer trainer(config, capabilityOf(mode), *reference);
+    for (const auto& [name, p] : trainer.namedParameters()) {
+      const torch::Tensor expected = refParams[name];
+      torch::Tensor asStored = expected;
+      if (mode == PrecisionMode::FP16Pure) asStored = expected.to(torch::kHalf).to(torch::kFloat);
+      if (mode == PrecisionMode::BF16Pure && p.scalar_type() == torch::kBFloat16) {
+        asStored = expected.to(torch::kBFloat16);
+      }
+      EXPECT_TRUE(torch::equal(p, asStored)) << modeName(mode) << " " << name;
+    }
+  }
+}
+
+TEST(PrecisionModes, ParameterNamesAreThoseOfTheEquivalentPyTorchModules) {
+  torch::manual_seed(0);
+  std::vector<std::string> names;
+  for (const auto& item : makeModel(ModelKind::TinyMLP)->named_parameters()) names.push_back(item.key());
+  EXPECT_EQ(names, (std::vector<std::string>{"net.0.weight", "net.0.bias", "net.2.weight", "net.2.bias"}));
+  names.clear();
+  for (const auto& item : makeModel(ModelKind::TinyTransformer)->named_parameters()) {
+    names.push_back(item.key());
+  }
+  ASSERT_FALSE(names.empty());
+  // A module's own parameters come before its children's, in PyTorch as here.
+  EXPECT_EQ(names.front(), "pos_emb");
+  EXPECT_EQ(names[1], "tok_emb.weight");
+  EXPECT_NE(std::find(names.begin(), names.end(), "blocks.1.attn.qkv.weight"), names.end());
+  EXPECT_NE(std::find(names.begin(), names.end(), "blocks.0.mlp.2.bias"), names.end());
+  EXPECT_EQ(names.back(), "head.bias");
+}
+
+}  // namespace
+}  // namespace ampscope::detail
