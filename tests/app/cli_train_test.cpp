@@ -1,0 +1,113 @@
+// `ampscope-cli train` from the outside: exit codes and messages for bad configurations (issue 3 item
+// 8: a message naming the field, exit 2), the unwritable output file (exit 1), and the contents of a
+// short run's summary, CSV and JSONL.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli_runner.h"
+#include "json_syntax_checker.h"
+
+namespace ampscope::testing {
+namespace {
+
+CliResult train(std::vector<std::string> args) {
+  args.insert(args.begin(), "train");
+  return CliRunner().setTimeoutSeconds(300).run(args);
+}
+
+struct BadCase {
+  std::vector<std::string> args;
+  std::string expectedMessage;
+};
+
+TEST(CliTrain, InvalidConfigurationNamesTheFieldAndExits2) {
+  const std::vector<BadCase> cases = {
+      {{"--lr", "nan"}, "invalid --lr: must be > 0 and finite (got nan)"},
+      {{"--lr", "0"}, "invalid --lr: must be > 0 and finite (got 0)"},
+      {{"--lr", "fast"}, "invalid --lr: not a number (got 'fast')"},
+      {{"--batch", "0"}, "invalid --batch: must be >= 1 (got 0)"},
+      {{"--steps", "0"}, "invalid --steps: must be >= 1 (got 0)"},
+      {{"--steps", "ten"}, "invalid --steps: not an integer (got 'ten')"},
+      {{"--growth-factor", "1"}, "invalid --growth-factor: must be > 1 and finite (got 1)"},
+      {{"--backoff-factor", "1.5"}, "invalid --backoff-factor: must be in (0, 1) (got 1.5)"},
+      {{"--backoff-factor", "0"}, "invalid --backoff-factor: must be in (0, 1) (got 0)"},
+      {{"--modes", "fp32,fp8"}, "invalid --modes: unknown mode 'fp8'"},
+      {{"--model", "gpt5"}, "invalid --model: unknown model 'gpt5'"},
+      {{"--loss-weight", "-1"}, "invalid --loss-weight: must be > 0 and finite (got -1)"},
+      {{"--clip-order", "sideways"}, "invalid --clip-order: unknown order 'sideways'"},
+      {{"--frobnicate"}, "unknown option '--frobnicate'"},
+      {{"--steps"}, "option --steps needs a value"},
+  };
+  for (const auto& c : cases) {
+    const CliResult result = train(c.args);
+    EXPECT_EQ(result.exitCode, 2) << c.args.front();
+    EXPECT_NE(result.err.find("ampscope-cli train: " + c.expectedMessage), std::string::npos)
+        << "stderr: " << result.err;
+    EXPECT_TRUE(result.out.empty()) << c.args.front();
+  }
+}
+
+TEST(CliTrain, UnwritableCsvPathFailsWithExit1) {
+  const CliResult result = train({"--steps", "1", "--csv", "/nonexistent-dir/run.csv"});
+  EXPECT_EQ(result.exitCode, 1);
+  EXPECT_NE(result.err.find("cannot write --csv file '/nonexistent-dir/run.csv'"), std::string::npos)
+      << result.err;
+}
+
+std::vector<std::string> readLines(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// The chapter's TinyMLP, three modes, 12 steps: one CSV row and one JSONL object per step and mode,
+// the first fp16-amp-scaled step at scale 65536 (seed-digest §6), and a summary row per mode.
+TEST(CliTrain, ShortRunWritesCsvJsonlAndSummary) {
+  const std::string csvPath = ::testing::TempDir() + "ampscope-train-test.csv";
+  const std::string jsonlPath = ::testing::TempDir() + "ampscope-train-test.jsonl";
+  const CliResult result = train({"--model", "tiny-mlp", "--modes", "fp32,fp16-amp-scaled,bf16-amp",
+                                  "--steps", "12", "--instrument-every", "5", "--csv", csvPath,
+                                  "--jsonl", jsonlPath});
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  for (const char* mode : {"fp32 ", "fp16-amp-scaled ", "bf16-amp "}) {
+    EXPECT_NE(result.out.find(std::string("\n") + mode), std::string::npos) << mode;
+  }
+  EXPECT_NE(result.out.find("Summary"), std::string::npos);
+  EXPECT_NE(result.out.find("emulated"), std::string::npos);  // FP16 on CPU LibTorch 1.13
+  EXPECT_NE(result.out.find("native"), std::string::npos);
+
+  const auto csv = readLines(csvPath);
+  ASSERT_EQ(csv.size(), 1u + 12u * 3u);
+  EXPECT_EQ(csv[0].rfind("step,mode,loss,loss_scale,", 0), 0u);
+  EXPECT_EQ(csv[2].rfind("1,fp16-amp-scaled,", 0), 0u);
+
+  const auto jsonl = readLines(jsonlPath);
+  ASSERT_EQ(jsonl.size(), 12u * 3u);
+  JsonSyntaxChecker checker;
+  for (const auto& line : jsonl) EXPECT_TRUE(checker.check(line)) << checker.error() << "\n" << line;
+  EXPECT_NE(jsonl[1].find("\"mode\":\"fp16-amp-scaled\""), std::string::npos);
+  EXPECT_NE(jsonl[1].find("\"loss_scale\":65536"), std::string::npos);
+  EXPECT_NE(jsonl[1].find("\"instrumented\":true"), std::string::npos);  // step 1
+  EXPECT_NE(jsonl[1].find("\"exponents\":{"), std::string::npos);
+  EXPECT_NE(jsonl[1].find("\"name\":\"net.0.weight\""), std::string::npos);
+  EXPECT_NE(jsonl[4].find("\"instrumented\":false"), std::string::npos);  // step 2
+  std::remove(csvPath.c_str());
+  std::remove(jsonlPath.c_str());
+}
+
+TEST(CliTrain, HelpListsTheOptions) {
+  const CliResult result = train({"--help"});
+  EXPECT_EQ(result.exitCode, 0);
+  for (const char* flag : {"--model", "--modes", "--loss-weight", "--clip-order", "--jsonl"}) {
+    EXPECT_NE(result.out.find(flag), std::string::npos) << flag;
+  }
+}
+
+}  // namespace
+}  // namespace ampscope::testing
