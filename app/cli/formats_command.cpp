@@ -92,7 +92,7 @@ std::optional<Options> parseOptions(const std::string& command, const std::vecto
   bool onlyValues = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
-    const bool isOption = !onlyValues && !arg.empty() && arg[0] == '-' && !looksLikeNegativeValue(arg);
+    const bool isOption = !onlyValues && arg.size() > 1 && arg[0] == '-' && !looksLikeNegativeValue(arg);
     if (!isOption) {
       if (!acceptsValues) {
         std::cerr << "ampscope-cli " << command << ": unexpected argument '" << arg << "' (see "
@@ -276,7 +276,7 @@ int runFormatsCommand(const std::vector<std::string>& args) {
     return kExitOk;
   }
 
-  std::vector<Row> rows = {{"dtype", "torch", "bits", "exp", "mant", "bias", "min", "max", "eps", "tiny",
+  std::vector<Row> rows = {{"dtype", "torch", "bits", "exponent", "mantissa", "bias", "min", "max", "eps", "tiny",
                             "smallest subnormal", "digits"}};
   for (const DType dtype : options->dtypes) {
     const FormatSpec& spec = formatSpec(dtype);
