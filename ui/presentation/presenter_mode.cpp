@@ -7,10 +7,11 @@
 #include <QMainWindow>
 #include <QMenu>
 #include <QMenuBar>
-#include <QMetaMethod>
 #include <QStatusBar>
 #include <QToolBar>
 #include <qcustomplot.h>
+
+#include "ui/training/plot_panel.h"
 
 namespace ampscope::ui {
 
@@ -35,19 +36,18 @@ QFont scaledFont(QObject* object, const char* property, QFont font, double scale
   return font;
 }
 
-// The plot itself or its nearest ancestor with an invokable setLineScale(double).
-QObject* lineScaleOwner(QCustomPlot* plot) {
-  for (QObject* o = plot; o; o = o->parent()) {
-    if (o->metaObject()->indexOfMethod("setLineScale(double)") >= 0) return o;
-    if (o->isWidgetType() && static_cast<QWidget*>(o)->isWindow()) break;
+// The plot's PlotPanel (ui/training's streaming-plot frame, which scales its own pens), if it has one.
+PlotPanel* plotPanelOf(QCustomPlot* plot) {
+  for (QObject* o = plot->parent(); o; o = o->parent()) {
+    if (auto* panel = qobject_cast<PlotPanel*>(o)) return panel->plot() == plot ? panel : nullptr;
   }
   return nullptr;
 }
 }  // namespace
 
 PresenterMode::PresenterMode(QMainWindow* window) : QObject(window), window_(window) {
-  controlDocks_ = {QStringLiteral("run"), QStringLiteral("runPanel"), QStringLiteral("run-panel"),
-                   QStringLiteral("runPanelDock")};
+  // The training workspace's run panel (ui/training names its docks "training.<id>").
+  controlDocks_ = {QStringLiteral("training.run")};
 
   fullScreen_ = new QAction(this);
   fullScreen_->setObjectName(QStringLiteral("actionFullScreen"));
@@ -163,8 +163,8 @@ void PresenterMode::scaleAllPlots() const {
 void PresenterMode::scalePlot(QCustomPlot* plot) const {
   if (!plot) return;
   const double scale = currentScale();
-  if (QObject* owner = lineScaleOwner(plot)) {
-    QMetaObject::invokeMethod(owner, "setLineScale", Q_ARG(double, scale));
+  if (PlotPanel* panel = plotPanelOf(plot)) {
+    panel->setLineScale(scale);
   } else {
     for (int i = 0; i < plot->plottableCount(); ++i) {
       QCPAbstractPlottable* plottable = plot->plottable(i);

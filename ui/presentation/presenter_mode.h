@@ -5,8 +5,8 @@
 //  - hide controls (Ctrl+Shift+H): menu bar, tool bars, status bar and the control docks disappear so
 //    only the plots and the lesson remain; the same key or Esc brings them back.
 // The actions are added to the window itself, so their shortcuts keep working while the menu bar is
-// hidden. Plots are found with findChildren<QCustomPlot*>(); a plot (or a widget around it) that offers
-// an invokable setLineScale(double) scales its own lines, other plots get their pens scaled here.
+// hidden. Plots are found with findChildren<QCustomPlot*>(); a plot inside a PlotPanel (the training
+// plots) scales its own lines through PlotPanel::setLineScale, other plots get their pens scaled here.
 #pragma once
 
 #include <QObject>

@@ -1,0 +1,137 @@
+#include "ui/lessons/clip_norm_plot.h"
+
+#include <QEvent>
+#include <cmath>
+#include <qcustomplot.h>
+
+#include "ui/training/mode_palette.h"
+#include "ui/training/telemetry_store.h"
+
+namespace ampscope::ui {
+
+namespace {
+const QColor kMaxNormColor(120, 120, 120);
+// A log axis cannot show 0 (clipping off, or a skipped step with no norm): such points are left out.
+bool plottable(double v) { return std::isfinite(v) && v > 0; }
+}  // namespace
+
+ClipNormPlot::ClipNormPlot(TelemetryStore* store, QWidget* parent) : PlotPanel(store, parent) {
+  setObjectName(QStringLiteral("clipNormPlot"));
+  QCPAxis* y = plot()->yAxis;
+  y->setScaleType(QCPAxis::stLogarithmic);
+  y->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
+  y->setNumberFormat(QStringLiteral("eb"));
+  y->setNumberPrecision(0);
+  plot()->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+
+  maxNormLine_ = new QCPItemStraightLine(plot());
+  maxNormLine_->setPen(QPen(kMaxNormColor, 1, Qt::DashDotLine));
+  maxNormLabel_ = new QCPItemText(plot());
+  maxNormLabel_->setColor(kMaxNormColor);
+  maxNormLabel_->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+  maxNormLabel_->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
+  maxNormLabel_->position->setTypeY(QCPItemPosition::ptPlotCoords);
+  retranslate();
+}
+
+QCPGraph* ClipNormPlot::seenGraph(PrecisionMode mode) const {
+  auto it = lanes_.find(mode);
+  return it == lanes_.end() ? nullptr : it->second.seen;
+}
+
+QCPGraph* ClipNormPlot::afterGraph(PrecisionMode mode) const {
+  auto it = lanes_.find(mode);
+  return it == lanes_.end() ? nullptr : it->second.after;
+}
+
+void ClipNormPlot::changeEvent(QEvent* event) {
+  if (event->type() == QEvent::LanguageChange) retranslate();
+  PlotPanel::changeEvent(event);
+}
+
+void ClipNormPlot::retranslate() {
+  plot()->xAxis->setLabel(tr("step"));
+  plot()->yAxis->setLabel(tr("gradient L2 norm (log)"));
+  for (auto& [mode, lane] : lanes_) {
+    lane.seen->setName(tr("%1: norm clip_grad_norm_ saw").arg(ModePalette::label(mode)));
+    lane.after->setName(tr("%1: true norm after clipping").arg(ModePalette::label(mode)));
+  }
+  updateMaxNormLine();
+  replotQueued();
+}
+
+void ClipNormPlot::updateMaxNormLine() {
+  const std::optional<RunConfig>& config = store()->config();
+  const bool clipping = config && config->clipOrder != ClipOrder::Off;
+  maxNormLine_->setVisible(clipping);
+  maxNormLabel_->setVisible(clipping);
+  if (!clipping) return;
+  const double maxNorm = config->clipMaxNorm;
+  maxNormLine_->point1->setCoords(0, maxNorm);
+  maxNormLine_->point2->setCoords(1, maxNorm);
+  maxNormLabel_->position->setCoords(0.01, maxNorm);
+  maxNormLabel_->setText(tr("max_norm = %1").arg(maxNorm));
+}
+
+ClipNormPlot::Lane& ClipNormPlot::laneFor(PrecisionMode mode) {
+  auto it = lanes_.find(mode);
+  if (it != lanes_.end()) return it->second;
+  Lane lane;
+  lane.seen = plot()->addGraph();
+  setScaledPen(lane.seen, QPen(ModePalette::color(mode), 1.0));
+  lane.after = plot()->addGraph();
+  setScaledPen(lane.after, QPen(ModePalette::color(mode), 1.0, Qt::DashLine));
+  lane.seen->setName(tr("%1: norm clip_grad_norm_ saw").arg(ModePalette::label(mode)));
+  lane.after->setName(tr("%1: true norm after clipping").arg(ModePalette::label(mode)));
+  return lanes_.emplace(mode, lane).first->second;
+}
+
+void ClipNormPlot::rebuildFromStore() {
+  for (auto& [mode, lane] : lanes_) {
+    plot()->removeGraph(lane.seen);
+    plot()->removeGraph(lane.after);
+  }
+  lanes_.clear();
+  updateMaxNormLine();
+  appendFromStore();
+}
+
+void ClipNormPlot::appendFromStore() {
+  for (PrecisionMode mode : store()->modes()) {
+    const ModeSeries* s = store()->series(mode);
+    Lane& lane = laneFor(mode);
+    auto it = s->recent.end();
+    while (it != s->recent.begin() && (it - 1)->step > lane.lastStep) --it;
+    QVector<double> seenKeys, seenValues, afterKeys, afterValues;
+    for (; it != s->recent.end(); ++it) {
+      const double key = static_cast<double>(it->step);
+      // Without clipping the engine reports no seen norm; the norm before clipping is the same thing then.
+      const double seen = it->clipNormSeen > 0 ? it->clipNormSeen : it->gradNorm;
+      const double after = it->gradNormAfterClip > 0 ? it->gradNormAfterClip : it->gradNorm;
+      if (plottable(seen)) {
+        seenKeys << key;
+        seenValues << seen;
+      }
+      if (plottable(after)) {
+        afterKeys << key;
+        afterValues << after;
+      }
+      lane.lastStep = it->step;
+    }
+    lane.seen->addData(seenKeys, seenValues, /*alreadySorted=*/true);
+    lane.after->addData(afterKeys, afterValues, /*alreadySorted=*/true);
+  }
+}
+
+void ClipNormPlot::fitToData() {
+  PlotPanel::fitToData();
+  QCPRange y = plot()->yAxis->range();
+  if (maxNormLine_->visible()) {
+    const double maxNorm = store()->config()->clipMaxNorm;
+    y.lower = std::min(y.lower, maxNorm);
+    y.upper = std::max(y.upper, maxNorm);
+  }
+  if (y.lower > 0) plot()->yAxis->setRange(y.lower / 3, y.upper * 3);
+}
+
+}  // namespace ampscope::ui

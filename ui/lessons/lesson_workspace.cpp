@@ -1,0 +1,178 @@
+#include "ui/lessons/lesson_workspace.h"
+
+#include <QAction>
+#include <QDockWidget>
+#include <QEvent>
+#include <QMenu>
+#include <QMenuBar>
+#include <QTabWidget>
+#include <QtDebug>
+
+#include "ui/formats/finfo_table_widget.h"
+#include "ui/formats/memory_calculator_widget.h"
+#include "ui/formats/number_formats_panel.h"
+#include "ui/formats/range_strip_widget.h"
+#include "ui/formats/underflow_table_widget.h"
+#include "ui/lessons/clip_norm_plot.h"
+#include "ui/lessons/lesson_browser.h"
+#include "ui/lessons/lesson_controller.h"
+#include "ui/lessons/lesson_panel.h"
+#include "ui/lessons/step_time_plot.h"
+#include "ui/main_window.h"
+#include "ui/training/run_controller.h"
+#include "ui/training/training_workspace.h"
+
+namespace ampscope::ui {
+
+namespace {
+const QStringList kFormatsPanels = {QStringLiteral("formats"), QStringLiteral("formats-range"),
+                                    QStringLiteral("formats-finfo"), QStringLiteral("formats-underflow"),
+                                    QStringLiteral("formats-memory")};
+const QStringList kTrainingPanels = {QStringLiteral("run"),       QStringLiteral("loss"),
+                                     QStringLiteral("scale"),     QStringLiteral("histogram"),
+                                     QStringLiteral("heatmap"),   QStringLiteral("underflow"),
+                                     QStringLiteral("op-dtype"),  QStringLiteral("memory")};
+const QString kClipNormId = QStringLiteral("grad-norm");
+const QString kStepTimeId = QStringLiteral("step-time");
+}  // namespace
+
+LessonWorkspace::LessonWorkspace(MainWindow& window, TrainingWorkspace& workspace, const QString& folder)
+    : QObject(&window), window_(window), workspace_(workspace) {
+  if (!library_.load(folder)) {
+    // A broken lesson file must not take the app down: report it and keep the lessons that loaded.
+    for (const QString& error : library_.errors()) qWarning("lesson: %s", qPrintable(error));
+  }
+
+  panel_ = new LessonPanel(&window_);
+  lessonDock_ = addLessonDock(QStringLiteral("panel"), panel_, Qt::LeftDockWidgetArea);
+
+  clipNorm_ = new ClipNormPlot(workspace_.store(), &window_);
+  stepTime_ = new StepTimePlot(workspace_.store(), &window_);
+  ownDocks_.insert(kClipNormId, addLessonDock(kClipNormId, clipNorm_, Qt::RightDockWidgetArea));
+  ownDocks_.insert(kStepTimeId, addLessonDock(kStepTimeId, stepTime_, Qt::RightDockWidgetArea));
+  RunController* run = workspace_.controller();
+  for (PlotPanel* plot : {static_cast<PlotPanel*>(clipNorm_), static_cast<PlotPanel*>(stepTime_)}) {
+    connect(run, &RunController::dataAppended, plot, &PlotPanel::onDataAppended);
+    connect(run, &RunController::storeCleared, plot, &PlotPanel::refresh);
+    connect(run, &RunController::runStarted, plot, &PlotPanel::refresh);
+  }
+  // Only the lessons that use them show these two; they start closed (View menu or a lesson opens them).
+  for (QDockWidget* dock : ownDocks_) dock->hide();
+
+  controller_ = new LessonController(library_, *this, *panel_, this);
+  connect(controller_, &LessonController::missingPanel, this, [](const QString& lesson, const QString& panel) {
+    qWarning("lesson %s: the window has no panel '%s'", qPrintable(lesson), qPrintable(panel));
+  });
+  connect(panel_, &LessonPanel::browseRequested, this, &LessonWorkspace::browse);
+
+  menu_ = new QMenu(&window_);
+  menu_->setObjectName(QStringLiteral("lessonsMenu"));
+  browseAction_ = menu_->addAction(QString(), this, &LessonWorkspace::browse);
+  browseAction_->setObjectName(QStringLiteral("browseLessonsAction"));
+  browseAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
+  menu_->addSeparator();
+  menu_->addAction(panel_->previousAction());
+  menu_->addAction(panel_->nextAction());
+  // Before Help, where a reader expects the app's own menus to end.
+  QMenuBar* bar = window_.menuBar();
+  QAction* help = window_.helpMenu() ? window_.helpMenu()->menuAction() : nullptr;
+  bar->insertMenu(help, menu_);
+  menu_->installEventFilter(this);
+  retranslate();
+}
+
+LessonWorkspace::~LessonWorkspace() = default;
+
+QDockWidget* LessonWorkspace::addLessonDock(const QString& id, QWidget* content, Qt::DockWidgetArea area) {
+  auto* dock = new QDockWidget(&window_);
+  dock->setObjectName(QStringLiteral("lessons.") + id);
+  dock->setWidget(content);
+  window_.addPanel(dock, area);
+  return dock;
+}
+
+QStringList LessonWorkspace::panelIds() const {
+  return kFormatsPanels + kTrainingPanels + QStringList{kClipNormId, kStepTimeId};
+}
+
+bool LessonWorkspace::openStartLesson(const QString& requested) {
+  if (!requested.isEmpty()) return controller_->openLesson(requested);
+  const QString remembered = LessonController::rememberedLessonId();
+  if (library_.find(remembered)) return controller_->openLesson(remembered);
+  return controller_->openLesson(LessonController::defaultLessonId(library_));
+}
+
+void LessonWorkspace::browse() {
+  LessonBrowser browser(library_, &window_);
+  if (const Lesson* current = controller_->currentLesson()) browser.setCurrentId(current->id);
+  if (browser.exec() == QDialog::Accepted) controller_->openLesson(browser.chosenId());
+}
+
+void LessonWorkspace::stopRun() {
+  RunController* run = workspace_.controller();
+  if (run->isActive()) run->stop();
+}
+
+void LessonWorkspace::loadRunConfig(const RunConfig& config) { workspace_.applyConfig(config); }
+
+QWidget* LessonWorkspace::formatsPage(const QString& panelId) const {
+  formats::NumberFormatsPanel* formats = window_.numberFormatsPanel();
+  if (!formats) return nullptr;
+  if (panelId == QLatin1String("formats")) return formats->tabs()->widget(0);
+  if (panelId == QLatin1String("formats-finfo")) return formats->finfoTable();
+  if (panelId == QLatin1String("formats-underflow")) return formats->underflowTable();
+  if (panelId == QLatin1String("formats-memory")) return formats->memoryCalculator();
+  if (panelId == QLatin1String("formats-range")) return formats->rangeStrip();
+  return nullptr;
+}
+
+bool LessonWorkspace::raisePanel(const QString& panelId) {
+  if (kFormatsPanels.contains(panelId)) {
+    QWidget* page = formatsPage(panelId);
+    QDockWidget* dock = window_.numberFormatsDock();
+    if (!page || !dock) return false;
+    dock->show();
+    dock->raise();
+    // The page may sit inside a scroll area or a layout of the tab: select the tab that contains it.
+    QTabWidget* tabs = window_.numberFormatsPanel()->tabs();
+    for (int i = 0; i < tabs->count(); ++i) {
+      if (tabs->widget(i) == page || tabs->widget(i)->isAncestorOf(page)) {
+        tabs->setCurrentIndex(i);
+        break;
+      }
+    }
+    return true;
+  }
+  if (QDockWidget* dock = ownDocks_.value(panelId)) {
+    dock->show();
+    dock->raise();
+    return true;
+  }
+  if (!workspace_.dock(panelId)) return false;
+  workspace_.raisePanel(panelId);
+  return true;
+}
+
+QWidget* LessonWorkspace::panelWidget(const QString& panelId) {
+  if (kFormatsPanels.contains(panelId)) return formatsPage(panelId);
+  if (QDockWidget* dock = ownDocks_.value(panelId)) return dock->widget();
+  QDockWidget* dock = workspace_.dock(panelId);
+  return dock ? dock->widget() : nullptr;
+}
+
+void LessonWorkspace::injectOverflow() { workspace_.controller()->injectOverflowNextStep(); }
+
+bool LessonWorkspace::eventFilter(QObject* watched, QEvent* event) {
+  if (event->type() == QEvent::LanguageChange && watched == menu_) retranslate();
+  return QObject::eventFilter(watched, event);
+}
+
+void LessonWorkspace::retranslate() {
+  menu_->setTitle(tr("&Lessons"));
+  browseAction_->setText(tr("&Browse Lessons…"));
+  lessonDock_->setWindowTitle(tr("Lesson"));
+  ownDocks_.value(kClipNormId)->setWindowTitle(tr("Gradient norm and clipping"));
+  ownDocks_.value(kStepTimeId)->setWindowTitle(tr("Step time"));
+}
+
+}  // namespace ampscope::ui

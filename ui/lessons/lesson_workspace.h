@@ -1,0 +1,81 @@
+// LessonWorkspace: the lessons inside the main window. It adds the lesson dock (LessonPanel), the two
+// plots only lessons need (clip norms for §8, step times for §10), a "Lessons" menu with the browser and
+// Previous/Next, and a LessonController; and it is the LessonHost that maps a lesson's panel ids onto
+// the window: the number-format panel's tabs ("formats", "formats-range", "formats-finfo",
+// "formats-underflow", "formats-memory"), the training workspace's docks ("run", "loss", "scale",
+// "histogram", "heatmap", "underflow", "op-dtype", "memory") and its own ("grad-norm", "step-time").
+#pragma once
+
+#include <QHash>
+#include <QObject>
+#include <QStringList>
+
+#include "ui/lessons/lesson_host.h"
+#include "ui/lessons/lesson_library.h"
+
+class QAction;
+class QDockWidget;
+class QMenu;
+
+namespace ampscope::ui {
+
+class ClipNormPlot;
+class LessonController;
+class LessonPanel;
+class MainWindow;
+class StepTimePlot;
+class TrainingWorkspace;
+
+class LessonWorkspace : public QObject, public LessonHost {
+  Q_OBJECT
+ public:
+  // Loads the lessons from `folder` (the resources by default) and builds the docks and the menu.
+  LessonWorkspace(MainWindow& window, TrainingWorkspace& workspace,
+                  const QString& folder = LessonLibrary::defaultFolder());
+  ~LessonWorkspace() override;
+
+  const LessonLibrary& library() const { return library_; }
+  LessonController* controller() const { return controller_; }
+  LessonPanel* panel() const { return panel_; }
+  QDockWidget* lessonDock() const { return lessonDock_; }
+  ClipNormPlot* clipNormPlot() const { return clipNorm_; }
+  StepTimePlot* stepTimePlot() const { return stepTime_; }
+  QMenu* menu() const { return menu_; }
+  // Every panel id raisePanel() knows.
+  QStringList panelIds() const;
+
+  // Opens the lesson the app should start with: `requested` when given, else the one opened last time,
+  // else the first. False when `requested` names no lesson.
+  bool openStartLesson(const QString& requested = QString());
+  // Opens the lesson browser (modal); opens the chosen lesson.
+  void browse();
+
+  // LessonHost
+  void stopRun() override;
+  void loadRunConfig(const RunConfig& config) override;
+  bool raisePanel(const QString& panelId) override;
+  QWidget* panelWidget(const QString& panelId) override;
+  void injectOverflow() override;
+
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;
+
+ private:
+  QDockWidget* addLessonDock(const QString& id, QWidget* content, Qt::DockWidgetArea area);
+  QWidget* formatsPage(const QString& panelId) const;
+  void retranslate();
+
+  MainWindow& window_;
+  TrainingWorkspace& workspace_;
+  LessonLibrary library_;
+  LessonPanel* panel_ = nullptr;
+  QDockWidget* lessonDock_ = nullptr;
+  ClipNormPlot* clipNorm_ = nullptr;
+  StepTimePlot* stepTime_ = nullptr;
+  QHash<QString, QDockWidget*> ownDocks_;
+  LessonController* controller_ = nullptr;
+  QMenu* menu_ = nullptr;
+  QAction* browseAction_ = nullptr;
+};
+
+}  // namespace ampscope::ui
