@@ -15,7 +15,8 @@ namespace ampscope::ui::formats {
 namespace {
 
 constexpr int kMaxCellWidth = 24;   // a cell never grows wider than this (FP8 would look bloated)
-constexpr int kMinCellWidth = 11;   // below this the digit no longer fits: wrap instead
+constexpr int kMinCellWidth = 11;   // the digit no longer fits below this
+constexpr int kWrapBelowWidth = 15; // a line of cells narrower than this wraps onto two lines
 constexpr int kCellHeight = 22;
 constexpr int kFieldGap = 5;        // extra space between sign | exponent | mantissa
 constexpr int kLineGap = 4;
@@ -72,7 +73,7 @@ BitCellsWidget::Geometry BitCellsWidget::computeGeometry(int width) const {
   // One line if the cells are still readable at this width; otherwise two lines of half the bits.
   int perLine = total;
   int cell = std::min(kMaxCellWidth, (width - 2 * kFieldGap - 2) / std::max(1, total));
-  if (cell < kMinCellWidth) {
+  if (cell < kWrapBelowWidth) {
     perLine = (total + 1) / 2;
     cell = std::clamp((width - 2 * kFieldGap - 2) / perLine, kMinCellWidth, kMaxCellWidth);
   }
@@ -134,11 +135,13 @@ void BitCellsWidget::paintEvent(QPaintEvent*) {
     int firstBit;
     int lastBit;
     QString text;
+    QString shortText;  // when the field is too narrow for the full name
   };
   const Label labels[] = {
-      {spec.totalBits - 1, spec.totalBits - 1, tr("s")},
-      {spec.totalBits - 2, spec.mantissaBits, tr("exponent (%1)").arg(spec.exponentBits)},
-      {spec.mantissaBits - 1, 0, tr("mantissa (%1)").arg(spec.mantissaBits)},
+      {spec.totalBits - 1, spec.totalBits - 1, tr("s"), tr("s")},
+      {spec.totalBits - 2, spec.mantissaBits, tr("exponent (%1)").arg(spec.exponentBits),
+       tr("exp (%1)").arg(spec.exponentBits)},
+      {spec.mantissaBits - 1, 0, tr("mantissa (%1)").arg(spec.mantissaBits), tr("m (%1)").arg(spec.mantissaBits)},
   };
   const int labelHeight = fontMetrics().height();
   for (const Label& label : labels) {
@@ -150,7 +153,9 @@ void BitCellsWidget::paintEvent(QPaintEvent*) {
       right = m_geometry.cells[bit].right();
     }
     const QRect area(first.left(), first.top() - labelHeight, right - first.left() + 1, labelHeight);
-    const QString text = painter.fontMetrics().elidedText(label.text, Qt::ElideRight, area.width());
+    const QString& full = painter.fontMetrics().horizontalAdvance(label.text) <= area.width() ? label.text
+                                                                                              : label.shortText;
+    const QString text = painter.fontMetrics().elidedText(full, Qt::ElideRight, area.width());
     painter.drawText(area, Qt::AlignLeft | Qt::AlignVCenter, text);
   }
 

@@ -85,8 +85,10 @@ FinfoTableWidget::FinfoTableWidget(QWidget* parent) : QWidget(parent) {
     ++row;
   }
   m_table->resizeColumnsToContents();
-  m_table->horizontalHeader()->setStretchLastSection(true);
+  for (int c = 0; c < kColumnCount; ++c) m_table->setColumnWidth(c, m_table->columnWidth(c) + 16);
   m_table->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
+  // As large as its contents and no larger: the space below stays empty instead of a grey table body.
+  m_table->setSizePolicy(QSizePolicy::Maximum, QSizePolicy::Maximum);
   layout->addWidget(m_table);
 
   auto* copyAction = new QAction(tr("Copy as CSV"), this);

@@ -14,8 +14,8 @@ namespace ampscope::ui::formats {
 
 namespace {
 
-constexpr int kHeaderWidth = 150;  // name column: the same width in every row so the bits line up
-constexpr int kValueWidth = 250;   // stored value / error column
+constexpr int kHeaderWidth = 168;  // name column: the same width in every row so the bits line up
+constexpr int kValueWidth = 270;   // stored value / error column
 
 QLabel* makeValueLabel(QWidget* parent) {
   auto* label = new QLabel(parent);
@@ -23,11 +23,13 @@ QLabel* makeValueLabel(QWidget* parent) {
   return label;
 }
 
+// The row's card uses a style sheet, and a style sheet overrides palettes of the widgets below it:
+// colours inside a row are set with style sheets too.
+const QString kCaptionStyle = QStringLiteral("color: #78909c;");
+
 QLabel* makeCaption(const QString& text, QWidget* parent) {
   auto* label = new QLabel(text, parent);
-  QPalette palette = label->palette();
-  palette.setColor(QPalette::WindowText, palette.color(QPalette::PlaceholderText));
-  label->setPalette(palette);
+  label->setStyleSheet(kCaptionStyle);
   return label;
 }
 
@@ -129,8 +131,9 @@ FormatRowWidget::FormatRowWidget(DType dtype, QWidget* parent) : QFrame(parent),
   values->addWidget(m_absError, 1, 1);
   values->addWidget(m_relError, 1, 2, 1, 2);
   values->addWidget(makeCaption(tr("bits"), this), 2, 0);
-  values->addWidget(m_hex, 2, 1);
-  values->addWidget(m_class, 2, 2, 1, 2);
+  values->addWidget(m_hex, 2, 1, 1, 3);
+  values->addWidget(makeCaption(tr("class"), this), 3, 0);
+  values->addWidget(m_class, 3, 1, 1, 3);
   values->setColumnStretch(3, 1);
   auto* valueBox = new QWidget(this);
   valueBox->setLayout(values);
@@ -144,20 +147,24 @@ FormatRowWidget::FormatRowWidget(DType dtype, QWidget* parent) : QFrame(parent),
   m_previous = new QToolButton(this);
   m_previous->setObjectName(QStringLiteral("previousButton"));
   m_previous->setArrowType(Qt::LeftArrow);
-  m_previous->setAutoRaise(true);
+  m_previous->setText(tr("prev"));
+  m_previous->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
   m_previous->setToolTip(tr("Previous representable %1 value (toward &minus;infinity); it becomes the "
                             "entry value.")
                              .arg(dtypeDisplayName(dtype)));
   m_next = new QToolButton(this);
   m_next->setObjectName(QStringLiteral("nextButton"));
   m_next->setArrowType(Qt::RightArrow);
-  m_next->setAutoRaise(true);
+  m_next->setText(tr("next"));
+  m_next->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
   m_next->setToolTip(tr("Next representable %1 value (toward +infinity); it becomes the entry value.")
                          .arg(dtypeDisplayName(dtype)));
   connect(m_previous, &QToolButton::clicked, this,
           [this] { emit encodingChosen(m_dtype, nextDown(m_dtype, m_result.bits)); });
   connect(m_next, &QToolButton::clicked, this,
           [this] { emit encodingChosen(m_dtype, nextUp(m_dtype, m_result.bits)); });
+  m_next->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+  m_previous->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
   steps->addStretch();
   steps->addWidget(m_next);
   steps->addWidget(m_previous);
@@ -238,20 +245,21 @@ void FormatRowWidget::refresh() {
   }
   m_badge->setText(badge);
   m_badge->setToolTip(tip);
-  m_badge->setStyleSheet(QStringLiteral("QLabel { background: %1; color: white; border-radius: 8px; "
-                                        "padding: 1px 8px; font-weight: bold; }")
-                             .arg(QColor(color).name()));
+  // Re-polishing a style sheet is costly (every child is re-styled): only when the colour changes.
+  const QString badgeSheet = QStringLiteral("QLabel { background: %1; color: white; border-radius: 8px; "
+                                            "padding: 1px 8px; font-weight: bold; }")
+                                 .arg(QColor(color).name());
+  if (m_badge->styleSheet() != badgeSheet) m_badge->setStyleSheet(badgeSheet);
   // The card's left edge carries the same colour, so a flushed row stands out while scrolling.
-  setStyleSheet(QStringLiteral("QFrame#formatRow { border: 1px solid palette(mid); border-left: 5px solid "
-                               "%1; border-radius: 5px; background: palette(base); }")
-                    .arg(QColor(color).name()));
+  const QString cardSheet = QStringLiteral("QFrame#formatRow { border: 1px solid palette(mid); border-left: 5px "
+                                           "solid %1; border-radius: 5px; background: palette(base); }")
+                                .arg(QColor(color).name());
+  if (styleSheet() != cardSheet) setStyleSheet(cardSheet);
 
   m_stored->setText(shortestText(r.stored));
-  QPalette storedPalette = m_stored->palette();
-  storedPalette.setColor(QPalette::WindowText, m_highlight == Highlight::Flushed    ? QColor(kFlushedColor)
-                                               : m_highlight == Highlight::Overflow ? QColor(kOverflowColor)
-                                                                                    : palette().color(QPalette::WindowText));
-  m_stored->setPalette(storedPalette);
+  const bool alarming = m_highlight == Highlight::Flushed || m_highlight == Highlight::Overflow;
+  const QString storedSheet = alarming ? QStringLiteral("color: %1;").arg(QColor(color).name()) : QString();
+  if (m_stored->styleSheet() != storedSheet) m_stored->setStyleSheet(storedSheet);
   m_absError->setText(tr("%1 abs").arg(scientific(r.absError, 2)));
   m_relError->setText(tr("%1 rel").arg(scientific(r.relError, 2)));
   m_hex->setText(QString::fromStdString(formatBitsHex(m_dtype, r.bits)));

@@ -24,11 +24,16 @@ namespace {
 
 enum Column { kDType, kBytesPerElement, kBytes, kGiB, kBar, kColumnCount };
 
+// "4 000 000 000" with thin spaces: readable in every locale, unlike a comma or a point.
 QString groupedInteger(long double value) {
-  // QLocale's grouping for integers beyond 64 bits is not needed: counts stop at 1e18 elements and
-  // 8 bytes each, 8e18 < 2^63.
-  return QLocale::c().toString(static_cast<qlonglong>(std::llround(static_cast<double>(value))))
-      .replace(QLatin1Char(','), QChar(0x2009));  // thin space groups: 4 000 000 000
+  // Counts stop at 1e18 elements of at most 8 bytes: 8e18 < 2^63, so the digits fit an integer.
+  const QString digits = QString::number(static_cast<qlonglong>(std::llround(static_cast<double>(value))));
+  QString grouped;
+  for (int i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) grouped += QChar(0x2009);
+    grouped += digits[i];
+  }
+  return grouped;
 }
 
 }  // namespace
@@ -77,19 +82,24 @@ MemoryCalculatorWidget::MemoryCalculatorWidget(QWidget* parent) : QWidget(parent
       item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
       m_table->setItem(row, c, item);
     }
-    auto* bar = new QProgressBar(m_table);
+    auto* barCell = new QWidget(m_table);
+    auto* barLayout = new QHBoxLayout(barCell);
+    barLayout->setContentsMargins(6, 0, 6, 0);
+    auto* bar = new QProgressBar(barCell);
     bar->setRange(0, 8);
     bar->setValue(formatSpec(dtype).storageBytes);
     bar->setTextVisible(false);
+    bar->setFixedHeight(12);
     bar->setToolTip(tr("Relative size: %1 of FP64's 8 bytes.").arg(formatSpec(dtype).storageBytes));
-    m_table->setCellWidget(row, kBar, bar);
+    barLayout->addWidget(bar);
+    m_table->setCellWidget(row, kBar, barCell);
     ++row;
   }
   if (auto* tf32 = m_table->item(2, kDType)) {
     tf32->setToolTip(tr("TF32 is a compute format: tensors stay FP32 in memory (4 bytes)."));
   }
-  m_table->horizontalHeader()->setStretchLastSection(true);
   m_table->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
+  m_table->setSizePolicy(QSizePolicy::Maximum, QSizePolicy::Maximum);
   layout->addWidget(m_table);
   layout->addStretch();
 
@@ -128,6 +138,8 @@ void MemoryCalculatorWidget::recompute() {
     m_table->item(row, kGiB)->setText(QString::fromLatin1(gib));
   }
   m_table->resizeColumnsToContents();
+  for (int c = kDType; c <= kGiB; ++c) m_table->setColumnWidth(c, m_table->columnWidth(c) + 16);
+  m_table->setColumnWidth(kBar, 240);
 }
 
 }  // namespace ampscope::ui::formats

@@ -14,8 +14,8 @@ namespace {
 
 constexpr int kLabelWidth = 96;     // format names on the left
 constexpr int kVerdictWidth = 210;  // "gradients: ..." on the right
-constexpr int kRowHeight = 30;
-constexpr int kBarHeight = 16;
+constexpr int kRowHeight = 34;
+constexpr int kBarHeight = 18;
 constexpr int kLegendHeight = 30;
 constexpr int kAxisHeight = 50;
 
@@ -25,8 +25,17 @@ const QColor kBandFill(0x2e, 0x7d, 0x32, 40);
 const QColor kBandEdge(0x2e, 0x7d, 0x32);
 const QColor kMarker(0xc6, 0x28, 0x28);
 
+// "2⁻¹⁶⁰" for whole exponents (Unicode superscripts), "2^-26.6" otherwise (there is no superscript point).
 QString powerOfTwo(double exponent) {
-  return QStringLiteral("2^%1").arg(QString::number(exponent, 'f', std::floor(exponent) == exponent ? 0 : 1));
+  if (std::floor(exponent) != exponent) return QStringLiteral("2^%1").arg(QString::number(exponent, 'f', 1));
+  static const QChar kSuperscriptDigits[] = {QChar(0x2070), QChar(0x00b9), QChar(0x00b2), QChar(0x00b3),
+                                             QChar(0x2074), QChar(0x2075), QChar(0x2076), QChar(0x2077),
+                                             QChar(0x2078), QChar(0x2079)};
+  QString text = QStringLiteral("2");
+  for (const QChar c : QString::number(static_cast<long long>(exponent))) {
+    text += c == QLatin1Char('-') ? QChar(0x207b) : kSuperscriptDigits[c.digitValue()];
+  }
+  return text;
 }
 
 }  // namespace
@@ -80,7 +89,7 @@ void RangeStripWidget::paintEvent(QPaintEvent*) {
   };
   legendItem(kSubnormalFill, kSubnormalFill.darker(130), tr("subnormal range"));
   legendItem(kNormalFill, kNormalFill.darker(130), tr("normal range"));
-  legendItem(kBandFill, kBandEdge, tr("typical gradients 2^-40 … 2^-10"));
+  legendItem(kBandFill, kBandEdge, tr("typical gradients %1 … %2").arg(powerOfTwo(kGradientBandMinLog2), powerOfTwo(kGradientBandMaxLog2)));
   legendItem(kMarker, kMarker, tr("current value"));
 
   // Grid lines every 20 binades.
@@ -107,7 +116,7 @@ void RangeStripWidget::paintEvent(QPaintEvent*) {
 
     p.setFont(font());
     p.setPen(text);
-    p.drawText(QRectF(4, top - 4, kLabelWidth - 10, kBarHeight + 8), Qt::AlignVCenter | Qt::AlignRight,
+    p.drawText(QRectF(4, top - 4, kLabelWidth - 16, kBarHeight + 8), Qt::AlignVCenter | Qt::AlignRight,
                dtypeDisplayName(dtype));
 
     p.setPen(QPen(kSubnormalFill.darker(130), 1));
@@ -143,14 +152,20 @@ void RangeStripWidget::paintEvent(QPaintEvent*) {
       p.drawPath(arrow);
       p.setPen(Qt::white);
       p.drawText(QRectF(plot.right() - 124, top, 120, kBarHeight), Qt::AlignVCenter | Qt::AlignRight,
-                 tr("max %1 …").arg(powerOfTwo(std::floor(hi * 10) / 10)));
+                 tr("max ≈ %1 …").arg(powerOfTwo(std::round(hi))));
     } else {
-      // Max tick and its value just right of the bar.
+      // Max tick and its value: right of the bar, or inside its end when the axis ends first.
       p.setPen(QPen(text, 2));
       p.drawLine(QPointF(xOf(hi), top - 3), QPointF(xOf(hi), top + kBarHeight + 3));
-      p.setPen(text);
-      p.drawText(QRectF(xOf(hi) + 4, top - 2, 110, kBarHeight + 4), Qt::AlignVCenter | Qt::AlignLeft,
-                 tr("max %1").arg(QString::number(info.max, 'g', 5)));
+      const QString maxText = tr("max %1").arg(QString::number(info.max, 'g', 5));
+      const double w = p.fontMetrics().horizontalAdvance(maxText) + 8;
+      if (xOf(hi) + w < plot.right() + 12) {
+        p.setPen(text);
+        p.drawText(QRectF(xOf(hi) + 4, top - 2, w, kBarHeight + 4), Qt::AlignVCenter | Qt::AlignLeft, maxText);
+      } else {
+        p.setPen(Qt::white);
+        p.drawText(QRectF(xOf(hi) - w - 2, top, w, kBarHeight), Qt::AlignVCenter | Qt::AlignRight, maxText);
+      }
     }
 
     // Verdict: does the format hold the gradient band without help?
@@ -171,11 +186,6 @@ void RangeStripWidget::paintEvent(QPaintEvent*) {
                Qt::AlignVCenter | Qt::AlignLeft, verdict);
     ++row;
   }
-
-  // Band label on top of the band.
-  p.setFont(small);
-  p.setPen(kBandEdge.darker(120));
-  p.drawText(QRectF(band.left(), plot.top() - 20, band.width(), 16), Qt::AlignCenter, tr("gradients"));
 
   // Axis.
   const double axisY = plot.bottom() + 6;
@@ -204,7 +214,7 @@ void RangeStripWidget::paintEvent(QPaintEvent*) {
     p.drawRoundedRect(QRectF(labelX, axisY + 22, w, 16), 3, 3);
     p.drawText(QRectF(labelX, axisY + 22, w, 16), Qt::AlignCenter, label);
     if (e < kAxisMinLog2 || e > kAxisMaxLog2) {
-      p.drawText(QRectF(x - 30, plot.top() - 22, 60, 14), Qt::AlignCenter, tr("off axis"));
+      p.drawText(QRectF(x - 30, plot.bottom() - 16, 60, 14), Qt::AlignCenter, tr("off axis"));
     }
   }
 }

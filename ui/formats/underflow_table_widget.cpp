@@ -85,6 +85,7 @@ UnderflowTableWidget::UnderflowTableWidget(QWidget* parent) : QWidget(parent) {
   m_table->resizeColumnsToContents();
   for (int c = 0; c < kColumnCount; ++c) m_table->setColumnWidth(c, std::max(m_table->columnWidth(c), 130));
   m_table->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
+  m_table->setSizePolicy(QSizePolicy::Maximum, QSizePolicy::Maximum);
   connect(m_table, &QTableWidget::cellDoubleClicked, this,
           [this](int row, int) { emit valueActivated(inputs().value(row)); });
 
