@@ -262,7 +262,7 @@ void HistogramPlot::refillLayerCombo() {
 
 void HistogramPlot::rebuildFromStore() {
   for (auto& [mode, b] : bars_) {
-    group_->remove(b);
+    if (group_->contains(b)) group_->remove(b);
     plot()->removePlottable(b);
   }
   bars_.clear();
@@ -303,7 +303,7 @@ void HistogramPlot::redrawBars() {
   // Drop bars of modes no longer shown, create missing ones in store order (so the group order is stable).
   for (auto it = bars_.begin(); it != bars_.end();) {
     if (std::find(shown.begin(), shown.end(), it->first) == shown.end()) {
-      group_->remove(it->second);
+      if (group_->contains(it->second)) group_->remove(it->second);
       plot()->removePlottable(it->second);
       it = bars_.erase(it);
     } else {
@@ -322,7 +322,7 @@ void HistogramPlot::redrawBars() {
       b->setBrush(c);
     }
     // Re-add in order so the group lays bars out left to right as modes are listed.
-    group_->remove(b);
+    if (group_->contains(b)) group_->remove(b);
     group_->append(b);
     b->setWidth(width);
     b->setBaseValue(log ? 0.5 : 0.0);

@@ -9,6 +9,7 @@
 #include <QLocale>
 #include <QScrollArea>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -204,10 +205,16 @@ void RunPanel::reparse() {
   c.model = static_cast<ModelKind>(model_->currentData().toInt());
   c.optimizer = static_cast<OptimizerKind>(optimizer_->currentData().toInt());
   c.clipOrder = static_cast<ClipOrder>(clip_->currentData().toInt());
-  c.modes.clear();
+  // Keep the order the modes were configured in (it is the display order); newly ticked ones go last.
+  std::vector<PrecisionMode> checked;
   for (int i = 0; i < modes_->count(); ++i)
     if (modes_->item(i)->checkState() == Qt::Checked)
-      c.modes.push_back(static_cast<PrecisionMode>(modes_->item(i)->data(Qt::UserRole).toInt()));
+      checked.push_back(static_cast<PrecisionMode>(modes_->item(i)->data(Qt::UserRole).toInt()));
+  c.modes.clear();
+  for (PrecisionMode m : config_.modes)
+    if (std::find(checked.begin(), checked.end(), m) != checked.end()) c.modes.push_back(m);
+  for (PrecisionMode m : checked)
+    if (std::find(c.modes.begin(), c.modes.end(), m) == c.modes.end()) c.modes.push_back(m);
 
   auto readDouble = [&](const char* name, double& into) {
     if (auto v = parseDouble(edits_[QLatin1String(name)]->text()))

@@ -1,0 +1,167 @@
+// TelemetryStore: full resolution for recent steps, bounded decimation for old ones, NaN/Inf kept.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "tests/ui/training_synthetic_records.h"
+#include "ui/training/telemetry_store.h"
+
+namespace ampscope::ui {
+namespace {
+
+using test::syntheticRecord;
+using test::SyntheticOptions;
+
+SyntheticOptions twoModes(int64_t instrumentEvery = 1) {
+  SyntheticOptions o;
+  o.modes = {PrecisionMode::FP32, PrecisionMode::FP16AmpScaled};
+  o.instrumentEvery = instrumentEvery;
+  o.tensorElements = 100;
+  return o;
+}
+
+TEST(TelemetryStore, KeepsEveryStepOfEveryModeBelowTheLimit) {
+  TelemetryStore store;
+  for (int64_t s = 1; s <= 1000; ++s) store.append(syntheticRecord(s, twoModes()));
+  ASSERT_EQ(store.modes().size(), 2u);
+  for (PrecisionMode mode : store.modes()) {
+    const ModeSeries* series = store.series(mode);
+    EXPECT_EQ(series->recent.size(), 1000u);
+    EXPECT_TRUE(series->buckets.empty());
+    EXPECT_EQ(series->recent.front().step, 1);
+    EXPECT_EQ(series->recent.back().step, 1000);
+    EXPECT_EQ(series->instruments.size(), 1000u);
+  }
+  EXPECT_EQ(store.lastStep(), 1000);
+}
+
+TEST(TelemetryStore, DecimationBoundsMemoryAndPreservesLossExtremes) {
+  StoreLimits limits;
+  limits.recentSteps = 100;
+  limits.foldChunk = 50;
+  limits.stepsPerBucket = 5;
+  limits.maxBuckets = 20;
+  limits.recentInstruments = 100;
+  limits.maxInstrumentBuckets = 20;
+  limits.histogramSnapshots = 16;
+  TelemetryStore store(limits);
+  const int64_t kSteps = 100000;
+  // Spikes deep in the past: they must survive any number of folds and merges as a bucket's min/max.
+  const int64_t kHighStep = 777, kLowStep = 31337;
+  for (int64_t s = 1; s <= kSteps; ++s) {
+    StepRecord r = syntheticRecord(s, twoModes(10));
+    for (ModeStep& m : r.modes) {
+      if (s == kHighStep) m.loss = 1e6;
+      if (s == kLowStep) m.loss = -5.0;
+    }
+    store.append(r);
+  }
+  for (PrecisionMode mode : store.modes()) {
+    const ModeSeries* series = store.series(mode);
+    EXPECT_LE(series->buckets.size(), limits.maxBuckets);
+    EXPECT_LT(series->recent.size(), limits.recentSteps + limits.foldChunk);
+    EXPECT_LE(series->instrumentBuckets.size(), limits.maxInstrumentBuckets);
+    EXPECT_LE(series->histogramRing.size(), limits.histogramSnapshots);
+    int64_t counted = 0;
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    int64_t expectedFirst = 1;
+    for (const ScalarBucket& b : series->buckets) {
+      EXPECT_EQ(b.firstStep, expectedFirst);  // buckets tile the folded steps without gaps
+      expectedFirst = b.lastStep + 1;
+      counted += b.count;
+      lo = std::min(lo, b.lossMin);
+      hi = std::max(hi, b.lossMax);
+    }
+    EXPECT_EQ(series->recent.front().step, expectedFirst);
+    counted += static_cast<int64_t>(series->recent.size());
+    EXPECT_EQ(counted, kSteps);
+    EXPECT_EQ(hi, 1e6);
+    EXPECT_EQ(lo, -5.0);
+    // Rounding counts summed into buckets: nothing lost (synthetic overflow: 1 per layer every 50th step).
+    int64_t overflowed = 0;
+    for (const InstrumentBucket& b : series->instrumentBuckets) overflowed += b.total.overflowed;
+    for (const InstrumentPoint& p : series->instruments) overflowed += p.total.overflowed;
+    EXPECT_EQ(overflowed, 2 * (kSteps / 50));
+    EXPECT_EQ(series->roundingTotal.overflowed, overflowed);
+  }
+}
+
+TEST(TelemetryStore, NonFiniteLossesAreCountedNotDropped) {
+  StoreLimits limits;
+  limits.recentSteps = 10;
+  limits.foldChunk = 10;
+  limits.stepsPerBucket = 4;
+  TelemetryStore store(limits);
+  for (int64_t s = 1; s <= 30; ++s) {
+    StepRecord r = syntheticRecord(s, twoModes(0));
+    if (s == 3) r.modes[0].loss = std::numeric_limits<double>::quiet_NaN();
+    if (s == 5) r.modes[0].loss = std::numeric_limits<double>::infinity();
+    store.append(r);
+  }
+  const ModeSeries* fp32 = store.series(PrecisionMode::FP32);
+  EXPECT_EQ(fp32->nonFiniteLossTotal, 2);
+  int64_t inBuckets = 0;
+  for (const ScalarBucket& b : fp32->buckets) {
+    inBuckets += b.nonFiniteCount;
+    EXPECT_TRUE(std::isfinite(b.lossMin));
+    EXPECT_TRUE(std::isfinite(b.lossMax));
+  }
+  EXPECT_EQ(inBuckets, 2);
+}
+
+TEST(TelemetryStore, RemembersTheStepWhereAModeDiverged) {
+  TelemetryStore store;
+  for (int64_t s = 1; s <= 10; ++s) {
+    StepRecord r = syntheticRecord(s, twoModes());
+    if (s == 6) {
+      r.modes[1].diverged = true;
+      r.modes[1].loss = std::numeric_limits<double>::quiet_NaN();
+    }
+    if (s > 6) r.modes.pop_back();  // the engine leaves a diverged mode out of later records
+    store.append(r);
+  }
+  ASSERT_TRUE(store.series(PrecisionMode::FP16AmpScaled)->divergedAt.has_value());
+  EXPECT_EQ(*store.series(PrecisionMode::FP16AmpScaled)->divergedAt, 6);
+  EXPECT_FALSE(store.series(PrecisionMode::FP32)->divergedAt.has_value());
+  EXPECT_EQ(store.series(PrecisionMode::FP32)->lastStep, 10);
+}
+
+TEST(TelemetryStore, KeepsLatestTensorsAndSumsParameterHistogramsForTheHeatMap) {
+  TelemetryStore store;
+  for (int64_t s = 1; s <= 9; ++s) store.append(syntheticRecord(s, twoModes(3)));
+  const ModeSeries* fp32 = store.series(PrecisionMode::FP32);
+  EXPECT_EQ(fp32->latestTensorsStep, 9);
+  ASSERT_EQ(fp32->histogramRing.size(), 3u);  // steps 3, 6, 9
+  EXPECT_EQ(fp32->histogramRing.front().step, 3);
+  // Two parameter tensors of 100 elements each: the snapshot sums parameters only (not activations).
+  EXPECT_EQ(fp32->histogramRing.back().unscaled.total(), 200);
+}
+
+TEST(TelemetryStore, UsesScalerFollowsTheConfig) {
+  TelemetryStore store;
+  RunConfig config;
+  config.modes = {PrecisionMode::FP32, PrecisionMode::FP16AmpScaled, PrecisionMode::FP16Pure};
+  store.setConfig(config);
+  EXPECT_FALSE(store.usesScaler(PrecisionMode::FP32));
+  EXPECT_TRUE(store.usesScaler(PrecisionMode::FP16AmpScaled));
+  EXPECT_FALSE(store.usesScaler(PrecisionMode::FP16Pure));
+  config.scalerForPureFp16 = true;
+  store.setConfig(config);
+  EXPECT_TRUE(store.usesScaler(PrecisionMode::FP16Pure));
+  // The configured order is the display order, before any data arrives.
+  EXPECT_EQ(store.modes(), config.modes);
+}
+
+TEST(TelemetryStore, AnOlderStepStartsTheModeOverAndBumpsTheGeneration) {
+  TelemetryStore store;
+  for (int64_t s = 1; s <= 5; ++s) store.append(syntheticRecord(s, twoModes()));
+  const uint64_t before = store.generation();
+  store.append(syntheticRecord(1, twoModes()));
+  EXPECT_NE(store.generation(), before);
+  EXPECT_EQ(store.series(PrecisionMode::FP32)->recent.size(), 1u);
+}
+
+}  // namespace
+}  // namespace ampscope::ui

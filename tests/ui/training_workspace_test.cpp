@@ -1,0 +1,198 @@
+// The live-training workspace driving the real engine: a comparison fills every plot, pause pauses,
+// step steps once, bad input keeps Run disabled, closing mid-run shuts down cleanly.
+#include <gtest/gtest.h>
+
+#include <QAction>
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QLineEdit>
+#include <QMainWindow>
+#include <QMenu>
+#include <QSignalSpy>
+#include <QTest>
+#include <functional>
+#include <memory>
+#include <qcustomplot.h>
+
+#include "ui/training/histogram_plot.h"
+#include "ui/training/loss_plot.h"
+#include "ui/training/run_controller.h"
+#include "ui/training/run_panel.h"
+#include "ui/training/scale_plot.h"
+#include "ui/training/telemetry_store.h"
+#include "ui/training/training_workspace.h"
+#include "ui/training/underflow_plot.h"
+
+namespace ampscope::ui {
+namespace {
+
+bool waitFor(const std::function<bool()>& condition, int timeoutMs) {
+  QElapsedTimer timer;
+  timer.start();
+  while (!condition()) {
+    if (timer.elapsed() > timeoutMs) return false;
+    QTest::qWait(10);
+  }
+  return true;
+}
+
+struct Window {
+  std::unique_ptr<QMainWindow> window = std::make_unique<QMainWindow>();
+  QMenu* view = new QMenu(QStringLiteral("View"), window.get());
+  TrainingWorkspace* workspace = new TrainingWorkspace(window.get(), view);
+  Window() {
+    window->resize(1400, 900);
+    window->show();
+  }
+  ~Window() { workspace->shutdown(); }
+};
+
+RunConfig fourModeTinyMlp(int64_t steps) {
+  RunConfig config = presetFor(ModelKind::TinyMLP);
+  config.modes = {PrecisionMode::FP32, PrecisionMode::FP16AmpScaled, PrecisionMode::FP16Amp, PrecisionMode::BF16Amp};
+  config.instrumentEvery = 1;
+  config.steps = steps;
+  return config;
+}
+
+TEST(TrainingWorkspace, AComparisonPutsOnePointPerStepPerModeInEveryPlot) {
+  Window w;
+  const int64_t kSteps = 12;
+  w.workspace->applyConfig(fourModeTinyMlp(kSteps));
+  ASSERT_TRUE(w.workspace->runPauseAction()->isEnabled());
+  QSignalSpy appended(w.workspace->controller(), &RunController::dataAppended);
+  w.workspace->runPauseAction()->trigger();
+  ASSERT_TRUE(waitFor([&] { return w.workspace->controller()->state() == RunState::Finished; }, 60000))
+      << w.workspace->controller()->lastError().toStdString();
+  ASSERT_TRUE(waitFor([&] { return w.workspace->store()->lastStep() == kSteps; }, 5000));
+  QTest::qWait(50);
+  // Batching: the steps arrived in fewer wake-ups than steps (never one signal per step is the design;
+  // at least the count cannot exceed the steps).
+  EXPECT_GE(appended.count(), 1);
+  EXPECT_LE(appended.count(), kSteps);
+  for (PrecisionMode mode : fourModeTinyMlp(kSteps).modes) {
+    SCOPED_TRACE(modeName(mode));
+    ASSERT_NE(w.workspace->lossPlot()->lossGraph(mode), nullptr);
+    EXPECT_EQ(w.workspace->lossPlot()->lossGraph(mode)->dataCount(), kSteps);
+    for (auto q : {UnderflowPlot::Quantity::FlushedToZero, UnderflowPlot::Quantity::Subnormal,
+                   UnderflowPlot::Quantity::Overflowed})
+      EXPECT_EQ(w.workspace->underflowPlot()->graph(mode, q)->dataCount(), kSteps);
+    // The exponent histogram accounts for every gradient element: bins + zero + inf + NaN = numel.
+    const ModeSeries* series = w.workspace->store()->series(mode);
+    int64_t numel = 0;
+    for (const TensorStats& t : series->latestTensors)
+      if (t.isParameter) numel += t.numel;
+    ASSERT_GT(numel, 0);
+    EXPECT_EQ(w.workspace->histogramPlot()->shownHistogram(mode).total(), numel);
+  }
+  ASSERT_NE(w.workspace->scalePlot()->scaleGraph(PrecisionMode::FP16AmpScaled), nullptr);
+  EXPECT_EQ(w.workspace->scalePlot()->scaleGraph(PrecisionMode::FP16AmpScaled)->dataCount(), kSteps);
+  // The chapter: the first fp16-amp-scaled step runs at PyTorch's default init_scale 2^16.
+  EXPECT_EQ(w.workspace->scalePlot()->scaleGraph(PrecisionMode::FP16AmpScaled)->data()->constBegin()->value,
+            65536.0);
+  EXPECT_EQ(w.workspace->scalePlot()->scaleGraph(PrecisionMode::FP32), nullptr);
+}
+
+TEST(TrainingWorkspace, PauseReallyPauses) {
+  Window w;
+  w.workspace->applyConfig(fourModeTinyMlp(1000000));
+  w.workspace->runOrPause();
+  ASSERT_TRUE(waitFor([&] { return w.workspace->store()->lastStep() >= 3; }, 60000));
+  w.workspace->runOrPause();
+  // pause() returns once the engine acknowledges; the step in flight may still be handing over its record.
+  ASSERT_TRUE(waitFor([&] { return w.workspace->controller()->state() == RunState::Paused; }, 5000));
+  QTest::qWait(100);  // the last drain lands
+  const int64_t atPause = w.workspace->store()->lastStep();
+  const int points = w.workspace->lossPlot()->lossGraph(PrecisionMode::FP32)->dataCount();
+  QTest::qWait(300);
+  EXPECT_EQ(w.workspace->store()->lastStep(), atPause);
+  EXPECT_EQ(w.workspace->lossPlot()->lossGraph(PrecisionMode::FP32)->dataCount(), points);
+  EXPECT_EQ(w.workspace->runPauseAction()->text(), QObject::tr("Resume"));
+}
+
+TEST(TrainingWorkspace, StepAdvancesExactlyOneStep) {
+  Window w;
+  w.workspace->applyConfig(fourModeTinyMlp(100));
+  w.workspace->stepAction()->trigger();  // from idle: starts paused and does one step
+  ASSERT_TRUE(waitFor([&] { return w.workspace->store()->lastStep() == 1; }, 60000));
+  QTest::qWait(200);
+  EXPECT_EQ(w.workspace->store()->lastStep(), 1);
+  w.workspace->stepAction()->trigger();
+  ASSERT_TRUE(waitFor([&] { return w.workspace->store()->lastStep() == 2; }, 10000));
+  QTest::qWait(200);
+  EXPECT_EQ(w.workspace->store()->lastStep(), 2);
+  EXPECT_EQ(w.workspace->lossPlot()->lossGraph(PrecisionMode::BF16Amp)->dataCount(), 2);
+}
+
+TEST(TrainingWorkspace, InvalidLearningRateDisablesRunAndSaysWhy) {
+  Window w;
+  RunPanel* panel = w.workspace->runPanel();
+  QSignalSpy validity(panel, &RunPanel::validityChanged);
+  panel->field(QStringLiteral("lr"))->setText(QStringLiteral("-0.1"));
+  EXPECT_FALSE(panel->isValid());
+  EXPECT_FALSE(w.workspace->runPauseAction()->isEnabled());
+  EXPECT_FALSE(w.workspace->stepAction()->isEnabled());
+  ASSERT_EQ(validity.count(), 1);
+  EXPECT_FALSE(validity.takeFirst().at(0).toBool());
+  EXPECT_TRUE(panel->fieldError(QStringLiteral("lr")).contains(QStringLiteral("> 0")));  // validate()'s reason
+  EXPECT_EQ(panel->errorFields(), QStringList{QStringLiteral("lr")});
+  panel->field(QStringLiteral("lr"))->setText(QStringLiteral("abc"));
+  EXPECT_EQ(panel->fieldError(QStringLiteral("lr")), QObject::tr("not a number"));
+  panel->field(QStringLiteral("lr"))->setText(QStringLiteral("0.01"));
+  EXPECT_TRUE(panel->isValid());
+  EXPECT_TRUE(w.workspace->runPauseAction()->isEnabled());
+  EXPECT_TRUE(panel->fieldError(QStringLiteral("lr")).isEmpty());
+}
+
+TEST(RunPanel, ModelChoiceLoadsItsPreset) {
+  RunPanel panel;
+  panel.setConfig(presetFor(ModelKind::TinyMLP));
+  RunConfig deep = presetFor(ModelKind::DeepMLP);
+  panel.setConfig(deep);
+  EXPECT_EQ(panel.config().lossWeight, deep.lossWeight);
+  EXPECT_EQ(panel.config().modes, deep.modes);
+  EXPECT_EQ(panel.config().adamEps, deep.adamEps);  // not on the form, carried by the preset
+  EXPECT_TRUE(panel.isValid());
+}
+
+TEST(RunPanel, NoModeCheckedIsAnError) {
+  RunPanel panel;
+  RunConfig config = presetFor(ModelKind::TinyMLP);
+  config.modes.clear();
+  panel.setConfig(config);
+  EXPECT_FALSE(panel.isValid());
+  EXPECT_FALSE(panel.fieldError(QStringLiteral("modes")).isEmpty());
+}
+
+TEST(TrainingWorkspace, ClosingTheWindowMidRunExitsCleanly) {
+  QElapsedTimer timer;
+  {
+    Window w;
+    w.workspace->applyConfig(fourModeTinyMlp(1000000));
+    w.workspace->runOrPause();
+    ASSERT_TRUE(waitFor([&] { return w.workspace->store()->lastStep() >= 2; }, 60000));
+    timer.start();
+    w.window->close();
+    w.workspace->shutdown();  // what MainWindow::closeEvent does
+    EXPECT_NE(w.workspace->controller()->state(), RunState::Running);
+  }  // destroying the window (and the workspace, its child) must not hang or crash
+  EXPECT_LT(timer.elapsed(), 5000);
+}
+
+TEST(TrainingWorkspace, DocksHaveStableNamesAndViewMenuToggles) {
+  Window w;
+  for (const char* id : {"run", "loss", "scale", "histogram", "heatmap", "underflow", "op-dtype", "memory"}) {
+    QDockWidget* dock = w.workspace->dock(QLatin1String(id));
+    ASSERT_NE(dock, nullptr) << id;
+    EXPECT_EQ(dock->objectName(), QStringLiteral("training.") + QLatin1String(id));
+    EXPECT_TRUE(w.view->actions().contains(dock->toggleViewAction()));
+  }
+  QDockWidget* loss = w.workspace->dock(QStringLiteral("loss"));
+  loss->close();
+  EXPECT_FALSE(loss->isVisible());
+  w.workspace->raisePanel(QStringLiteral("loss"));
+  EXPECT_TRUE(loss->isVisible());
+}
+
+}  // namespace
+}  // namespace ampscope::ui
