@@ -132,8 +132,8 @@ std::optional<Options> parseOptions(const std::string& command, const std::vecto
       if (!text) return std::nullopt;
       const auto dtype = parseDType(*text);
       if (!dtype) {
-        std::cerr << "ampscope-cli " << command << ": unknown dtype '" << *text << "' (known: " << knownDTypes()
-                  << ")\n";
+        std::cerr << "ampscope-cli " << command << ": unknown dtype '" << *text
+                  << "' (known: " << knownDTypes() << ")\n";
         return std::nullopt;
       }
       options.patternDType = *dtype;
@@ -164,7 +164,8 @@ void printFormatsHelp(std::ostream& out) {
          "subnormal and the decimal digits it keeps.\n"
          "\n"
          "Options:\n"
-         "  --json          one JSON document instead of the table (NaN/inf as the strings \"nan\", \"inf\")\n"
+         "  --json          one JSON document instead of the table (NaN/inf as the strings \"nan\", "
+         "\"inf\")\n"
          "  --dtypes LIST   comma-separated subset, e.g. fp32,fp16,bf16 (default: all)\n"
          "  --elements N    also print the memory N elements take in each format (the chapter uses 1e9)\n"
          "  --help          print this help\n";
@@ -209,7 +210,8 @@ std::string flagsText(const RoundingResult& r) {
 std::string inputText(const ParsedValue& parsed, const std::string& text, DType patternDType) {
   std::string line = text;
   if (parsed.isBitPattern) {
-    line += "  (" + formatSpec(patternDType).name + " bits, value " + printfDouble("%.17g", parsed.value) + ")";
+    line +=
+        "  (" + formatSpec(patternDType).name + " bits, value " + printfDouble("%.17g", parsed.value) + ")";
   } else {
     line += "  (as double: " + printfDouble("%.17g", parsed.value) + ")";
   }
@@ -276,20 +278,22 @@ int runFormatsCommand(const std::vector<std::string>& args) {
     return kExitOk;
   }
 
-  std::vector<Row> rows = {{"dtype", "torch", "bits", "exponent", "mantissa", "bias", "min", "max", "eps", "tiny",
-                            "smallest subnormal", "digits"}};
+  std::vector<Row> rows = {{"dtype", "torch", "bits", "exponent", "mantissa", "bias", "min", "max", "eps",
+                            "tiny", "smallest subnormal", "digits"}};
   for (const DType dtype : options->dtypes) {
     const FormatSpec& spec = formatSpec(dtype);
     const FInfo info = finfo(dtype);
-    rows.push_back({spec.name, spec.torchName, std::to_string(spec.totalBits), std::to_string(spec.exponentBits),
-                    std::to_string(spec.mantissaBits), std::to_string(spec.bias), sci(info.lowest), sci(info.max),
-                    sci(info.eps), sci(info.smallestNormal), sci(info.smallestSubnormal),
+    rows.push_back({spec.name, spec.torchName, std::to_string(spec.totalBits),
+                    std::to_string(spec.exponentBits), std::to_string(spec.mantissaBits),
+                    std::to_string(spec.bias), sci(info.lowest), sci(info.max), sci(info.eps),
+                    sci(info.smallestNormal), sci(info.smallestSubnormal),
                     std::to_string(info.decimalDigits)});
   }
   printTable(std::cout, rows, {false, false, true, true, true, true, true, true, true, true, true, true});
-  std::cout << "\nmin = -max; eps = 2^-mantissa (the gap after 1); tiny = smallest normal = 2^(1-bias);\n"
-               "smallest subnormal = 2^(1-bias-mantissa). TF32 is stored in 4 bytes, its encoding has 19 bits.\n"
-               "FP8 E4M3FN has no infinity (448 is its max; beyond it is NaN).\n";
+  std::cout
+      << "\nmin = -max; eps = 2^-mantissa (the gap after 1); tiny = smallest normal = 2^(1-bias);\n"
+         "smallest subnormal = 2^(1-bias-mantissa). TF32 is stored in 4 bytes, its encoding has 19 bits.\n"
+         "FP8 E4M3FN has no infinity (448 is its max; beyond it is NaN).\n";
   if (options->elements) {
     std::cout << "\nMemory of " << printfDouble("%.6g", static_cast<double>(*options->elements))
               << " elements:\n";
@@ -331,9 +335,14 @@ int runConvertCommand(const std::vector<std::string>& args) {
 
   if (options->json) {
     JsonWriter json(std::cout, JsonWriter::Layout::Pretty);
-    json.beginObject().field("pattern_dtype", formatSpec(options->patternDType).name).key("values").beginArray();
+    json.beginObject()
+        .field("pattern_dtype", formatSpec(options->patternDType).name)
+        .key("values")
+        .beginArray();
     for (std::size_t i = 0; i < parsed.size(); ++i) {
-      json.beginObject().field("input", options->values[i]).field("value", parsed[i].value)
+      json.beginObject()
+          .field("input", options->values[i])
+          .field("value", parsed[i].value)
           .field("is_bit_pattern", parsed[i].isBitPattern);
       json.key("results").beginArray();
       for (const DType dtype : options->dtypes) {
@@ -372,8 +381,8 @@ int runConvertCommand(const std::vector<std::string>& args) {
       const RoundingResult r = roundValue(dtype, parsed[i].value);
       rows.push_back({formatSpec(dtype).name, formatBitsBinary(dtype, r.bits), formatBitsHex(dtype, r.bits),
                       printfDouble("%.4e", r.stored), printfDouble("%.17g", r.stored),
-                      printfDouble("%.4e", r.absError), printfDouble("%.4e", r.relError), valueClassName(r.cls),
-                      flagsText(r)});
+                      printfDouble("%.4e", r.absError), printfDouble("%.4e", r.relError),
+                      valueClassName(r.cls), flagsText(r)});
     }
     printTable(std::cout, rows, {false, false, false, true, true, true, true, false, false}, "  ");
   }

@@ -26,8 +26,8 @@ struct Layout {
   int minQuantum;        // exponent of the smallest subnormal: 1 - bias - mantissaBits
 };
 
-FormatSpec makeSpec(DType dtype, const char* name, const char* torchName, int exponentBits,
-                    int mantissaBits, int storageBytes, bool hasInfinity) {
+FormatSpec makeSpec(DType dtype, const char* name, const char* torchName, int exponentBits, int mantissaBits,
+                    int storageBytes, bool hasInfinity) {
   FormatSpec spec;
   spec.dtype = dtype;
   spec.name = name;
@@ -219,8 +219,8 @@ ParsedValue parseBitPattern(const std::string& text, const std::string& digits, 
     if (c >= 'a' && c <= 'f') digit = c - 'a' + 10;
     if (c >= 'A' && c <= 'F') digit = c - 'A' + 10;
     if (digit < 0 || digit >= base) {
-      return parseError("'" + std::string(1, c) + "' is not a " +
-                        (base == 2 ? "binary" : "hexadecimal") + " digit in '" + text + "'");
+      return parseError("'" + std::string(1, c) + "' is not a " + (base == 2 ? "binary" : "hexadecimal") +
+                        " digit in '" + text + "'");
     }
     ++digitCount;
     // Leading zeros are fine; a set bit beyond the format's width is not.
@@ -259,14 +259,18 @@ std::optional<DType> parseDType(const std::string& name) {
     DType dtype;
   };
   static const Alias kAliases[] = {
-      {"fp64", DType::FP64},         {"float64", DType::FP64},       {"double", DType::FP64},
-      {"f64", DType::FP64},          {"fp32", DType::FP32},          {"float32", DType::FP32},
-      {"float", DType::FP32},        {"f32", DType::FP32},           {"tf32", DType::TF32},
-      {"tensorfloat32", DType::TF32}, {"fp16", DType::FP16},         {"float16", DType::FP16},
-      {"half", DType::FP16},         {"f16", DType::FP16},           {"bf16", DType::BF16},
-      {"bfloat16", DType::BF16},     {"fp8e4m3fn", DType::FP8E4M3FN}, {"float8e4m3fn", DType::FP8E4M3FN},
-      {"e4m3fn", DType::FP8E4M3FN},  {"e4m3", DType::FP8E4M3FN},     {"fp8e4m3", DType::FP8E4M3FN},
-      {"fp8e5m2", DType::FP8E5M2},   {"float8e5m2", DType::FP8E5M2}, {"e5m2", DType::FP8E5M2},
+      {"fp64", DType::FP64},           {"float64", DType::FP64},
+      {"double", DType::FP64},         {"f64", DType::FP64},
+      {"fp32", DType::FP32},           {"float32", DType::FP32},
+      {"float", DType::FP32},          {"f32", DType::FP32},
+      {"tf32", DType::TF32},           {"tensorfloat32", DType::TF32},
+      {"fp16", DType::FP16},           {"float16", DType::FP16},
+      {"half", DType::FP16},           {"f16", DType::FP16},
+      {"bf16", DType::BF16},           {"bfloat16", DType::BF16},
+      {"fp8e4m3fn", DType::FP8E4M3FN}, {"float8e4m3fn", DType::FP8E4M3FN},
+      {"e4m3fn", DType::FP8E4M3FN},    {"e4m3", DType::FP8E4M3FN},
+      {"fp8e4m3", DType::FP8E4M3FN},   {"fp8e5m2", DType::FP8E5M2},
+      {"float8e5m2", DType::FP8E5M2},  {"e5m2", DType::FP8E5M2},
   };
   for (const Alias& alias : kAliases) {
     if (key == alias.name) return alias.dtype;
@@ -285,14 +289,10 @@ double decode(DType dtype, uint64_t bits) {
   const Decomposed parts = decompose(dtype, bits);
   double magnitude = 0;
   switch (parts.cls) {
-    case ValueClass::Zero:
-      magnitude = 0;
-      break;
+    case ValueClass::Zero: magnitude = 0; break;
     case ValueClass::NaN:
       return std::copysign(std::numeric_limits<double>::quiet_NaN(), parts.sign ? -1.0 : 1.0);
-    case ValueClass::Infinite:
-      magnitude = std::numeric_limits<double>::infinity();
-      break;
+    case ValueClass::Infinite: magnitude = std::numeric_limits<double>::infinity(); break;
     case ValueClass::Subnormal:
       // m * 2^minQuantum; exact in double for every format here (FP64's own subnormals included).
       magnitude = std::ldexp(static_cast<double>(parts.mantissaField), l.minQuantum);
@@ -375,8 +375,8 @@ double ulp(DType dtype, double value) {
   if (std::isnan(value)) return std::numeric_limits<double>::quiet_NaN();
   if (std::isinf(value)) return std::numeric_limits<double>::infinity();
   const int emin = 1 - l.bias;
-  const int emax = l.hasInfinity ? static_cast<int>(l.exponentMax) - 1 - l.bias
-                                 : static_cast<int>(l.exponentMax) - l.bias;
+  const int emax =
+      l.hasInfinity ? static_cast<int>(l.exponentMax) - 1 - l.bias : static_cast<int>(l.exponentMax) - l.bias;
   int binade = emin;
   if (value != 0) binade = std::ilogb(value);
   binade = std::clamp(binade, emin, emax);
@@ -431,8 +431,7 @@ uint64_t flipBit(DType dtype, uint64_t bits, int bitIndex) {
   const Layout& l = layoutOf(dtype);
   if (bitIndex < 0 || bitIndex >= l.totalBits) {
     throw std::invalid_argument("flipBit: bit " + std::to_string(bitIndex) + " is outside " +
-                                formatSpec(dtype).name + "'s " + std::to_string(l.totalBits) +
-                                " bits");
+                                formatSpec(dtype).name + "'s " + std::to_string(l.totalBits) + " bits");
   }
   return (bits & maskOf(l)) ^ (uint64_t{1} << bitIndex);
 }
@@ -486,8 +485,10 @@ std::string formatBitsHex(DType dtype, uint64_t bits) {
 
 ParsedValue parseValue(const std::string& rawText, DType patternDType) {
   const std::string text = trim(rawText);
-  if (text.empty()) return parseError("empty value: type a number (1e-8, 65504, -0, inf, nan) or "
-                                      "a bit pattern (0x3c00, 0b0011110000000000)");
+  if (text.empty())
+    return parseError(
+        "empty value: type a number (1e-8, 65504, -0, inf, nan) or "
+        "a bit pattern (0x3c00, 0b0011110000000000)");
   const std::string lower = lowerCase(text);
 
   bool negative = false;
@@ -499,8 +500,8 @@ ParsedValue parseValue(const std::string& rawText, DType patternDType) {
   ParsedValue result;
   if (body == "inf" || body == "infinity") {
     result.ok = true;
-    result.value = negative ? -std::numeric_limits<double>::infinity()
-                            : std::numeric_limits<double>::infinity();
+    result.value =
+        negative ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
     return result;
   }
   if (body == "nan") {
@@ -540,8 +541,8 @@ ParsedValue parseValue(const std::string& rawText, DType patternDType) {
   if (ec != std::errc()) return parseError("'" + text + "' is not a number");
   if (end != last) {
     const auto position = static_cast<std::size_t>(end - first) + (text.size() - digits.size());
-    return parseError("unexpected '" + std::string(text.substr(position)) + "' after the number in '" +
-                      text + "'");
+    return parseError("unexpected '" + std::string(text.substr(position)) + "' after the number in '" + text +
+                      "'");
   }
   result.ok = true;
   result.value = negative ? -magnitude : magnitude;

@@ -86,7 +86,8 @@ TEST(CliFormats, ElementsAddsTheChaptersMemoryTable) {
   ASSERT_EQ(r.exitCode, 0) << r.err;
   std::size_t from = 0;
   rowStartingWith(r.out, "Memory", &from);
-  const char* expected[][2] = {{"FP64", "7.4506"}, {"FP32", "3.7253"}, {"FP16", "1.8626"}, {"BF16", "1.8626"}};
+  const char* expected[][2] = {
+      {"FP64", "7.4506"}, {"FP32", "3.7253"}, {"FP16", "1.8626"}, {"BF16", "1.8626"}};
   for (const auto& row : expected) {
     const std::vector<std::string> f = rowStartingWith(r.out, row[0], &from);
     ASSERT_EQ(f.size(), 4u) << r.out;
@@ -106,9 +107,11 @@ TEST(CliFormats, JsonListsEveryDtypeAndIsWellFormed) {
 }
 
 TEST(CliFormats, BadArgumentsExitWithUsageError) {
-  for (const std::vector<std::string>& args :
-       {std::vector<std::string>{"formats", "--bogus"}, {"formats", "extra"}, {"formats", "--dtypes", "fp12"},
-        {"formats", "--elements", "many"}, {"formats", "--dtypes"}}) {
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"formats", "--bogus"},
+                                               {"formats", "extra"},
+                                               {"formats", "--dtypes", "fp12"},
+                                               {"formats", "--elements", "many"},
+                                               {"formats", "--dtypes"}}) {
     const CliResult r = cli(args);
     EXPECT_EQ(r.exitCode, 2) << args.back();
     EXPECT_NE(r.err.find("ampscope-cli formats:"), std::string::npos) << r.err;
@@ -125,7 +128,8 @@ TEST(CliFormats, HelpDescribesTheOptions) {
 
 TEST(CliConvert, ReproducesTheChaptersUnderflowTable) {
   // seed-digest §5: [1e-2, 1e-4, 1e-6, 1e-7, 1e-8, 1e-9] in FP16 and BF16, printed with %.4e.
-  const CliResult r = cli({"convert", "--dtypes", "fp16,bf16", "1e-2", "1e-4", "1e-6", "1e-7", "1e-8", "1e-9"});
+  const CliResult r =
+      cli({"convert", "--dtypes", "fp16,bf16", "1e-2", "1e-4", "1e-6", "1e-7", "1e-8", "1e-9"});
   ASSERT_EQ(r.exitCode, 0) << r.err;
   const char* fp16[] = {"1.0002e-02", "1.0002e-04", "1.0133e-06", "1.1921e-07", "0.0000e+00", "0.0000e+00"};
   const char* bf16[] = {"1.0010e-02", "1.0014e-04", "9.9838e-07", "1.0012e-07", "1.0012e-08", "9.9681e-10"};
@@ -206,9 +210,11 @@ TEST(CliConvert, UnparsableValueIsNamedAndExitsWith2) {
 }
 
 TEST(CliConvert, BadOptionsExitWith2) {
-  for (const std::vector<std::string>& args :
-       {std::vector<std::string>{"convert", "--bogus", "1"}, {"convert"}, {"convert", "--dtypes", "fp12", "1"},
-        {"convert", "--pattern-dtype", "int8", "0x1"}, {"convert", "--elements", "5", "1"}}) {
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"convert", "--bogus", "1"},
+                                               {"convert"},
+                                               {"convert", "--dtypes", "fp12", "1"},
+                                               {"convert", "--pattern-dtype", "int8", "0x1"},
+                                               {"convert", "--elements", "5", "1"}}) {
     const CliResult r = cli(args);
     EXPECT_EQ(r.exitCode, 2) << args.size();
     EXPECT_NE(r.err.find("ampscope-cli convert:"), std::string::npos) << r.err;

@@ -23,9 +23,9 @@
 namespace ampscope::testing {
 
 struct CliResult {
-  int exitCode = -1;   // the program's exit status; 128 + N when killed by signal N
-  std::string out;     // everything written to stdout
-  std::string err;     // everything written to stderr
+  int exitCode = -1;  // the program's exit status; 128 + N when killed by signal N
+  std::string out;    // everything written to stdout
+  std::string err;    // everything written to stderr
 };
 
 class CliRunner {

@@ -1,4 +1,6 @@
 // JsonWriter (app/cli/json_writer.h): RFC 8259 output, escaping, the NaN/Inf policy, misuse detection.
+#include "json_writer.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -8,7 +10,6 @@
 #include <sstream>
 
 #include "json_syntax_checker.h"
-#include "json_writer.h"
 
 namespace ampscope {
 namespace {
@@ -65,7 +66,11 @@ TEST(JsonWriter, NonFiniteNumbersBecomeStringsOrNull) {
   EXPECT_EQ(strings.str(), R"(["nan","inf","-inf"])");
   std::ostringstream nulls;
   JsonWriter(nulls, JsonWriter::Layout::Compact, JsonWriter::NonFinite::AsNull)
-      .beginArray().value(kNaN).value(-kInf).value(2.0).endArray();
+      .beginArray()
+      .value(kNaN)
+      .value(-kInf)
+      .value(2.0)
+      .endArray();
   EXPECT_EQ(nulls.str(), "[null,null,2]");
 }
 
@@ -88,10 +93,10 @@ TEST(JsonWriter, DoublesAreShortestAndReadBackExactly) {
 
 TEST(JsonWriter, MisuseThrowsLogicError) {
   std::ostringstream out;
-  EXPECT_THROW(JsonWriter(out).beginObject().value(1), std::logic_error);       // value without key
-  EXPECT_THROW(JsonWriter(out).beginArray().key("k"), std::logic_error);        // key in an array
-  EXPECT_THROW(JsonWriter(out).beginArray().endObject(), std::logic_error);     // wrong closer
-  EXPECT_THROW(JsonWriter(out).value(1).value(2), std::logic_error);            // two top-level values
+  EXPECT_THROW(JsonWriter(out).beginObject().value(1), std::logic_error);              // value without key
+  EXPECT_THROW(JsonWriter(out).beginArray().key("k"), std::logic_error);               // key in an array
+  EXPECT_THROW(JsonWriter(out).beginArray().endObject(), std::logic_error);            // wrong closer
+  EXPECT_THROW(JsonWriter(out).value(1).value(2), std::logic_error);                   // two top-level values
   EXPECT_THROW(JsonWriter(out).beginObject().key("a").endObject(), std::logic_error);  // dangling key
   EXPECT_FALSE(JsonWriter(out).beginObject().complete());
 }

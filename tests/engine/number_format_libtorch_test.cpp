@@ -6,11 +6,10 @@
 // double, exact) must then give identical bits. On the doubles themselves encode() rounds once;
 // MillionRandomDoublesRoundOnce... shows LibTorch differs only where float rounding hit a tie, and
 // DirectRoundingDiffersFromLibTorchsDoubleCast constructs one such case by hand.
-#include <gtest/gtest.h>
-#include <torch/torch.h>
-
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
+#include <gtest/gtest.h>
+#include <torch/torch.h>
 
 #include <cmath>
 #include <cstdint>
@@ -137,8 +136,8 @@ std::vector<double> randomDoubles(std::size_t count) {
         x = nearTie((decode(DType::BF16, b) + decode(DType::BF16, b + 1)) / 2);
         break;
       }
-      case 5: x = 65504.0 + (unit(rng) - 1.5) * 64; break;            // FP16 max and overflow tie 65520
-      case 6: x = std::ldexp(unit(rng), -25 - static_cast<int>(rng() % 3)); break;  // FP16 flush region
+      case 5: x = 65504.0 + (unit(rng) - 1.5) * 64; break;  // FP16 max and overflow tie 65520
+      case 6: x = std::ldexp(unit(rng), -25 - static_cast<int>(rng() % 3)); break;    // FP16 flush region
       case 7: x = finfo(DType::BF16).max * (0.998 + (unit(rng) - 1) * 0.004); break;  // BF16 max
     }
     values.push_back(sign * x);
@@ -185,8 +184,8 @@ TEST(NumberFormatLibTorch, MillionRandomFloatsRoundLikeLibTorch) {
     }
     if (b != bfloat16Bits(f) || b != bf16Data[i]) {
       if (++bf16Mismatches <= 10) {
-        ADD_FAILURE() << "BF16 of " << std::hexfloat << x << ": ours " << std::hex << b
-                      << ", c10::BFloat16 " << bfloat16Bits(f) << ", tensor cast " << bf16Data[i];
+        ADD_FAILURE() << "BF16 of " << std::hexfloat << x << ": ours " << std::hex << b << ", c10::BFloat16 "
+                      << bfloat16Bits(f) << ", tensor cast " << bf16Data[i];
       }
     }
     const RoundingResult r = roundValue(DType::FP16, x);
@@ -207,11 +206,12 @@ TEST(NumberFormatLibTorch, MillionRandomFloatsRoundLikeLibTorch) {
   EXPECT_GT(fp16Flushed, 10000u);
   EXPECT_GT(fp16Overflow, 10000u);
   EXPECT_GT(bf16Subnormal, 1000u);
-  std::cout << "[ counts   ] " << values.size() << " random values rounded to FP16 and to BF16, compared with "
+  std::cout << "[ counts   ] " << values.size()
+            << " random values rounded to FP16 and to BF16, compared with "
             << "c10 scalars and tensor casts: " << fp16Mismatches << " FP16 and " << bf16Mismatches
             << " BF16 mismatches (FP16: " << fp16Ties << " normal-range ties, " << fp16Subnormal
-            << " subnormal, " << fp16Flushed << " flushed, " << fp16Overflow << " overflowed; BF16: "
-            << bf16Subnormal << " subnormal)\n";
+            << " subnormal, " << fp16Flushed << " flushed, " << fp16Overflow
+            << " overflowed; BF16: " << bf16Subnormal << " subnormal)\n";
   RecordProperty("random_values_checked", static_cast<int>(values.size()));
 }
 
@@ -240,7 +240,8 @@ TEST(NumberFormatLibTorch, MillionRandomDoublesRoundOnceAndLibTorchOnlyDiffersOn
       const double stored = unboundedValue(dtype, direct);
       const double error = std::fabs(stored - x);
       for (const uint64_t neighbour : {nextUp(dtype, direct), nextDown(dtype, direct)}) {
-        if (classify(dtype, neighbour) == ValueClass::Infinite && classify(dtype, direct) == ValueClass::Infinite) {
+        if (classify(dtype, neighbour) == ValueClass::Infinite &&
+            classify(dtype, direct) == ValueClass::Infinite) {
           continue;
         }
         const double otherError = std::fabs(unboundedValue(dtype, neighbour) - x);
@@ -312,8 +313,10 @@ TEST(NumberFormatLibTorch, Float8AgainstC10WhenThisLibTorchHasIt) {
 #ifdef AMPSCOPE_HAVE_C10_FLOAT8
   int checked = 0;
   for (uint32_t bits = 0; bits < 256; ++bits) {
-    const float e4 = static_cast<float>(c10::Float8_e4m3fn(static_cast<uint8_t>(bits), c10::Float8_e4m3fn::from_bits()));
-    const float e5 = static_cast<float>(c10::Float8_e5m2(static_cast<uint8_t>(bits), c10::Float8_e5m2::from_bits()));
+    const float e4 =
+        static_cast<float>(c10::Float8_e4m3fn(static_cast<uint8_t>(bits), c10::Float8_e4m3fn::from_bits()));
+    const float e5 =
+        static_cast<float>(c10::Float8_e5m2(static_cast<uint8_t>(bits), c10::Float8_e5m2::from_bits()));
     if (std::isnan(e4)) {
       EXPECT_TRUE(std::isnan(decode(DType::FP8E4M3FN, bits)));
     } else {

@@ -43,9 +43,9 @@ TEST(NumberFormat, LayoutsMatchTheChapterIeeeAndOcp) {
   };
   // FP64/FP32/FP16/BF16 widths from the chapter's table (seed-digest §1); TF32 1/8/10 (NVIDIA);
   // E4M3FN / E5M2 from the OCP spec; bias 2^(E-1)-1 throughout.
-  const Row rows[] = {{DType::FP64, 64, 11, 52, 1023, 8, true},  {DType::FP32, 32, 8, 23, 127, 4, true},
-                      {DType::TF32, 19, 8, 10, 127, 4, true},    {DType::FP16, 16, 5, 10, 15, 2, true},
-                      {DType::BF16, 16, 8, 7, 127, 2, true},     {DType::FP8E4M3FN, 8, 4, 3, 7, 1, false},
+  const Row rows[] = {{DType::FP64, 64, 11, 52, 1023, 8, true}, {DType::FP32, 32, 8, 23, 127, 4, true},
+                      {DType::TF32, 19, 8, 10, 127, 4, true},   {DType::FP16, 16, 5, 10, 15, 2, true},
+                      {DType::BF16, 16, 8, 7, 127, 2, true},    {DType::FP8E4M3FN, 8, 4, 3, 7, 1, false},
                       {DType::FP8E5M2, 8, 5, 2, 15, 1, true}};
   ASSERT_EQ(allDTypes().size(), std::size(rows));
   for (const Row& row : rows) {
@@ -93,7 +93,8 @@ TEST(NumberFormat, FinfoTinyAndSmallestSubnormalMatchTheDigest) {
   // IEEE-754: 2^emin and 2^(emin - M).
   EXPECT_EQ(finfo(DType::FP16).smallestSubnormal, std::ldexp(1.0, -24));
   EXPECT_EQ(finfo(DType::BF16).smallestSubnormal, std::ldexp(1.0, -133));
-  EXPECT_EQ(finfo(DType::FP32).smallestSubnormal, static_cast<double>(std::numeric_limits<float>::denorm_min()));
+  EXPECT_EQ(finfo(DType::FP32).smallestSubnormal,
+            static_cast<double>(std::numeric_limits<float>::denorm_min()));
   EXPECT_EQ(finfo(DType::FP64).smallestSubnormal, std::numeric_limits<double>::denorm_min());
   EXPECT_EQ(finfo(DType::FP64).smallestNormal, std::numeric_limits<double>::min());
   // torch.finfo(...).precision: 15, 6, 3, 2 for float64/32/16/bfloat16.
@@ -110,8 +111,8 @@ TEST(NumberFormat, Fp8MatchesTheOcpSpecValues) {
   EXPECT_EQ(e4m3.max, 448.0);
   EXPECT_EQ(e4m3.smallestNormal, std::ldexp(1.0, -6));
   EXPECT_EQ(e4m3.smallestSubnormal, std::ldexp(1.0, -9));
-  EXPECT_EQ(maxFiniteBits(DType::FP8E4M3FN), 0x7Eu);        // S.1111.110
-  EXPECT_EQ(quietNaNBits(DType::FP8E4M3FN), 0x7Fu);         // S.1111.111, the only NaN
+  EXPECT_EQ(maxFiniteBits(DType::FP8E4M3FN), 0x7Eu);                // S.1111.110
+  EXPECT_EQ(quietNaNBits(DType::FP8E4M3FN), 0x7Fu);                 // S.1111.111, the only NaN
   EXPECT_EQ(classify(DType::FP8E4M3FN, 0x78), ValueClass::Normal);  // exponent all ones is normal: 256
   EXPECT_EQ(decode(DType::FP8E4M3FN, 0x78), 256.0);
   EXPECT_EQ(classify(DType::FP8E4M3FN, 0xFF), ValueClass::NaN);
@@ -140,7 +141,8 @@ TEST(NumberFormat, E4m3fnOverflowsToNanAndSaturatesOnRequest) {
 }
 
 TEST(NumberFormat, E5m2OverflowsToInfinityLikeIeee) {
-  // 61440 = 57344 + half an ulp (4096): tie between mantissa 11 (odd) and 2^16, so it rounds up and overflows.
+  // 61440 = 57344 + half an ulp (4096): tie between mantissa 11 (odd) and 2^16, so it rounds up and
+  // overflows.
   EXPECT_EQ(encode(DType::FP8E5M2, 61439.0), 0x7Bu);
   EXPECT_EQ(encode(DType::FP8E5M2, 61440.0), 0x7Cu);
   EXPECT_EQ(encodeSaturating(DType::FP8E5M2, 61440.0), 0x7Bu);
@@ -372,7 +374,7 @@ TEST(NumberFormat, DecomposeComposeAndClassify) {
 }
 
 TEST(NumberFormat, FlipBitTogglesOneBitInsideTheFormat) {
-  EXPECT_EQ(flipBit(DType::FP16, 0x3C00, 15), 0xBC00u);  // sign bit: 1 -> -1
+  EXPECT_EQ(flipBit(DType::FP16, 0x3C00, 15), 0xBC00u);                   // sign bit: 1 -> -1
   EXPECT_EQ(decode(DType::FP16, flipBit(DType::FP16, 0x3C00, 10)), 0.5);  // exponent LSB
   EXPECT_EQ(flipBit(DType::FP16, flipBit(DType::FP16, 0x1234, 3), 3), 0x1234u);
   EXPECT_EQ(flipBit(DType::FP64, 0, 63), bitsOfDouble(-0.0));
@@ -407,7 +409,7 @@ TEST(NumberFormat, ParsesNumbersSpecialsAndBitPatterns) {
   EXPECT_TRUE(pattern.isBitPattern);
   EXPECT_EQ(pattern.bits, 0x3C00u);
   EXPECT_EQ(pattern.value, 1.0);
-  EXPECT_EQ(parseValue("0x3c00", DType::BF16).value, 0.0078125);  // same bits, BF16 meaning
+  EXPECT_EQ(parseValue("0x3c00", DType::BF16).value, 0.0078125);             // same bits, BF16 meaning
   EXPECT_EQ(parseValue("0b0 01111 0000000000", DType::FP16).bits, 0x3C00u);  // formatBitsBinary reads back
   EXPECT_EQ(parseValue("0x0000_3c00", DType::FP16).bits, 0x3C00u);           // leading zeros are fine
   EXPECT_EQ(parseValue("0xffffffffffffffff", DType::FP64).bits, ~uint64_t{0});
