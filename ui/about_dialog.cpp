@@ -30,6 +30,10 @@ AboutDialog::AboutDialog(QWidget* parent) : QDialog(parent) {
   m_text->setTextInteractionFlags(Qt::TextBrowserInteraction);
   m_text->setMinimumWidth(420);
   const QString libtorch = QString::fromStdString(libtorchVersion());
+  // The build info repeats "LibTorch <version>, " before the backend; the row already names both.
+  QString backend = QString::fromStdString(libtorchBuildInfo());
+  const QString prefix = QStringLiteral("LibTorch %1, ").arg(libtorch);
+  if (backend.startsWith(prefix)) backend = backend.mid(prefix.size());
   m_text->setText(
       tr("<h2>AmpScope %1</h2>"
          "<p>Watch mixed-precision training happen: number formats, autocast, loss scaling and "
@@ -45,7 +49,7 @@ AboutDialog::AboutDialog(QWidget* parent) : QDialog(parent) {
          "<p>Plots are drawn with <b>QCustomPlot</b> by Emanuel Eichhammer (GPL). Training runs on "
          "<b>LibTorch</b> (BSD-style licence); the interface uses <b>Qt</b> (LGPL-3.0).</p>")
           .arg(QString::fromStdString(ampscopeVersion()), QString::fromLatin1(qVersion()),
-               QStringLiteral(QT_VERSION_STR), libtorch, QString::fromStdString(libtorchBuildInfo()),
+               QStringLiteral(QT_VERSION_STR), libtorch, backend,
                QString::fromStdString(licenseName())));
   top->addWidget(m_text, 1);
   layout->addLayout(top);

@@ -7,6 +7,7 @@
 #include <QTabWidget>
 #include <QTest>
 
+#include "ui/about_dialog.h"
 #include "ui/formats/number_formats_panel.h"
 #include "ui/main_window.h"
 
@@ -44,6 +45,14 @@ TEST(Screenshots, NumberFormatsPanelWithOneEMinus8) {
     QTest::qWait(100);
     EXPECT_TRUE(window.grab().save(QStringLiteral("%1/formats-bad-input-%2x%3.png").arg(dir).arg(size.width()).arg(size.height())));
   }
+
+  MainWindow window;
+  window.setLayoutPersistence(false);
+  window.show();
+  AboutDialog* about = window.showAbout();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(about));
+  QTest::qWait(100);
+  EXPECT_TRUE(about->grab().save(dir + QStringLiteral("/about.png")));
 }
 
 }  // namespace

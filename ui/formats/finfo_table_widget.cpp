@@ -85,7 +85,7 @@ FinfoTableWidget::FinfoTableWidget(QWidget* parent) : QWidget(parent) {
     ++row;
   }
   m_table->resizeColumnsToContents();
-  for (int c = 0; c < kColumnCount; ++c) m_table->setColumnWidth(c, m_table->columnWidth(c) + 16);
+  for (int c = 0; c < kColumnCount; ++c) m_table->setColumnWidth(c, m_table->columnWidth(c) + 10);
   m_table->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
   // As large as its contents and no larger: the space below stays empty instead of a grey table body.
   m_table->setSizePolicy(QSizePolicy::Maximum, QSizePolicy::Maximum);
