@@ -12,6 +12,7 @@
 
 #include "ui/about_dialog.h"
 #include "ui/formats/number_formats_panel.h"
+#include "ui/training/training_workspace.h"
 
 namespace ampscope::ui {
 
@@ -49,6 +50,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   addPanel(m_formatsDock, Qt::LeftDockWidgetArea);
 
   // Live-training workspace (ui/training): constructed here, after the number-format panel.
+  m_training = new TrainingWorkspace(this, m_viewMenu);
 
   resize(1400, 900);
 }
@@ -120,6 +122,7 @@ AboutDialog* MainWindow::showAbout() {
 
 void MainWindow::closeEvent(QCloseEvent* event) {
   // Stop live training (ui/training) here, before the window goes.
+  m_training->shutdown();
   if (m_persistLayout) saveLayout();
   QMainWindow::closeEvent(event);
 }

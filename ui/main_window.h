@@ -17,6 +17,7 @@ class NumberFormatsPanel;
 }
 
 class AboutDialog;
+class TrainingWorkspace;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -48,6 +49,7 @@ class MainWindow : public QMainWindow {
   QDockWidget* numberFormatsDock() const { return m_formatsDock; }
   QAction* resetLayoutAction() const { return m_resetLayoutAction; }
   QAction* aboutAction() const { return m_aboutAction; }
+  TrainingWorkspace* trainingWorkspace() const { return m_training; }
 
  public slots:
   // Opens Help -> About (non-blocking, window-modal); returns the dialog.
@@ -67,6 +69,7 @@ class MainWindow : public QMainWindow {
   QAction* m_aboutAction = nullptr;
   formats::NumberFormatsPanel* m_formatsPanel = nullptr;
   QDockWidget* m_formatsDock = nullptr;
+  TrainingWorkspace* m_training = nullptr;
   QByteArray m_defaultState;
   bool m_persistLayout = true;
 };

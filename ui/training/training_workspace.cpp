@@ -34,6 +34,10 @@ constexpr int kStatusRefreshMs = 500;  // steps/s decays to 0 when nothing arriv
 TrainingWorkspace::TrainingWorkspace(QMainWindow* window, QMenu* viewMenu)
     : QObject(window), window_(window), controller_(new RunController(this)) {
   TelemetryStore* s = controller_->store();
+  // Docks the window already has on the left (other panels) share their place with the run panel as tabs.
+  QDockWidget* leftNeighbour = nullptr;
+  for (QDockWidget* d : window->findChildren<QDockWidget*>(Qt::FindDirectChildrenOnly))
+    if (window->dockWidgetArea(d) == Qt::LeftDockWidgetArea && !leftNeighbour) leftNeighbour = d;
   runPanel_ = new RunPanel(window);
   loss_ = new LossPlot(s, window);
   scale_ = new ScalePlot(s, window);
@@ -58,12 +62,20 @@ TrainingWorkspace::TrainingWorkspace(QMainWindow* window, QMenu* viewMenu)
   window->tabifyDockWidget(hist, heat);
   window->tabifyDockWidget(under, ops);
   window->tabifyDockWidget(under, mem);
+  if (leftNeighbour) window->tabifyDockWidget(leftNeighbour, run);
   hist->raise();
   under->raise();
-  Q_UNUSED(run);
+  run->raise();
   if (viewMenu) {
+    // Panel toggles go above the menu's first separator when it has one (items like "Reset layout" below).
+    QAction* before = nullptr;
+    for (QAction* a : viewMenu->actions())
+      if (a->isSeparator()) {
+        before = a;
+        break;
+      }
     for (const char* id : {"run", "loss", "scale", "histogram", "heatmap", "underflow", "op-dtype", "memory"})
-      viewMenu->addAction(docks_.value(QLatin1String(id))->toggleViewAction());
+      viewMenu->insertAction(before, docks_.value(QLatin1String(id))->toggleViewAction());
   }
 
   buildToolBar();
