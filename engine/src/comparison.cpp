@@ -2,6 +2,8 @@
 
 #include <torch/torch.h>
 
+#include <dlfcn.h>
+
 #include <stdexcept>
 #include <thread>
 
@@ -36,10 +38,18 @@ struct Comparison::Impl {
     return const_cast<Impl*>(this)->trainer(mode);
   }
 
-  // Intra-op threads are per calling thread (OpenMP): set them on the thread that trains.
+  // Intra-op threads are per calling thread (OpenMP): set them on the thread that trains. OpenBLAS
+  // keeps its own pool, which at::set_num_threads does not touch in 1.13; on a busy machine its
+  // threads spin in sched_yield waiting for each other, so it gets the same count (looked up at run
+  // time: the BLAS behind libblas.so.3 may not be OpenBLAS).
   void configureThread() {
     if (threadConfigured == std::this_thread::get_id()) return;
     at::set_num_threads(config.threadsPerMode);
+    using SetThreads = void (*)(int);
+    if (auto* setBlasThreads =
+            reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) {
+      setBlasThreads(config.threadsPerMode);
+    }
     threadConfigured = std::this_thread::get_id();
   }
 };

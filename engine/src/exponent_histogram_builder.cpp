@@ -1,19 +1,40 @@
 #include "exponent_histogram_builder.h"
 
+#include <cmath>
 #include <cstring>
 
 namespace ampscope::detail {
 
+namespace {
+
+// Round-to-nearest-even thresholds, so the overlays need no rounding per value: with m the smallest
+// subnormal of the target (FP16 2^-24, BF16 2^-133), |x| <= m/2 rounds to zero (the tie goes to the
+// even zero), and |x| < minNormal - m/2 stays subnormal (the tie at minNormal - m/2 goes to the even
+// minNormal). Both thresholds are exact float32 values.
+struct Overlay {
+  float underflowMax;   // m/2
+  float subnormalBelow; // minNormal - m/2
+};
+
+Overlay overlayFor(LowFormat target) {
+  if (target == LowFormat::FP16) {
+    return {std::ldexp(1.0f, -25), std::ldexp(1.0f, -14) - std::ldexp(1.0f, -25)};
+  }
+  return {std::ldexp(1.0f, -134), std::ldexp(1.0f, -126) - std::ldexp(1.0f, -134)};
+}
+
+}  // namespace
+
 void accumulateHistogram(const float* data, int64_t n, float multiplier, LowFormat target,
                          ExponentHistogram& histogram) {
-  const float minNormal = lowFormatMinNormal(target);
+  const Overlay overlay = overlayFor(target);
   for (int64_t i = 0; i < n; ++i) {
     const float value = multiplier == 1.0f ? data[i] : data[i] * multiplier;
     uint32_t bits;
     std::memcpy(&bits, &value, sizeof bits);
     const uint32_t magnitude = bits & 0x7FFFFFFFu;
     const uint32_t exponentField = magnitude >> 23;
-    if (exponentField == 0xFF) {
+    if (__builtin_expect(exponentField == 0xFF, 0)) {
       if (magnitude & 0x7FFFFFu) {
         ++histogram.nan;
       } else if (bits >> 31) {
@@ -23,7 +44,7 @@ void accumulateHistogram(const float* data, int64_t n, float multiplier, LowForm
       }
       continue;
     }
-    if (magnitude == 0) {
+    if (__builtin_expect(magnitude == 0, 0)) {
       ++histogram.zero;
       continue;
     }
@@ -35,11 +56,11 @@ void accumulateHistogram(const float* data, int64_t n, float multiplier, LowForm
       exponent = static_cast<int>(exponentField) - 127;
     }
     ++histogram.counts[static_cast<size_t>(exponent - ExponentHistogram::kMinExponent)];
-    if (std::fabs(value) < minNormal) {
-      const float rounded = roundScalar(value, target);
-      if (rounded == 0.0f) {
+    const float magnitudeValue = std::fabs(value);
+    if (magnitudeValue < overlay.subnormalBelow) {
+      if (magnitudeValue <= overlay.underflowMax) {
         ++histogram.targetUnderflow;
-      } else if (std::fabs(rounded) < minNormal) {
+      } else {
         ++histogram.targetSubnormal;
       }
     }

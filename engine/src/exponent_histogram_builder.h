@@ -1,8 +1,9 @@
 // Fills an ExponentHistogram from float32 data in one pass over the raw bits: the binary exponent
 // floor(log2|x|) is read from the exponent field (for float32 subnormals from the position of the
 // highest mantissa bit), so the bins are exact, with no log2 and no rounding. The overlays
-// (targetSubnormal, targetUnderflow) round each value below the target's smallest normal to the
-// target format (exact RNE, low_precision.h) and look at the result.
+// (targetSubnormal, targetUnderflow) say what RNE rounding to the target format would make of each
+// value; they compare magnitudes with the exact rounding thresholds instead of rounding (the tests
+// check both agree).
 #pragma once
 
 #include <torch/torch.h>

@@ -191,6 +191,46 @@ TEST(ExponentHistogram, RandomTensorBinsAgreeWithFrexpAndSumToNumel) {
   EXPECT_EQ(h.counts, expected);
 }
 
+// The overlays use magnitude thresholds; they must say exactly what rounding (c10::Half, BF16 RNE)
+// does, including the ties at half the smallest subnormal and just below the smallest normal.
+TEST(ExponentHistogram, OverlaysAgreeWithActualRoundingNearEveryThreshold) {
+  for (LowFormat format : {LowFormat::FP16, LowFormat::BF16}) {
+    const int minExponent = format == LowFormat::FP16 ? -14 : -126;
+    const int subnormalExponent = format == LowFormat::FP16 ? -24 : -133;
+    std::vector<float> values;
+    for (float anchor : {std::ldexp(1.0f, subnormalExponent - 1), std::ldexp(1.0f, subnormalExponent),
+                         std::ldexp(1.0f, minExponent) - std::ldexp(1.0f, subnormalExponent - 1),
+                         std::ldexp(1.0f, minExponent)}) {
+      float v = anchor;
+      for (int i = 0; i < 64; ++i) v = std::nextafter(v, 0.0f);
+      for (int i = 0; i < 128; ++i, v = std::nextafter(v, 1.0f)) {
+        values.push_back(v);
+        values.push_back(-v);
+      }
+    }
+    std::mt19937 random(7);
+    std::uniform_real_distribution<float> exponent(static_cast<float>(subnormalExponent - 4),
+                                                   static_cast<float>(minExponent + 2));
+    for (int i = 0; i < 20000; ++i) values.push_back(std::exp2(exponent(random)));
+    ExponentHistogram h;
+    accumulateHistogram(values.data(), static_cast<int64_t>(values.size()), 1.0f, format, h);
+    int64_t subnormal = 0;
+    int64_t underflow = 0;
+    for (float v : values) {
+      const float r = roundScalar(v, format);
+      if (r == 0.0f) {
+        ++underflow;
+      } else if (std::fabs(r) < lowFormatMinNormal(format)) {
+        ++subnormal;
+      }
+    }
+    EXPECT_EQ(h.targetUnderflow, underflow) << lowFormatDtypeName(format);
+    EXPECT_EQ(h.targetSubnormal, subnormal) << lowFormatDtypeName(format);
+    EXPECT_GT(underflow, 0);
+    EXPECT_GT(subnormal, 0);
+  }
+}
+
 // The unscaled view multiplies by 1/scale in float32, as unscale_ does: with scale 2^16 every
 // exponent moves down by 16.
 TEST(ExponentHistogram, MultiplierShiftsExponentsByThePowerOfTwo) {
