@@ -15,6 +15,7 @@
 
 #include "ampscope/engine/comparison.h"
 #include "ampscope/engine/version.h"
+#include "models/tiny_transformer.h"
 
 namespace ampscope {
 namespace {
@@ -111,55 +112,58 @@ std::string fileStem(const std::string& name) {
 
 std::string scriptTemplate();
 
-// The Python model matching the engine's, built from the exported parameter shapes so the sizes are
-// exactly the engine's. The state_dict names are asserted by run.py against the export.
+void replaceAll(std::string& text, const std::string& from, const std::string& to) {
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+}
+
+
+std::string mlpTemplate();
+std::string transformerTemplate();
+
+std::string shapeDim(const std::map<std::string, std::vector<int64_t>>& shapes, const std::string& name,
+                     size_t rank, size_t dim) {
+  const auto it = shapes.find(name);
+  if (it == shapes.end() || it->second.size() != rank) {
+    throw std::runtime_error("the engine's parameters lack '" + name + "' of rank " + std::to_string(rank) +
+                             "; the PyTorch model could not be sized");
+  }
+  return std::to_string(it->second[dim]);
+}
+
+// The Python model matching the engine's, sized from the exported parameter shapes. run.py checks the
+// state_dict names and shapes against the export before it loads anything.
 std::string modelCode(const RunConfig& config,
                       const std::vector<std::pair<std::string, std::vector<int64_t>>>& parameters) {
-  std::map<std::string, std::vector<int64_t>> shapes(parameters.begin(), parameters.end());
-  std::ostringstream code;
+  const std::map<std::string, std::vector<int64_t>> shapes(parameters.begin(), parameters.end());
   if (config.model == ModelKind::TinyMLP || config.model == ModelKind::DeepMLP) {
-    // net.0, net.2, ... are Linear layers with a GELU between consecutive ones (nn.Sequential numbering).
-    std::vector<int64_t> sizes;
-    for (int index = 0;; index += 2) {
-      auto it = shapes.find("net." + std::to_string(index) + ".weight");
-      if (it == shapes.end() || it->second.size() != 2) break;
-      if (sizes.empty()) sizes.push_back(it->second[1]);
-      sizes.push_back(it->second[0]);
+    // net.0, net.2, ... are the Linear layers (nn.Sequential numbering, a GELU between them).
+    std::string sizes;
+    for (int index = 0; shapes.count("net." + std::to_string(index) + ".weight") > 0; index += 2) {
+      const std::string name = "net." + std::to_string(index) + ".weight";
+      if (index == 0) sizes = shapeDim(shapes, name, 2, 1);
+      sizes += ", " + shapeDim(shapes, name, 2, 0);
     }
-    if (sizes.size() < 2) {
-      throw std::runtime_error("the engine's MLP parameters are not named net.<i>.weight as expected");
-    }
-    const std::string className = config.model == ModelKind::TinyMLP ? "TinyMLP" : "DeepMLP";
-    code << "class " << className << "(nn.Module):\n"
-         << "    \"\"\"Linear layers with GELU between them, as AmpScope's " << modelName(config.model)
-         << " (state_dict names net.0.weight, net.0.bias, net.2.weight, ...).\"\"\"\n\n"
-         << "    def __init__(self, *sizes: int) -> None:\n"
-         << "        super().__init__()\n"
-         << "        layers = []\n"
-         << "        for i in range(len(sizes) - 1):\n"
-         << "            layers.append(nn.Linear(sizes[i], sizes[i + 1]))\n"
-         << "            if i + 2 < len(sizes):\n"
-         << "                layers.append(nn.GELU())\n"
-         << "        self.net = nn.Sequential(*layers)\n\n"
-         << "    def forward(self, x: Tensor, precision: Precision = PLAIN) -> Tensor:\n"
-         << "        # The same as self.net(x); the loop only lets the CPU FP16 emulation round at\n"
-         << "        # autocast's cast points (see Precision).\n"
-         << "        for layer in self.net:\n"
-         << "            if isinstance(layer, nn.Linear):\n"
-         << "                x = precision.linear(layer, x)\n"
-         << "            else:\n"
-         << "                x = precision.r(layer(x))\n"
-         << "        return x\n\n\n"
-         << "def build_model() -> nn.Module:\n"
-         << "    return " << className << "(";
-    for (size_t i = 0; i < sizes.size(); ++i) code << (i ? ", " : "") << sizes[i];
-    code << ")\n\n\n"
-         << "def loss_fn(logits: Tensor, labels: Tensor) -> Tensor:\n"
-         << "    return F.cross_entropy(logits, labels)\n";
-    return code.str();
+    if (sizes.empty()) throw std::runtime_error("the engine's MLP has no parameter net.0.weight");
+    std::string code = mlpTemplate();
+    replaceAll(code, "{{CLASS}}", config.model == ModelKind::TinyMLP ? "TinyMLP" : "DeepMLP");
+    replaceAll(code, "{{SIZES}}", sizes);
+    return code;
   }
-  throw std::runtime_error("the PyTorch export does not support the model '" + modelName(config.model) +
-                           "' yet");
+  int blocks = 0;
+  while (shapes.count("blocks." + std::to_string(blocks) + ".ln1.weight") > 0) ++blocks;
+  // The head count is the one size the shapes do not tell: it is the engine's own option.
+  const detail::TinyTransformer::Options engineOptions;
+  std::string args = "vocab=" + shapeDim(shapes, "tok_emb.weight", 2, 0) +
+                     ", context=" + shapeDim(shapes, "pos_emb", 2, 0) +
+                     ", d_model=" + shapeDim(shapes, "tok_emb.weight", 2, 1) +
+                     ", heads=" + std::to_string(engineOptions.heads) +
+                     ", blocks=" + std::to_string(blocks) +
+                     ", mlp_hidden=" + shapeDim(shapes, "blocks.0.mlp.0.weight", 2, 0);
+  std::string code = transformerTemplate();
+  replaceAll(code, "{{ARGS}}", args);
+  return code;
 }
 
 std::string configLiteral(const RunConfig& config, int64_t steps,
@@ -209,12 +213,6 @@ std::string configLiteral(const RunConfig& config, int64_t steps,
   py << "    ],\n";
   py << "}";
   return py.str();
-}
-
-void replaceAll(std::string& text, const std::string& from, const std::string& to) {
-  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
-    text.replace(at, from.size(), to);
-  }
 }
 
 bool writeText(const fs::path& path, const std::string& text, std::string* error) {
@@ -268,21 +266,28 @@ std::string readmeText(const RunConfig& config, int64_t steps, bool withReferenc
        << "  fp16-amp         torch.autocast(dtype=torch.float16), no GradScaler.\n"
        << "  fp16-amp-scaled  the same plus GradScaler (init_scale, growth/backoff factors and interval\n"
        << "                   as configured in AmpScope).\n"
-       << "  fp16-pure        model.half() (CUDA only, see below).\n\n"
+       << "  fp16-pure        model.half(): parameters, gradients and update in float16.\n\n"
        << "FP16 on a CPU: PyTorch's CPU autocast supports bfloat16 only, and FP16 matrix products,\n"
        << "GELU, log_softmax and AdamW have no FP16 CPU kernels in PyTorch 1.13. On a CPU run.py\n"
-       << "therefore EMULATES fp16-amp and fp16-amp-scaled the way AmpScope does: float32 arithmetic,\n"
-       << "with every value rounded exactly (round-to-nearest-even, via Tensor.half()) to float16 at the\n"
-       << "points where CUDA autocast casts - the inputs, weight and bias of each Linear, its output,\n"
-       << "the output of the GELU that follows, and the gradients flowing back through those points.\n"
+       << "therefore EMULATES the FP16 modes the way AmpScope does: float32 arithmetic, with values\n"
+       << "rounded exactly (round-to-nearest-even, via Tensor.half()) to float16 wherever a real FP16\n"
+       << "run holds float16 data, and the gradients flowing back through those points rounded too.\n"
+       << "  fp16-amp(-scaled): the casts of CUDA autocast - inputs, weight and bias of Linear and\n"
+       << "    matmul and their outputs are float16; softmax, layer_norm and cross_entropy run in\n"
+       << "    float32; GELU, additions and scalar products stay float16 when their inputs are.\n"
+       << "  fp16-pure: every op's output is float16; parameters and optimizer state are rounded to\n"
+       << "    float16 after every update.\n"
        << "The GradScaler there is a small class in run.py with torch's rule (torch's own GradScaler\n"
-       << "works on CUDA only). The script says which it uses for each mode when it starts. Pass\n"
-       << "--no-emulation to refuse FP16 modes on a CPU instead. fp16-pure needs --device cuda.\n\n"
+       << "works on CUDA only and refuses FP16 gradients). run.py says for each mode what it uses when\n"
+       << "it starts. Pass --no-emulation to refuse FP16 modes on a CPU instead; --device cuda runs\n"
+       << "them natively.\n\n"
        << "How close to AmpScope?\n----------------------\n"
-       << "fp32 on the CPU uses the same weights, batches and operation order as AmpScope's LibTorch;\n"
-       << "what remains is the order in which kernels sum (thread count, BLAS blocking), so the losses\n"
-       << "agree to about 1e-6. Low-precision modes can drift further apart over many steps, because\n"
-       << "each rounding difference is amplified by training; the first steps should still agree closely.\n";
+       << "On a CPU run.py does what AmpScope does, op for op, with the same weights and batches. With\n"
+       << "Debian's python3-torch (the same LibTorch 1.13 that AmpScope uses) the losses come out\n"
+       << "identical to the last bit. With another PyTorch, BLAS or thread count the order in which\n"
+       << "kernels sum changes the last bits: expect fp32 to agree to about 1e-6, and low-precision\n"
+       << "modes to drift further over many steps, because training amplifies each rounding change.\n"
+       << "On CUDA the FP16 modes are real FP16 kernels: close to, not identical with, the emulation.\n";
   return text.str();
 }
 
@@ -467,8 +472,8 @@ ReproduceExportResult exportReproduction(const RunConfig& config, int64_t steps,
 
 namespace {
 
-// run.py with two placeholders: {{CONFIG}} (a Python dict literal) and {{MODEL}} (the nn.Module, its
-// constructor call and the loss function).
+// run.py with two placeholders: {{CONFIG}} (a Python dict literal) and {{MODEL}} (the nn.Module and
+// build_model()).
 std::string scriptTemplate() {
   return R"PY(#!/usr/bin/env python3
 """Reproduce an AmpScope run in PyTorch.
@@ -485,6 +490,7 @@ See README.txt next to this file for what each precision mode does on a CPU-only
 """
 import argparse
 import csv
+import ctypes
 import math
 import os
 import sys
@@ -506,12 +512,16 @@ CONFIG = {{CONFIG}}
 # FP16 on a CPU-only PyTorch.
 #
 # CPU autocast accepts only bfloat16, and FP16 matmuls have no CPU kernel. So on a CPU the FP16 modes
-# run *emulated*, exactly as AmpScope does on such a machine: float32 arithmetic, with every value
-# rounded to the nearest float16 (IEEE round-to-nearest-even, through Tensor.half()) at the points
-# where CUDA autocast would cast: the inputs, weight and bias of each Linear, its output, the output of
-# the element-wise op that follows in float16, and the gradients flowing back through the same points.
-# A value too small for float16 becomes 0 there (underflow), one too large becomes inf (overflow).
-# On a CUDA device the same modes use real torch.autocast(dtype=torch.float16) instead.
+# run *emulated*, exactly as AmpScope does on such a machine: float32 arithmetic, with values rounded to
+# the nearest float16 (IEEE round-to-nearest-even, through Tensor.half()) where a real FP16 run would
+# hold float16 data, and the gradients flowing back through the same points rounded too. A value too
+# small for float16 becomes 0 there (underflow), one too large becomes inf (overflow).
+#   fp16-amp(-scaled): as CUDA autocast does: Linear and matmul take float16 inputs, weight and bias
+#     and give a float16 output; softmax, layer_norm and cross_entropy run in float32; GELU, additions
+#     and scalar products stay float16 when their inputs are.
+#   fp16-pure: as model.half(): every op's output is float16, the parameters and the optimizer state
+#     are rounded to float16 after every update.
+# On a CUDA device the same modes use real torch.autocast(dtype=torch.float16) / model.half().
 # ---------------------------------------------------------------------------------------------------
 class RoundToHalf(torch.autograd.Function):
     @staticmethod
@@ -523,24 +533,93 @@ class RoundToHalf(torch.autograd.Function):
         return grad.half().float()
 
 
-class Precision:
-    """How the forward pass of one mode runs: native autocast, FP16 emulation, or plain."""
-
-    def __init__(self, autocast_dtype=None, emulate_fp16=False):
-        self.autocast_dtype = autocast_dtype
-        self.emulate_fp16 = emulate_fp16
-
-    def r(self, x: Tensor) -> Tensor:
-        return RoundToHalf.apply(x) if self.emulate_fp16 else x
-
-    def linear(self, layer: nn.Linear, x: Tensor) -> Tensor:
-        if not self.emulate_fp16:
-            return layer(x)
-        bias = None if layer.bias is None else self.r(layer.bias)
-        return self.r(F.linear(self.r(x), self.r(layer.weight), bias))
+def r16(x: Tensor) -> Tensor:
+    return RoundToHalf.apply(x)
 
 
-PLAIN = Precision()
+def is_low(t: Tensor) -> bool:
+    return t.dtype in (torch.float16, torch.bfloat16)
+
+
+class Ops:
+    """The ops the models are written in. For every mode but the emulated ones these are the plain
+    torch functions (autocast, if active, picks their precision); `emulation` is None, "amp" or "pure".
+    Activations travel as (tensor, low) pairs: low says the values are already float16 ones."""
+
+    def __init__(self, emulation=None):
+        self.emulation = emulation
+
+    def _param(self, p: Tensor) -> Tensor:
+        return r16(p) if self.emulation else p
+
+    def _low_in(self, x, low: bool) -> Tensor:
+        return r16(x) if self.emulation == "amp" and not low else x
+
+    def _out(self, y: Tensor, inputs_low: bool = True):
+        if self.emulation and inputs_low:
+            return r16(y), True
+        return y, is_low(y)
+
+    def input(self, x: Tensor):
+        if self.emulation == "pure":
+            return x.half().float(), True  # model.half() callers pass x.half()
+        return x, is_low(x)
+
+    def linear(self, x, layer: nn.Linear):
+        t, low = x
+        if not self.emulation:
+            return self._out(F.linear(t, layer.weight, layer.bias))
+        bias = None if layer.bias is None else self._param(layer.bias)
+        return self._out(F.linear(self._low_in(t, low), self._param(layer.weight), bias))
+
+    def matmul(self, a, b):
+        return self._out(torch.matmul(self._low_in(*a), self._low_in(*b)), self.emulation is not None)
+
+    def gelu(self, x):
+        return self._out(F.gelu(x[0]), x[1])
+
+    def add(self, a, b):
+        return self._out(a[0] + b[0], a[1] and b[1])
+
+    def mul(self, x, factor: float):
+        return self._out(x[0] * factor, x[1])
+
+    def masked_fill(self, x, mask: Tensor, value: float):
+        return x[0].masked_fill(mask, value), x[1]  # -inf is exact in every format
+
+    def softmax(self, x, dim: int):
+        if self.emulation == "pure":
+            return self._out(torch.softmax(x[0], dim))
+        return self._out(torch.softmax(x[0], dim), False)
+
+    def layer_norm(self, x, ln: nn.LayerNorm):
+        if self.emulation == "pure":
+            return self._out(F.layer_norm(x[0], ln.normalized_shape, self._param(ln.weight),
+                                          self._param(ln.bias), ln.eps))
+        return self._out(F.layer_norm(x[0], ln.normalized_shape, ln.weight, ln.bias, ln.eps), False)
+
+    def embedding(self, weight: Tensor, ids: Tensor):
+        if self.emulation == "pure":
+            return F.embedding(ids, self._param(weight)), True
+        out = F.embedding(ids, weight)
+        return out, is_low(out)
+
+    def cross_entropy(self, logits, targets: Tensor) -> Tensor:
+        t, low = logits
+        t = t.reshape(-1, t.size(-1))
+        targets = targets.reshape(-1)
+        if self.emulation == "pure":
+            log_probs = self._out(F.log_softmax(t, 1))
+            return self._out(F.nll_loss(log_probs[0], targets))[0]
+        return F.cross_entropy(t, targets)
+
+    def weight_loss(self, loss: Tensor, weight: float) -> Tensor:
+        if weight == 1.0:
+            return loss
+        return r16(loss * weight) if self.emulation == "pure" else loss * weight
+
+
+PLAIN = Ops()
 
 
 {{MODEL}}
@@ -668,88 +747,117 @@ class ModeRun:
                                "(CPU autocast supports bfloat16 only); run with --device cuda, or drop "
                                "--no-emulation to use the FP16 emulation described in README.txt"
                                % (mode, torch.__version__))
-        if mode == "fp16-pure" and cpu:
-            raise RuntimeError("fp16-pure: model.half() cannot train on a CPU with PyTorch %s (no FP16 "
-                               "kernels for GELU, log_softmax or AdamW's addcmul); run it with "
-                               "--device cuda" % torch.__version__)
-        self.param_dtype = torch.float32
-        self.precision = PLAIN
-        self.native_note = "float32"
+        self.ops = PLAIN
+        self.autocast_dtype = None
+        self.input_dtype = None
+        self.emulated_pure = False
         if mode in ("fp16-amp-scaled", "fp16-amp"):
             if cpu:
-                self.precision = Precision(emulate_fp16=True)
-                self.native_note = "FP16 autocast EMULATED (float32 math, exact rounding to float16)"
+                self.ops = Ops(emulation="amp")
+                self.note = "FP16 autocast EMULATED (float32 math, exact rounding to float16)"
             else:
-                self.precision = Precision(autocast_dtype=torch.float16)
-                self.native_note = "torch.autocast('cuda', dtype=torch.float16)"
+                self.autocast_dtype = torch.float16
+                self.note = "torch.autocast('cuda', dtype=torch.float16)"
         elif mode == "bf16-amp":
-            self.precision = Precision(autocast_dtype=torch.bfloat16)
-            self.native_note = "torch.autocast('%s', dtype=torch.bfloat16)" % device.type
+            self.autocast_dtype = torch.bfloat16
+            self.note = "torch.autocast('%s', dtype=torch.bfloat16)" % device.type
         elif mode == "fp16-pure":
-            self.model.half()
-            self.param_dtype = torch.float16
-            self.native_note = "model.half()"
+            if cpu:
+                self.ops = Ops(emulation="pure")
+                self.emulated_pure = True
+                with torch.no_grad():
+                    for p in self.model.parameters():
+                        p.copy_(p.half().float())
+                self.note = "model.half() EMULATED (float32 math, every value rounded to float16)"
+            else:
+                self.model.half()
+                self.input_dtype = torch.float16
+                self.note = "model.half()"
         elif mode == "bf16-pure":
             self.model.to(torch.bfloat16)
-            self.param_dtype = torch.bfloat16
-            self.native_note = "model.to(torch.bfloat16)"
+            self.input_dtype = torch.bfloat16
+            self.note = "model.to(torch.bfloat16)"
+        else:
+            self.note = "float32"
         self.optimizer = make_optimizer(self.model)
         uses_scaler = mode == "fp16-amp-scaled" or (mode == "fp16-pure" and CONFIG["scaler_for_pure_fp16"])
         self.scaler = None
         if uses_scaler and CONFIG["scaler"]["enabled"]:
+            # torch's GradScaler refuses FP16 gradients (model.half()); the portable one accepts them.
             native = mode == "fp16-amp-scaled" and not cpu
             self.scaler, name = make_grad_scaler(device, native)
-            self.native_note += ", " + name
+            self.note += ", " + name
         self.diverged = False
 
     def forward_loss(self, inputs: Tensor, targets: Tensor) -> Tensor:
-        if self.precision.autocast_dtype is not None:
-            with torch.autocast(self.device.type, dtype=self.precision.autocast_dtype):
-                logits = self.model(inputs, self.precision)
-                loss = loss_fn(logits, targets)
-        else:
-            logits = self.model(inputs, self.precision)
-            loss = loss_fn(logits, targets)
-        return loss
+        if self.autocast_dtype is not None:
+            # The chapter's pattern: autocast around forward and loss, not around backward.
+            with torch.autocast(self.device.type, dtype=self.autocast_dtype):
+                logits = self.model(inputs, self.ops)
+                return self.ops.cross_entropy(logits, targets)
+        logits = self.model(inputs, self.ops)
+        return self.ops.cross_entropy(logits, targets)
+
+    def round_stored_state(self) -> None:
+        # model.half() keeps parameters and optimizer state in float16: round them after the update.
+        with torch.no_grad():
+            for p in self.model.parameters():
+                p.copy_(p.half().float())
+                for key in ("exp_avg", "exp_avg_sq", "max_exp_avg_sq", "momentum_buffer"):
+                    t = self.optimizer.state.get(p, {}).get(key)
+                    if t is not None:
+                        t.copy_(t.half().float())
 
     def step(self, inputs: Tensor, targets: Tensor):
-        if self.param_dtype != torch.float32 and inputs.is_floating_point():
-            inputs = inputs.to(self.param_dtype)
-        self.optimizer.zero_grad()
+        """One training step; returns (loss, loss scale used, skipped)."""
+        if self.input_dtype is not None and inputs.is_floating_point():
+            inputs = inputs.to(self.input_dtype)
+        self.optimizer.zero_grad(set_to_none=True)
+        scale = self.scaler.get_scale() if self.scaler is not None else 1.0
         loss = self.forward_loss(inputs, targets)
-        weighted = loss * CONFIG["loss_weight"]
+        value = float(loss.detach().float())
+        if not math.isfinite(value) and self.scaler is None:
+            self.diverged = True  # nothing recovers from a non-finite loss without a scaler
+            return value, scale, False
+        weighted = self.ops.weight_loss(loss, CONFIG["loss_weight"])
         clip = CONFIG["clip_order"]
         max_norm = CONFIG["clip_max_norm"]
-        scale = 1.0
-        stepped = True
+        skipped = False
         if self.scaler is not None:
-            scale = self.scaler.get_scale()
             self.scaler.scale(weighted).backward()
+            if clip == "before-unscale":
+                nn.utils.clip_grad_norm_(self.model.parameters(), max_norm)  # WRONG on purpose: scaled
+            self.scaler.unscale_(self.optimizer)
             if clip == "after-unscale":
-                self.scaler.unscale_(self.optimizer)      # the chapter's order: unscale_ -> clip -> step
-                nn.utils.clip_grad_norm_(self.model.parameters(), max_norm)
-            elif clip == "before-unscale":
-                nn.utils.clip_grad_norm_(self.model.parameters(), max_norm)  # clips SCALED gradients
+                nn.utils.clip_grad_norm_(self.model.parameters(), max_norm)  # the chapter's order
             before = self.scaler.get_scale()
-            result = self.scaler.step(self.optimizer)
+            stepped = self.scaler.step(self.optimizer)
             self.scaler.update()
-            # torch's GradScaler.step returns None or the closure's value; a backoff shows a skip.
-            stepped = bool(result) if isinstance(self.scaler, PortableGradScaler) \
-                else self.scaler.get_scale() >= before
+            # A skipped step is the one whose inf/NaN made update() back the scale off.
+            skipped = (not stepped) if isinstance(self.scaler, PortableGradScaler) \
+                else self.scaler.get_scale() < before
         else:
             weighted.backward()
             if clip != "off":
                 nn.utils.clip_grad_norm_(self.model.parameters(), max_norm)
             self.optimizer.step()
-        value = float(loss.detach().float())
-        if not math.isfinite(value):
+        if self.emulated_pure and not skipped:
+            self.round_stored_state()
+        if not skipped and not all(torch.isfinite(p).all() for p in self.model.parameters()):
             self.diverged = True
-        else:
-            for p in self.model.parameters():
-                if not torch.isfinite(p).all():
-                    self.diverged = True
-                    break
-        return value, scale, not stepped
+        return value, scale, skipped
+
+
+def set_blas_threads(n: int) -> None:
+    """AmpScope gives OpenBLAS's own thread pool the same count as torch's intra-op threads
+    (torch.set_num_threads does not reach it in 1.13). The count changes how matrix products are
+    split and summed, and so the last bits of every result."""
+    for name in ("libblas.so.3", "libopenblas.so.0"):
+        try:
+            ctypes.CDLL(name).openblas_set_num_threads(n)
+            return
+        except (OSError, AttributeError):
+            continue
 
 
 def main() -> int:
@@ -778,6 +886,7 @@ def main() -> int:
     device = torch.device(args.device)
     # AmpScope trains each mode on its own thread with this many intra-op threads.
     torch.set_num_threads(CONFIG["threads"])
+    set_blas_threads(CONFIG["threads"])
     torch.manual_seed(CONFIG["seed"])
 
     runs = []
@@ -791,7 +900,7 @@ def main() -> int:
     print("PyTorch %s on %s, model %s, optimizer %s" % (torch.__version__, device, CONFIG["model"],
                                                         CONFIG["optimizer"]))
     for run in runs:
-        print("  %-16s %s" % (run.mode, run.native_note))
+        print("  %-16s %s" % (run.mode, run.note))
 
     batches = load_batches()
     rows = []
@@ -833,6 +942,92 @@ def main() -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+)PY";
+}
+
+// The MLP models ({{CLASS}}, {{SIZES}}) and the Transformer ({{ARGS}}): class, build_model().
+std::string mlpTemplate() {
+  return R"PY(class {{CLASS}}(nn.Module):
+    """Linear layers with GELU between them, as the chapter's TinyMLP: nn.Sequential under "net", so
+    the state_dict names are net.0.weight, net.0.bias, net.2.weight, ..."""
+
+    def __init__(self, *sizes: int) -> None:
+        super().__init__()
+        layers = []
+        for i in range(len(sizes) - 1):
+            layers.append(nn.Linear(sizes[i], sizes[i + 1]))
+            if i + 2 < len(sizes):
+                layers.append(nn.GELU())
+        self.net = nn.Sequential(*layers)
+
+    def forward(self, x: Tensor, ops: Ops = PLAIN):
+        # With PLAIN ops this is self.net(x); the ops let the CPU FP16 emulation round where FP16 would.
+        h = ops.input(x)
+        for layer in self.net:
+            h = ops.linear(h, layer) if isinstance(layer, nn.Linear) else ops.gelu(h)
+        return h
+
+
+def build_model() -> nn.Module:
+    return {{CLASS}}({{SIZES}})
+)PY";
+}
+
+std::string transformerTemplate() {
+  return R"PY(class Block(nn.Module):
+    """Pre-LayerNorm Transformer block: causal multi-head self-attention, then a GELU MLP."""
+
+    def __init__(self, d_model: int, heads: int, mlp_hidden: int) -> None:
+        super().__init__()
+        self.heads = heads
+        self.ln1 = nn.LayerNorm(d_model)
+        self.attn = nn.Module()
+        self.attn.qkv = nn.Linear(d_model, 3 * d_model)
+        self.attn.proj = nn.Linear(d_model, d_model)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.mlp = nn.Sequential(nn.Linear(d_model, mlp_hidden), nn.GELU(), nn.Linear(mlp_hidden, d_model))
+
+    def forward(self, x, mask: Tensor, ops: Ops):
+        batch, time, d_model = x[0].shape
+        head_dim = d_model // self.heads
+        qkv, low = ops.linear(ops.layer_norm(x, self.ln1), self.attn.qkv)
+        q, k, v = qkv.view(batch, time, 3, self.heads, head_dim).permute(2, 0, 3, 1, 4)
+        scores = ops.matmul((q, low), (k.transpose(-2, -1), low))
+        scores = ops.mul(scores, 1.0 / math.sqrt(head_dim))
+        scores = ops.masked_fill(scores, mask[:time, :time], float("-inf"))
+        context, low = ops.matmul(ops.softmax(scores, -1), (v, low))
+        merged = (context.transpose(1, 2).reshape(batch, time, d_model), low)
+        x = ops.add(x, ops.linear(merged, self.attn.proj))
+        h = ops.linear(ops.layer_norm(x, self.ln2), self.mlp[0])
+        return ops.add(x, ops.linear(ops.gelu(h), self.mlp[2]))
+
+
+class TinyTransformer(nn.Module):
+    """AmpScope's tiny decoder-only character LM: token embedding + learned positions, pre-LN blocks,
+    a final LayerNorm and a linear head over the vocabulary."""
+
+    def __init__(self, vocab: int, context: int, d_model: int, heads: int, blocks: int,
+                 mlp_hidden: int) -> None:
+        super().__init__()
+        self.tok_emb = nn.Embedding(vocab, d_model)
+        self.pos_emb = nn.Parameter(torch.zeros(context, d_model))
+        self.blocks = nn.ModuleList(Block(d_model, heads, mlp_hidden) for _ in range(blocks))
+        self.ln_f = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab)
+        self.register_buffer("mask", torch.ones(context, context, dtype=torch.bool).triu(1),
+                             persistent=False)
+
+    def forward(self, ids: Tensor, ops: Ops = PLAIN):
+        time = ids.size(1)
+        x = ops.add(ops.embedding(self.tok_emb.weight, ids),
+                    ops.embedding(self.pos_emb, torch.arange(time, device=ids.device)))
+        for block in self.blocks:
+            x = block(x, self.mask, ops)
+        return ops.linear(ops.layer_norm(x, self.ln_f), self.head)
+
+
+def build_model() -> nn.Module:
+    return TinyTransformer({{ARGS}})
 )PY";
 }
 

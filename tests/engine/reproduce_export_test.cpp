@@ -326,21 +326,39 @@ TEST(ReproduceExport, PyTorchRerunOfTinyMlpFp32MatchesTheEngineFor200Steps) {
 
 // The low-precision modes run on the CPU the same way in both: bf16 through real CPU autocast /
 // bfloat16 parameters, fp16 through the same exact round-to-FP16 emulation at autocast's cast points
-// (README.txt), with the same GradScaler rule. A wrong rounding point would show within a few steps.
+// or, for fp16-pure, after every op and update (README.txt), with the same GradScaler rule. A wrong rounding point would show within a few steps.
 // Observed on Debian 12: 0 for every mode over 50 steps. The bound is looser than fp32's because one
 // flipped rounding (a value near a tie) can move a low-precision loss by ~1e-3 and grow from there.
 TEST(ReproduceExport, PyTorchRerunOfLowPrecisionModesMatchesTheEngine) {
   if (!pythonHas("numpy, torch")) GTEST_SKIP() << kPython << " lacks numpy or torch (apt install python3-torch)";
   RunConfig config = presetFor(ModelKind::TinyMLP);
   config.modes = {PrecisionMode::FP16AmpScaled, PrecisionMode::FP16Amp, PrecisionMode::BF16Amp,
-                  PrecisionMode::BF16Pure};
+                  PrecisionMode::BF16Pure, PrecisionMode::FP16Pure};
+  config.scalerForPureFp16 = true;  // model.half() with a scaler: run.py's portable GradScaler
   config.clipOrder = ClipOrder::AfterUnscale;
   config.scaler.growthInterval = 10;  // the scale grows several times within the run
   std::string output;
   const auto largest = largestDifferencePerMode(config, 50, "tinymlp_low", &output);
-  ASSERT_EQ(largest.size(), 4u) << output;
+  ASSERT_EQ(largest.size(), 5u) << output;
   for (const auto& [mode, diff] : largest) {
     std::printf("[ reproduce ] TinyMLP %s, 50 steps: largest loss difference %.3g\n", mode.c_str(), diff);
+    EXPECT_LT(diff, 1e-2) << mode;
+  }
+}
+
+// The tiny Transformer (embedding, causal attention with softmax, LayerNorm, GELU MLP): the run.py
+// model is sized from the exported shapes and follows the engine op for op. Observed: 0 in every mode.
+TEST(ReproduceExport, PyTorchRerunOfTinyTransformerMatchesTheEngine) {
+  if (!pythonHas("numpy, torch")) GTEST_SKIP() << kPython << " lacks numpy or torch (apt install python3-torch)";
+  RunConfig config = presetFor(ModelKind::TinyTransformer);
+  config.modes = {PrecisionMode::FP32, PrecisionMode::FP16AmpScaled, PrecisionMode::BF16Amp};
+  std::string output;
+  const auto largest = largestDifferencePerMode(config, 30, "transformer", &output);
+  ASSERT_EQ(largest.size(), 3u) << output;
+  EXPECT_LT(largest.at("fp32"), 1e-4);
+  for (const auto& [mode, diff] : largest) {
+    std::printf("[ reproduce ] TinyTransformer %s, 30 steps: largest loss difference %.3g\n", mode.c_str(),
+                diff);
     EXPECT_LT(diff, 1e-2) << mode;
   }
 }
