@@ -1,0 +1,214 @@
+// RunExporter (CSV and JSON of a run), AutosaveManager (periodic save when dirty, removed on a clean
+// shutdown, recoverable after a crash) and RecentFiles (MRU list in QSettings).
+#include <gtest/gtest.h>
+
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+#include <limits>
+
+#include "ui/session/autosave_manager.h"
+#include "ui/session/recent_files.h"
+#include "ui/session/run_exporter.h"
+#include "ui/session/session_file.h"
+
+namespace ampscope::ui {
+namespace {
+
+Session twoModeSession(int steps) {
+  Session session;
+  session.config = presetFor(ModelKind::TinyMLP);
+  session.config.modes = {PrecisionMode::FP32, PrecisionMode::FP16AmpScaled};
+  session.lesson = QStringLiteral("grad-scaler");
+  for (int step = 1; step <= steps; ++step) {
+    StepRecord record;
+    record.step = step;
+    for (PrecisionMode mode : session.config.modes) {
+      ModeStep s;
+      s.mode = mode;
+      s.step = step;
+      s.loss = 0.001 * step;
+      s.lossScale = mode == PrecisionMode::FP32 ? 1.0 : 65536.0;
+      s.instrumented = step == 2;
+      if (s.instrumented) {
+        s.rounding = {100, 1, 2, 3, 4};
+        ExponentHistogram h;
+        h.counts[static_cast<size_t>(-10 - ExponentHistogram::kMinExponent)] = 5;
+        s.tensors.push_back({"net.0.weight", true, 5, h, h});
+      }
+      record.modes.push_back(s);
+    }
+    session.records.push_back(record);
+  }
+  return session;
+}
+
+TEST(RunExporter, CsvHasOneRowPerStepAndModeWithNonFiniteSpelledOut) {
+  Session session = twoModeSession(3);
+  session.records[2].modes[1].loss = std::numeric_limits<double>::quiet_NaN();
+  session.records[2].modes[1].lossScale = std::numeric_limits<double>::infinity();
+  const QList<QByteArray> lines = RunExporter::toCsv(session.records).split('\n');
+  ASSERT_EQ(lines.size(), 1 + 3 * 2 + 1);  // header, 6 rows, the empty piece after the last '\n'
+  EXPECT_TRUE(lines[0].startsWith("step,mode,loss,loss_scale,skipped,found_inf,"));
+  EXPECT_EQ(lines[0].count(','), lines[1].count(',')) << "every row has every column";
+  EXPECT_TRUE(lines[1].startsWith("1,fp32,0.001,1,0,0,")) << lines[1].toStdString();
+  EXPECT_TRUE(lines[2].startsWith("1,fp16-amp-scaled,0.001,65536,")) << lines[2].toStdString();
+  EXPECT_TRUE(lines[4].endsWith(",1,100,1,2,3,4")) << "instrumented step 2 carries its rounding totals: "
+                                                   << lines[4].toStdString();
+  EXPECT_TRUE(lines[6].startsWith("3,fp16-amp-scaled,nan,inf,")) << lines[6].toStdString();
+  EXPECT_TRUE(lines[7].isEmpty());
+}
+
+TEST(RunExporter, JsonGroupsStepsPerModeWithConfigAndHistograms) {
+  const QJsonObject root = QJsonDocument::fromJson(RunExporter::toJson(twoModeSession(3))).object();
+  EXPECT_EQ(root["format"].toString(), QStringLiteral("ampscope-run"));
+  EXPECT_EQ(root["lesson"].toString(), QStringLiteral("grad-scaler"));
+  EXPECT_EQ(root["config"].toObject()["model"].toString(), QStringLiteral("tiny-mlp"));
+  const QJsonArray fp16 = root["modes"].toObject()["fp16-amp-scaled"].toArray();
+  ASSERT_EQ(fp16.size(), 3);
+  EXPECT_EQ(fp16[1].toObject()["loss-scale"].toDouble(), 65536.0);
+  const QJsonArray bins =
+      fp16[1].toObject()["tensors"].toArray()[0].toObject()["unscaled"].toObject()["bins"].toArray();
+  ASSERT_EQ(bins.size(), 1);
+  EXPECT_EQ(bins[0].toArray()[0].toInt(), -10);
+  EXPECT_EQ(bins[0].toArray()[1].toInt(), 5);
+}
+
+TEST(RunExporter, ReportsAnUnwritablePath) {
+  QString error;
+  EXPECT_FALSE(RunExporter::exportCsv(QStringLiteral("/nonexistent-folder/run.csv"), {}, &error));
+  EXPECT_TRUE(error.contains(QStringLiteral("/nonexistent-folder/run.csv"))) << error.toStdString();
+}
+
+TEST(AutosaveManager, DefaultPathIsInTheAppDataLocation) {
+  EXPECT_EQ(QFileInfo(AutosaveManager::defaultPath()).absolutePath(),
+            QStandardPaths::writableLocation(QStandardPaths::AppDataLocation));
+  EXPECT_TRUE(AutosaveManager::defaultPath().endsWith(QStringLiteral("autosave.ampscope")));
+}
+
+TEST(AutosaveManager, WritesOnlyWhenDirtyAfterTheInterval) {
+  QTemporaryDir dir;
+  const QString path = dir.filePath(QStringLiteral("sub/autosave.ampscope"));
+  AutosaveManager autosave(nullptr, path, /*intervalMs=*/50);
+  int steps = 2;
+  int snapshots = 0;
+  autosave.setSessionProvider([&] {
+    ++snapshots;
+    return twoModeSession(steps);
+  });
+  QSignalSpy saved(&autosave, &AutosaveManager::saved);
+  autosave.start();
+  QTest::qWait(200);  // several intervals, nothing dirty: nothing written
+  EXPECT_EQ(saved.count(), 0);
+  EXPECT_FALSE(QFile::exists(path));
+  EXPECT_FALSE(autosave.hasRecoverableSession());
+
+  autosave.markDirty();
+  ASSERT_TRUE(saved.wait(1000));
+  EXPECT_EQ(snapshots, 1);
+  EXPECT_FALSE(autosave.isDirty());
+  ASSERT_TRUE(autosave.hasRecoverableSession());
+  QString error;
+  auto recovered = autosave.recover(&error);
+  ASSERT_TRUE(recovered.has_value()) << error.toStdString();
+  EXPECT_EQ(recovered->records.size(), 2u);
+
+  QTest::qWait(200);  // clean again: no further writes
+  EXPECT_EQ(saved.count(), 1);
+
+  steps = 5;
+  autosave.markDirty();
+  ASSERT_TRUE(saved.wait(1000));
+  recovered = autosave.recover(&error);
+  ASSERT_TRUE(recovered.has_value()) << error.toStdString();
+  EXPECT_EQ(recovered->records.size(), 5u) << "the newest telemetry replaced the older autosave";
+}
+
+TEST(AutosaveManager, SurvivesAnAbandonedRunAndIsRemovedOnCleanShutdown) {
+  QTemporaryDir dir;
+  const QString path = dir.filePath(QStringLiteral("autosave.ampscope"));
+  {
+    // A run that "crashes": the manager goes away without cleanShutdown().
+    AutosaveManager autosave(nullptr, path, 1000);
+    autosave.setSessionProvider([] { return twoModeSession(4); });
+    autosave.start();
+    autosave.markDirty();
+    autosave.stop();  // stop() writes what is pending
+  }
+  AutosaveManager nextStart(nullptr, path);
+  ASSERT_TRUE(nextStart.hasRecoverableSession());
+  QString error;
+  ASSERT_TRUE(nextStart.recover(&error).has_value()) << error.toStdString();
+  nextStart.cleanShutdown();
+  EXPECT_FALSE(QFile::exists(path));
+  EXPECT_FALSE(nextStart.hasRecoverableSession());
+}
+
+TEST(AutosaveManager, ADamagedAutosaveIsReportedNotRecovered) {
+  QTemporaryDir dir;
+  const QString path = dir.filePath(QStringLiteral("autosave.ampscope"));
+  QFile file(path);
+  ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+  file.write(SessionFile::toJson(twoModeSession(3)).left(100));
+  file.close();
+  AutosaveManager autosave(nullptr, path);
+  EXPECT_TRUE(autosave.hasRecoverableSession());
+  QString error;
+  EXPECT_FALSE(autosave.recover(&error).has_value());
+  EXPECT_TRUE(error.contains(QStringLiteral("autosave.ampscope"))) << error.toStdString();
+}
+
+TEST(RecentFiles, NewestFirstWithoutDuplicatesAndAtMostTen) {
+  QTemporaryDir dir;
+  RecentFiles recent;
+  recent.clear();
+  QSignalSpy changed(&recent, &RecentFiles::changed);
+  QStringList paths;
+  for (int i = 0; i < 12; ++i) {
+    const QString path = dir.filePath(QStringLiteral("s%1.ampscope").arg(i));
+    QFile file(path);
+    ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+    paths.append(path);
+    recent.add(path);
+  }
+  EXPECT_EQ(changed.count(), 12);
+  QStringList files = recent.files();
+  ASSERT_EQ(files.size(), RecentFiles::kMaxFiles);
+  EXPECT_EQ(files.front(), paths[11]);
+  EXPECT_EQ(files.back(), paths[2]);
+
+  recent.add(paths[5]);  // reopened: moves to the front, listed once
+  files = recent.files();
+  EXPECT_EQ(files.front(), paths[5]);
+  EXPECT_EQ(files.count(paths[5]), 1);
+  EXPECT_EQ(files.size(), RecentFiles::kMaxFiles);
+
+  RecentFiles again;  // another instance reads the same settings
+  EXPECT_EQ(again.files(), files);
+}
+
+TEST(RecentFiles, MissingFilesArePruned) {
+  QTemporaryDir dir;
+  RecentFiles recent;
+  recent.clear();
+  const QString kept = dir.filePath(QStringLiteral("kept.ampscope"));
+  const QString gone = dir.filePath(QStringLiteral("gone.ampscope"));
+  for (const QString& path : {kept, gone}) {
+    QFile file(path);
+    ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+    recent.add(path);
+  }
+  ASSERT_EQ(recent.files().size(), 2);
+  ASSERT_TRUE(QFile::remove(gone));
+  EXPECT_EQ(recent.files(), QStringList{kept});
+  EXPECT_EQ(RecentFiles().files(), QStringList{kept}) << "the pruned list was written back";
+}
+
+}  // namespace
+}  // namespace ampscope::ui

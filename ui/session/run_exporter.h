@@ -1,0 +1,29 @@
+// RunExporter: a recorded run as data for spreadsheets and scripts.
+// - CSV: one row per step and mode with every ModeStep scalar and the rounding totals; a header row;
+//   numbers in C locale with full precision ("%.17g"), so NaN/Inf losses appear as nan / inf / -inf,
+//   which pandas.read_csv and Python's float() read back.
+// - JSON: {"format": "ampscope-run", "version": 1, "config", "lesson", "modes": {"fp32": [ModeStep, ...],
+//   ...}}: the steps grouped per mode (handy for analysis), with rounding points and the sparse exponent
+//   histograms of instrumented steps, encoded as in the session file (NaN/Inf as strings).
+// Both write through QSaveFile (an existing file is replaced only by a complete one).
+#pragma once
+
+#include <QByteArray>
+#include <QCoreApplication>
+#include <QString>
+
+#include "ui/session/session_file.h"
+
+namespace ampscope::ui {
+
+class RunExporter {
+  Q_DECLARE_TR_FUNCTIONS(RunExporter)
+
+ public:
+  static QByteArray toCsv(const std::vector<StepRecord>& records);
+  static QByteArray toJson(const Session& session);
+  static bool exportCsv(const QString& path, const std::vector<StepRecord>& records, QString* error);
+  static bool exportJson(const QString& path, const Session& session, QString* error);
+};
+
+}  // namespace ampscope::ui
