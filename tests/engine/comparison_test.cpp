@@ -149,6 +149,25 @@ TEST(Comparison, InjectedOverflowDivergesScalerlessModeAndOthersGoOn) {
   EXPECT_TRUE(std::isfinite(third.modes[0].loss));
 }
 
+// seed-digest §8: clip after unscale_ and max_norm bounds the true gradient norm; clip the scaled
+// gradients (the wrong order) and the clip sees a norm 65536 times too large, so the true gradients
+// shrink to about max_norm / 65536.
+TEST(Comparison, ClipOrderDecidesWhichNormTheClipSees) {
+  RunConfig config = presetFor(ModelKind::TinyMLP);
+  config.modes = {PrecisionMode::FP16AmpScaled};
+  config.clipMaxNorm = 0.5;
+  config.clipOrder = ClipOrder::AfterUnscale;
+  const ModeStep right = Comparison(config).step().modes[0];
+  config.clipOrder = ClipOrder::BeforeUnscale;
+  const ModeStep wrong = Comparison(config).step().modes[0];
+  ASSERT_GT(right.gradNormBeforeClip, 0.5);  // the clip has work to do
+  EXPECT_EQ(right.clipNormSeen, right.gradNormBeforeClip);
+  EXPECT_LE(right.gradNormAfterClip, 0.5 * (1 + 1e-6));
+  EXPECT_NEAR(wrong.gradNormBeforeClip, right.gradNormBeforeClip, 1e-3 * right.gradNormBeforeClip);
+  EXPECT_NEAR(wrong.clipNormSeen, 65536.0 * wrong.gradNormBeforeClip, 1e-3 * wrong.clipNormSeen);
+  EXPECT_NEAR(wrong.gradNormAfterClip, 0.5 / 65536.0, 1e-3 * 0.5 / 65536.0);
+}
+
 TEST(Comparison, MemoryLedgerCountsParametersGradientsAndAdamState) {
   RunConfig config = presetFor(ModelKind::TinyMLP);
   config.modes = {PrecisionMode::FP32, PrecisionMode::BF16Pure};
