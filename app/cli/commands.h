@@ -14,5 +14,6 @@ constexpr int kExitUsage = 2;  // an argument or a value that does not parse / v
 int runFormatsCommand(const std::vector<std::string>& args);
 int runConvertCommand(const std::vector<std::string>& args);
 int runTrainCommand(const std::vector<std::string>& args);
+int runReproduceCommand(const std::vector<std::string>& args);  // reproduce_command.cpp
 
 }  // namespace ampscope::cli

@@ -1,4 +1,4 @@
-// ampscope-cli: the engine without a window. Subcommands: formats, convert, train.
+// ampscope-cli: the engine without a window. Subcommands: formats, convert, train, reproduce.
 #include <iostream>
 #include <string>
 #include <vector>
@@ -18,6 +18,7 @@ void printUsage(std::ostream& out) {
          "                                in every dtype (VALUE: 1e-8, 65504, -0, inf, nan, 0x3c00;\n"
          "                                --dtypes fp16,bf16 to choose; convert --help)\n"
          "  train [OPTIONS]               train precision modes side by side (train --help)\n"
+         "  reproduce DIR [OPTIONS]       write run.py + weights + batches to rerun it in PyTorch\n"
          "\n"
          "Options:\n"
          "  --version                     print the version of AmpScope and LibTorch\n"
@@ -47,6 +48,7 @@ int main(int argc, char** argv) {
     if (command == "formats") return ampscope::cli::runFormatsCommand(rest);
     if (command == "convert") return ampscope::cli::runConvertCommand(rest);
     if (command == "train") return ampscope::cli::runTrainCommand(rest);
+    if (command == "reproduce") return ampscope::cli::runReproduceCommand(rest);
   } catch (const std::exception& e) {
     std::cerr << "ampscope-cli: " << e.what() << "\n";
     return ampscope::cli::kExitFailure;

@@ -1,0 +1,102 @@
+// `ampscope-cli reproduce DIR`: the folder it writes, its exit codes, and run.py run by Debian's
+// python3-torch reproducing the CLI's own recorded losses.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "cli_runner.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using ampscope::testing::CliRunner;
+
+fs::path freshDir(const std::string& name) {
+  const fs::path dir = fs::path(::testing::TempDir()) / ("ampscope_cli_reproduce_" + name);
+  fs::remove_all(dir);
+  return dir;
+}
+
+TEST(CliReproduce, WritesScriptWeightsBatchesReadmeAndTheAppsLosses) {
+  const fs::path dir = freshDir("layout");
+  const auto result = CliRunner().setTimeoutSeconds(300).run(
+      {"reproduce", dir.string(), "--steps", "5", "--modes", "fp32,bf16-amp", "--quiet"});
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  EXPECT_TRUE(result.out.empty()) << "--quiet prints nothing: " << result.out;
+  for (const char* file : {"run.py", "README.txt", "ampscope_loss.csv", "weights/net.0.weight.npy",
+                           "weights/net.2.bias.npy", "batches/inputs.npy", "batches/targets.npy"}) {
+    EXPECT_TRUE(fs::exists(dir / file)) << file;
+  }
+  std::ifstream csv(dir / "ampscope_loss.csv");
+  std::string line;
+  int rows = -1;  // the header
+  while (std::getline(csv, line)) ++rows;
+  EXPECT_EQ(rows, 5 * 2) << "one row per step and mode";
+}
+
+TEST(CliReproduce, NoReferenceSkipsTrainingAndTheLossFile) {
+  const fs::path dir = freshDir("noref");
+  const auto result = CliRunner().setTimeoutSeconds(120).run(
+      {"reproduce", dir.string(), "--steps", "3", "--no-reference"});
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  EXPECT_TRUE(fs::exists(dir / "run.py"));
+  EXPECT_FALSE(fs::exists(dir / "ampscope_loss.csv"));
+  EXPECT_NE(result.out.find("python3 " + dir.string() + "/run.py"), std::string::npos) << result.out;
+}
+
+TEST(CliReproduce, BadArgumentsExitWith2AndNameTheProblem) {
+  auto result = CliRunner().run({"reproduce"});
+  EXPECT_EQ(result.exitCode, 2);
+  EXPECT_NE(result.err.find("no output folder"), std::string::npos) << result.err;
+  result = CliRunner().run({"reproduce", freshDir("bad").string(), "--lr", "0"});
+  EXPECT_EQ(result.exitCode, 2);
+  EXPECT_NE(result.err.find("--lr"), std::string::npos) << result.err;
+  result = CliRunner().run({"reproduce", freshDir("bad").string(), "--modes", "fp64"});
+  EXPECT_EQ(result.exitCode, 2);
+  EXPECT_NE(result.err.find("unknown mode 'fp64'"), std::string::npos) << result.err;
+  result = CliRunner().run({"reproduce", "a", "b"});
+  EXPECT_EQ(result.exitCode, 2);
+  EXPECT_NE(result.err.find("one folder only"), std::string::npos) << result.err;
+}
+
+TEST(CliReproduce, AnUnwritableFolderExitsWith1) {
+  const auto result = CliRunner().run({"reproduce", "/proc/ampscope-no-such-dir", "--no-reference"});
+  EXPECT_EQ(result.exitCode, 1);
+  EXPECT_NE(result.err.find("/proc/ampscope-no-such-dir"), std::string::npos) << result.err;
+}
+
+// The deep-MLP underflow preset (loss weight 1e-5): run.py, executed by Debian's python3-torch (the
+// same LibTorch 1.13), prints the largest difference from the losses the CLI recorded for each mode.
+TEST(CliReproduce, RunPyReproducesTheDeepMlpUnderflowRun) {
+  CliRunner python("/usr/bin/python3");
+  if (python.run({"-c", "import numpy, torch"}).exitCode != 0) {
+    GTEST_SKIP() << "/usr/bin/python3 lacks numpy or torch (apt install python3-torch)";
+  }
+  const fs::path dir = freshDir("deep");
+  auto result = CliRunner().setTimeoutSeconds(600).run(
+      {"reproduce", dir.string(), "--model", "deep-mlp", "--steps", "60", "--modes",
+       "fp32,fp16-amp,fp16-amp-scaled,bf16-amp", "--quiet"});
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  result = python.setTimeoutSeconds(600).run({(dir / "run.py").string(), "--quiet"});
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  for (const char* mode : {"fp32", "fp16-amp", "fp16-amp-scaled", "bf16-amp"}) {
+    // "<mode>  largest |loss(PyTorch) - loss(AmpScope)| over 60 steps: <diff>"
+    std::istringstream lines(result.out);
+    std::string line;
+    bool found = false;
+    while (std::getline(lines, line)) {
+      if (line.rfind(std::string(mode) + " ", 0) != 0 || line.find("over 60 steps") == std::string::npos) {
+        continue;
+      }
+      found = true;
+      const double diff = std::stod(line.substr(line.rfind(' ') + 1));
+      EXPECT_LT(diff, 1e-4) << line;
+    }
+    EXPECT_TRUE(found) << mode << " missing from:\n" << result.out;
+  }
+}
+
+}  // namespace
