@@ -1,6 +1,8 @@
 #include "grad_scaler.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -34,29 +36,31 @@ void validateScalerConfig(double initScale, double growthFactor, double backoffF
 
 // In-place grad *= invScale over a contiguous CPU buffer; returns whether any input was inf/NaN.
 // The check looks at the value before unscaling, as PyTorch's kernel does, and an invScale of exactly
-// 1 leaves values bit-identical (the kernel special-cases it too).
-template <typename T>
+// 1 leaves values bit-identical (the kernel special-cases it too). Inf and NaN are the values whose
+// exponent field is all ones; an integer max over the masked bits has no branch and vectorizes.
+template <typename T, typename Bits, Bits kExponentMask>
 bool unscaleContiguous(T* data, int64_t n, float invScale) {
-  bool nonFinite = false;
-  if (invScale == 1.0f) {
-    for (int64_t i = 0; i < n; ++i) nonFinite |= !std::isfinite(data[i]);
-    return nonFinite;
-  }
+  static_assert(sizeof(T) == sizeof(Bits), "bit view of the same width");
+  const T factor = static_cast<T>(invScale);
+  Bits maxExponent = 0;
   for (int64_t i = 0; i < n; ++i) {
     const T v = data[i];
-    nonFinite |= !std::isfinite(v);
-    data[i] = static_cast<T>(v * static_cast<T>(invScale));
+    Bits bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    maxExponent = std::max<Bits>(maxExponent, bits & kExponentMask);
+    if (invScale != 1.0f) data[i] = v * factor;
   }
-  return nonFinite;
+  return maxExponent == kExponentMask;
 }
 
 // Portable check-and-unscale for one CPU gradient; returns found_inf for it.
 bool unscaleCpuGrad(torch::Tensor& grad, float invScale) {
   if (grad.is_contiguous() && grad.scalar_type() == torch::kFloat) {
-    return unscaleContiguous(grad.data_ptr<float>(), grad.numel(), invScale);
+    return unscaleContiguous<float, uint32_t, 0x7f800000u>(grad.data_ptr<float>(), grad.numel(), invScale);
   }
   if (grad.is_contiguous() && grad.scalar_type() == torch::kDouble) {
-    return unscaleContiguous(grad.data_ptr<double>(), grad.numel(), invScale);
+    return unscaleContiguous<double, uint64_t, 0x7ff0000000000000u>(grad.data_ptr<double>(), grad.numel(),
+                                                                   invScale);
   }
   // FP16/BF16 or strided: torch ops. The 0-dim float32 multiplier is read in float arithmetic and the
   // product rounded once to the gradient's dtype, like the kernel's opmath computation.

@@ -5,8 +5,9 @@ TinyMLP(128, 512, 10) = Linear -> GELU -> Linear, batch 32, AdamW(lr=1e-3), cros
 chapter; FP32 and BF16 autocast on CPU (the chapter's bf16_amp_training_step). Run it with Debian's
 /usr/bin/python3 (python3-torch: the same LibTorch 1.13 the C++ engine links). Like Google
 Benchmark's aggregates, each mode is timed in `--repetitions` runs of `--steps` steps and the median
-of the run means is reported. Prints one line per mode:
-    python <mode> <median_of_means_us> <median_step_us> <steps_per_repetition>
+of the run means is reported, for wall time and for the thread's CPU time (which a busy machine
+disturbs less; Google Benchmark's cpu_time is the same measure). Prints one line per mode:
+    python <mode> <wall_us> <median_step_wall_us> <cpu_us> <steps_per_repetition>
 """
 import argparse
 import statistics
@@ -58,17 +59,20 @@ def time_mode(step, warmup, steps, repetitions, seed):
     for _ in range(warmup):
         step(model, optimizer, inputs, labels)
     means = []
+    cpu_means = []
     samples = []
     for _ in range(repetitions):
         run = []
+        cpu_start = time.thread_time()
         for _ in range(steps):
             start = time.perf_counter()
             loss = step(model, optimizer, inputs, labels)
             loss.item()  # the C++ record reads the loss too
             run.append((time.perf_counter() - start) * 1e6)
+        cpu_means.append((time.thread_time() - cpu_start) * 1e6 / steps)
         means.append(statistics.fmean(run))
         samples.extend(run)
-    return statistics.median(means), statistics.median(samples)
+    return statistics.median(means), statistics.median(samples), statistics.median(cpu_means)
 
 
 def main():
@@ -83,8 +87,8 @@ def main():
     # BLAS_INFO=generic: the libblas.so.3 alternative decides (OpenBLAS once libopenblas0-pthread is in).
     print(f"# torch {torch.__version__}, threads {torch.get_num_threads()}")
     for name, step in (("fp32", fp32_step), ("bf16-amp", bf16_amp_step)):
-        mean_us, median_us = time_mode(step, args.warmup, args.steps, args.repetitions, args.seed)
-        print(f"python {name} {mean_us:.1f} {median_us:.1f} {args.steps}", flush=True)
+        wall_us, median_us, cpu_us = time_mode(step, args.warmup, args.steps, args.repetitions, args.seed)
+        print(f"python {name} {wall_us:.1f} {median_us:.1f} {cpu_us:.1f} {args.steps}", flush=True)
 
 
 if __name__ == "__main__":
