@@ -1,0 +1,240 @@
+// SessionController (File menu commands, title, autosave, crash recovery) and SessionRecorder (full
+// records with bounded memory). Dialogs are answered through the controller's prompt hooks.
+#include "ui/session/session_controller.h"
+
+#include <gtest/gtest.h>
+
+#include <QAction>
+#include <QFile>
+#include <QFileInfo>
+#include <QMenu>
+#include <QTemporaryDir>
+#include <QWidget>
+#include <filesystem>
+
+#include "ui/session/session_recorder.h"
+
+namespace ampscope::ui {
+namespace {
+
+std::vector<StepRecord> steps(int64_t first, int64_t last, bool instrumented = false) {
+  std::vector<StepRecord> records;
+  for (int64_t step = first; step <= last; ++step) {
+    StepRecord record;
+    record.step = step;
+    ModeStep s;
+    s.mode = PrecisionMode::FP32;
+    s.step = step;
+    s.loss = 1.0 / static_cast<double>(step);
+    s.instrumented = instrumented;
+    if (instrumented) s.tensors.push_back({"net.0.weight", true, 1, {}, {}});
+    record.modes.push_back(s);
+    records.push_back(record);
+  }
+  return records;
+}
+
+RunConfig fp32Config() {
+  RunConfig config = presetFor(ModelKind::TinyMLP);
+  config.modes = {PrecisionMode::FP32};
+  return config;
+}
+
+// A controller whose dialogs are scripted: `paths` answers file dialogs, `answer` yes/no questions.
+struct Harness {
+  QTemporaryDir dir;
+  QWidget window;
+  SessionController controller{&window, dir.filePath(QStringLiteral("autosave.ampscope"))};
+  QString nextPath;
+  bool answer = true;
+  QStringList questions;
+  QStringList errors;
+  std::vector<Session> loaded;
+
+  Harness() {
+    window.setWindowTitle(QStringLiteral("AmpScope"));
+    controller.setPathPrompt([this](SessionController::PathKind, const QString&) { return nextPath; });
+    controller.setQuestionPrompt([this](const QString& title, const QString&) {
+      questions << title;
+      return answer;
+    });
+    controller.setMessageSink([this](const QString&, const QString& text, bool error) {
+      if (error) errors << text;
+    });
+    controller.setLoadHandler([this](const Session& session) { loaded.push_back(session); });
+  }
+};
+
+TEST(SessionRecorder, KeepsEveryStepOnceInOrder) {
+  SessionRecorder recorder;
+  recorder.begin(fp32Config(), QStringLiteral("lesson"));
+  recorder.append(steps(1, 10));
+  recorder.append(steps(8, 12));  // overlapping steps are not duplicated
+  ASSERT_EQ(recorder.records().size(), 12u);
+  EXPECT_EQ(recorder.lastStep(), 12);
+  EXPECT_EQ(recorder.session().lesson, QStringLiteral("lesson"));
+}
+
+TEST(SessionRecorder, ThinsTheOlderHalfBeyondTheRecordLimit) {
+  SessionRecorder recorder;
+  recorder.begin(fp32Config());
+  const int64_t total = static_cast<int64_t>(SessionRecorder::kMaxRecords) + 2;
+  recorder.append(steps(1, total));
+  // The older half went to every other step; the newest step and the first step are still there.
+  EXPECT_LT(recorder.records().size(), SessionRecorder::kMaxRecords);
+  EXPECT_GT(recorder.records().size(), SessionRecorder::kMaxRecords / 2);
+  EXPECT_EQ(recorder.records().front().step, 1);
+  EXPECT_EQ(recorder.lastStep(), total);
+}
+
+TEST(SessionRecorder, DropsOldHistogramsButKeepsTheirScalarsBeyondTheInstrumentLimit) {
+  SessionRecorder recorder;
+  recorder.begin(fp32Config());
+  const int64_t total = static_cast<int64_t>(SessionRecorder::kMaxInstrumentedSteps) + 1;
+  recorder.append(steps(1, total, /*instrumented=*/true));
+  ASSERT_EQ(recorder.records().size(), static_cast<size_t>(total));
+  size_t withTensors = 0;
+  for (const auto& record : recorder.records()) withTensors += record.modes[0].tensors.empty() ? 0 : 1;
+  EXPECT_LE(withTensors, SessionRecorder::kMaxInstrumentedSteps);
+  EXPECT_FALSE(recorder.records().front().modes[0].tensors.empty()) << "the first histogram survives";
+  EXPECT_FALSE(recorder.records().back().modes[0].tensors.empty()) << "the newest histogram survives";
+}
+
+TEST(SessionController, InstallsTheFileMenuActionsBeforeExistingOnes) {
+  Harness h;
+  QMenu file;
+  QAction* quit = file.addAction(QStringLiteral("Quit"));
+  h.controller.installMenu(&file);
+  const auto actions = file.actions();
+  ASSERT_GE(actions.size(), 8);
+  EXPECT_EQ(actions.first(), h.controller.openAction());
+  EXPECT_EQ(actions.last(), quit);
+  EXPECT_EQ(h.controller.openAction()->shortcut(), QKeySequence(QKeySequence::Open));
+  EXPECT_EQ(h.controller.saveAction()->shortcut(), QKeySequence(QKeySequence::Save));
+  // Nothing recorded yet: nothing to save or export.
+  EXPECT_FALSE(h.controller.saveAction()->isEnabled());
+  EXPECT_FALSE(h.controller.exportCsvAction()->isEnabled());
+  EXPECT_FALSE(h.controller.recentMenu()->isEnabled());
+}
+
+TEST(SessionController, RecordsARunSavesItAndReopensItIntoTheViews) {
+  Harness h;
+  QMenu file;
+  h.controller.installMenu(&file);
+  h.controller.onRunStarted(fp32Config());
+  h.controller.onRecords(steps(1, 25));
+  EXPECT_TRUE(h.controller.isModified());
+  EXPECT_TRUE(h.window.isWindowModified());
+  EXPECT_TRUE(h.controller.exportCsvAction()->isEnabled());
+
+  h.nextPath = h.dir.filePath(QStringLiteral("first"));  // the suffix is added
+  ASSERT_TRUE(h.controller.save());
+  const QString saved = h.dir.filePath(QStringLiteral("first.ampscope"));
+  EXPECT_EQ(h.controller.currentPath(), saved);
+  EXPECT_FALSE(h.controller.isModified());
+  EXPECT_TRUE(h.window.windowTitle().startsWith(QStringLiteral("first.ampscope"))) << h.window.windowTitle().toStdString();
+  EXPECT_EQ(h.controller.recentFiles()->files().value(0), saved);
+  EXPECT_EQ(h.controller.recentMenu()->actions().size(), 3);  // the file, a separator, "Clear Recent"
+
+  // A second controller (the next app start) opens it: the load handler gets the same 25 steps.
+  Harness other;
+  ASSERT_TRUE(other.controller.openFile(saved));
+  ASSERT_EQ(other.loaded.size(), 1u);
+  EXPECT_EQ(other.loaded[0].records.size(), 25u);
+  EXPECT_EQ(other.controller.recorder()->lastStep(), 25);
+  EXPECT_FALSE(other.controller.isModified());
+}
+
+TEST(SessionController, AFailedOpenReportsTheReasonAndKeepsTheCurrentSession) {
+  Harness h;
+  h.controller.onRunStarted(fp32Config());
+  h.controller.onRecords(steps(1, 5));
+  const QString bad = h.dir.filePath(QStringLiteral("bad.ampscope"));
+  QFile file(bad);
+  ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+  file.write("{\"format\": \"ampscope-session\", \"version\": 99}");
+  file.close();
+  EXPECT_FALSE(h.controller.openFile(bad));
+  ASSERT_EQ(h.errors.size(), 1);
+  EXPECT_TRUE(h.errors[0].contains(QStringLiteral("version 99"))) << h.errors[0].toStdString();
+  EXPECT_EQ(h.controller.recorder()->lastStep(), 5) << "the run in memory is untouched";
+  EXPECT_TRUE(h.loaded.empty());
+}
+
+TEST(SessionController, ExportsCsvJsonAndAPyTorchFolder) {
+  Harness h;
+  h.controller.onRunStarted(fp32Config());
+  h.controller.onRecords(steps(1, 3));
+  ASSERT_TRUE(h.controller.exportCsv(h.dir.filePath(QStringLiteral("run.csv"))));
+  ASSERT_TRUE(h.controller.exportJson(h.dir.filePath(QStringLiteral("run.json"))));
+  const QString folder = h.dir.filePath(QStringLiteral("pytorch"));
+  ASSERT_TRUE(h.controller.reproduceInPyTorch(folder)) << h.errors.join('\n').toStdString();
+  EXPECT_TRUE(QFileInfo::exists(folder + QStringLiteral("/run.py")));
+  EXPECT_TRUE(QFileInfo::exists(folder + QStringLiteral("/ampscope_loss.csv")));
+  // Only the 3 recorded steps' batches: (3, 32, 128) float32 after a 128-byte header.
+  EXPECT_EQ(QFileInfo(folder + QStringLiteral("/batches/inputs.npy")).size(), 128 + 3 * 32 * 128 * 4);
+}
+
+TEST(SessionController, OffersToRestoreAnAutosaveLeftByACrash) {
+  QTemporaryDir dir;
+  const QString autosave = dir.filePath(QStringLiteral("autosave.ampscope"));
+  {
+    // The first app run records 7 steps and is killed: no shutdown(), the autosave stays.
+    QWidget window;
+    SessionController crashed(&window, autosave);
+    crashed.onRunStarted(fp32Config());
+    crashed.onRecords(steps(1, 7));
+    crashed.onRunStopped();
+    ASSERT_TRUE(QFileInfo::exists(autosave));
+  }
+  QWidget window;
+  SessionController next(&window, autosave);
+  QStringList asked;
+  std::vector<Session> loaded;
+  next.setQuestionPrompt([&](const QString& title, const QString&) {
+    asked << title;
+    return true;
+  });
+  next.setLoadHandler([&](const Session& s) { loaded.push_back(s); });
+  ASSERT_TRUE(next.offerRecovery());
+  EXPECT_EQ(asked.size(), 1);
+  ASSERT_EQ(loaded.size(), 1u);
+  EXPECT_EQ(loaded[0].records.size(), 7u);
+  EXPECT_TRUE(next.isModified()) << "a restored session is unsaved until the user saves it";
+  next.shutdown();
+  EXPECT_FALSE(QFileInfo::exists(autosave)) << "a clean exit leaves no autosave";
+}
+
+TEST(SessionController, DecliningTheRestoreDiscardsTheAutosave) {
+  Harness h;
+  {
+    SessionController crashed(nullptr, h.controller.autosave()->path());
+    crashed.onRunStarted(fp32Config());
+    crashed.onRecords(steps(1, 2));
+    crashed.onRunStopped();
+  }
+  h.answer = false;
+  EXPECT_FALSE(h.controller.offerRecovery());
+  EXPECT_FALSE(h.controller.autosave()->hasRecoverableSession());
+  EXPECT_TRUE(h.loaded.empty());
+}
+
+TEST(SessionController, ConfirmCloseAsksOnlyForUnsavedData) {
+  Harness h;
+  EXPECT_TRUE(h.controller.confirmClose());
+  EXPECT_TRUE(h.questions.isEmpty());
+  h.controller.onRunStarted(fp32Config());
+  h.controller.onRecords(steps(1, 3));
+  h.answer = true;
+  h.nextPath = QString();  // "Save?" yes, then the file dialog is cancelled: stay open
+  EXPECT_FALSE(h.controller.confirmClose());
+  EXPECT_EQ(h.questions.size(), 1);
+  h.nextPath = h.dir.filePath(QStringLiteral("closing.ampscope"));
+  EXPECT_TRUE(h.controller.confirmClose());
+  EXPECT_TRUE(QFileInfo::exists(h.nextPath));
+  EXPECT_TRUE(h.controller.confirmClose()) << "saved: nothing to ask";
+  EXPECT_EQ(h.questions.size(), 2);
+}
+
+}  // namespace
+}  // namespace ampscope::ui
