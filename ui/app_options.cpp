@@ -3,6 +3,7 @@
 #include <QCommandLineOption>
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QFileInfo>
 #include <QRegularExpression>
 
 #include <cmath>
@@ -54,7 +55,9 @@ AppOptions parseAppOptions(const QStringList& arguments) {
   AppOptions options;
   if (parser.isSet(help)) {
     options.action = AppOptions::Action::ShowHelp;
-    options.message = parser.helpText();
+    // Without a QCoreApplication (main() parses before creating one) Qt cannot name the program.
+    options.message = parser.helpText().replace(QStringLiteral("<executable_name>"),
+                                                QFileInfo(arguments.value(0, QStringLiteral("ampscope"))).fileName());
     return options;
   }
   if (parser.isSet(version)) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <QDir>
+#include <QDockWidget>
 #include <QTabWidget>
 #include <QTest>
 
@@ -19,6 +20,29 @@ TEST(Screenshots, NumberFormatsPanelWithOneEMinus8) {
   if (dir.isEmpty()) GTEST_SKIP() << "set AMPSCOPE_SCREENSHOT_DIR to write the screenshots";
   ASSERT_TRUE(QDir().mkpath(dir));
 
+  // The panel on its own, at the sizes it must work at (a full window, and a narrow dock).
+  for (const QSize size : {QSize(1400, 860), QSize(1024, 660), QSize(620, 800)}) {
+    formats::NumberFormatsPanel panel;
+    panel.resize(size);
+    panel.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&panel));
+    panel.setValueText(QStringLiteral("1e-8"));
+    QTabWidget* tabs = panel.tabs();
+    for (int tab = 0; tab < tabs->count(); ++tab) {
+      tabs->setCurrentIndex(tab);
+      QTest::qWait(120);
+      const QString name =
+          QStringLiteral("%1/panel-1e-8-tab%2-%3x%4.png").arg(dir).arg(tab).arg(size.width()).arg(size.height());
+      EXPECT_TRUE(panel.grab().save(name)) << name.toStdString();
+    }
+    tabs->setCurrentIndex(0);
+    panel.setValueText(QStringLiteral("1e-8x"));  // how a bad entry is marked
+    QTest::qWait(100);
+    EXPECT_TRUE(panel.grab().save(
+        QStringLiteral("%1/panel-bad-input-%2x%3.png").arg(dir).arg(size.width()).arg(size.height())));
+  }
+
+  // The whole window with its default layout, the number-format dock raised.
   for (const QSize size : {QSize(1400, 900), QSize(1024, 700)}) {
     MainWindow window;
     window.setLayoutPersistence(false);
@@ -26,24 +50,11 @@ TEST(Screenshots, NumberFormatsPanelWithOneEMinus8) {
     window.resize(size);
     window.show();
     ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
-    formats::NumberFormatsPanel* panel = window.numberFormatsPanel();
-    panel->setValueText(QStringLiteral("1e-8"));
-    QTabWidget* tabs = panel->tabs();
-    for (int tab = 0; tab < tabs->count(); ++tab) {
-      tabs->setCurrentIndex(tab);
-      QTest::qWait(150);
-      const QString name = QStringLiteral("%1/formats-1e-8-tab%2-%3x%4.png")
-                               .arg(dir)
-                               .arg(tab)
-                               .arg(size.width())
-                               .arg(size.height());
-      EXPECT_TRUE(window.grab().save(name)) << name.toStdString();
-    }
-    // A bad entry, to see how the field is marked.
-    tabs->setCurrentIndex(0);
-    panel->setValueText(QStringLiteral("1e-8x"));
-    QTest::qWait(100);
-    EXPECT_TRUE(window.grab().save(QStringLiteral("%1/formats-bad-input-%2x%3.png").arg(dir).arg(size.width()).arg(size.height())));
+    window.numberFormatsDock()->raise();
+    window.numberFormatsPanel()->setValueText(QStringLiteral("1e-8"));
+    QTest::qWait(200);
+    EXPECT_TRUE(window.grab().save(
+        QStringLiteral("%1/window-1e-8-%2x%3.png").arg(dir).arg(size.width()).arg(size.height())));
   }
 
   MainWindow window;

@@ -49,13 +49,17 @@ FormatRowWidget::FormatRowWidget(DType dtype, QWidget* parent) : QFrame(parent),
   setAutoFillBackground(true);
   setBackgroundRole(QPalette::Base);
 
-  auto* grid = new QGridLayout(this);
-  grid->setContentsMargins(12, 6, 8, 6);
-  grid->setHorizontalSpacing(14);
-  grid->setVerticalSpacing(2);
+  m_grid = new QGridLayout(this);
+  m_grid->setContentsMargins(12, 6, 8, 6);
+  m_grid->setHorizontalSpacing(14);
+  m_grid->setVerticalSpacing(2);
+  // The grid's width comes from the panel (the rows sit in a scroll area without a horizontal bar);
+  // below kWideLayoutMinWidth the row switches to its stacked layout instead of clipping.
+  setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
 
   // Column 0: name, layout, badge.
-  auto* header = new QVBoxLayout;
+  m_headerLayout = new QBoxLayout(QBoxLayout::TopToBottom);
+  QBoxLayout* header = m_headerLayout;
   header->setSpacing(2);
   auto* name = new QLabel(dtypeDisplayName(dtype), this);
   QFont nameFont = name->font();
@@ -81,11 +85,9 @@ FormatRowWidget::FormatRowWidget(DType dtype, QWidget* parent) : QFrame(parent),
   header->addWidget(layoutLabel);
   header->addWidget(m_badge, 0, Qt::AlignLeft);
   header->addStretch();
-  auto* headerBox = new QWidget(this);
-  headerBox->setLayout(header);
+  m_headerBox = new QWidget(this);
+  m_headerBox->setLayout(header);
   header->setContentsMargins(0, 0, 0, 0);
-  headerBox->setFixedWidth(kHeaderWidth);
-  grid->addWidget(headerBox, 0, 0, 2, 1);
 
   // Column 1: bits and the formula.
   m_bitCells = new BitCellsWidget(dtype, this);
@@ -100,8 +102,6 @@ FormatRowWidget::FormatRowWidget(DType dtype, QWidget* parent) : QFrame(parent),
                            "2<sup>e&minus;bias</sup> &times; 1.m<br>Subnormal (e = 0): (&minus;1)<sup>s"
                            "</sup> &times; 2<sup>1&minus;bias</sup> &times; 0.m<br>e all ones: "
                            "infinity (m = 0) or NaN (m &ne; 0)."));
-  grid->addWidget(m_bitCells, 0, 1);
-  grid->addWidget(m_formula, 1, 1);
 
   // Column 2: stored value, error, encoding.
   auto* values = new QGridLayout;
@@ -135,14 +135,16 @@ FormatRowWidget::FormatRowWidget(DType dtype, QWidget* parent) : QFrame(parent),
   values->addWidget(makeCaption(tr("class"), this), 3, 0);
   values->addWidget(m_class, 3, 1, 1, 3);
   values->setColumnStretch(3, 1);
-  auto* valueBox = new QWidget(this);
-  valueBox->setLayout(values);
+  m_valueBox = new QWidget(this);
+  m_valueBox->setLayout(values);
   values->setContentsMargins(0, 0, 0, 0);
-  valueBox->setFixedWidth(kValueWidth);
-  grid->addWidget(valueBox, 0, 2, 2, 1, Qt::AlignVCenter);
+  m_valueBox->setFixedWidth(kValueWidth);
 
   // Column 3: stepping.
-  auto* steps = new QVBoxLayout;
+  m_stepsBox = new QWidget(this);
+  m_stepsLayout = new QBoxLayout(QBoxLayout::TopToBottom, m_stepsBox);
+  m_stepsLayout->setContentsMargins(0, 0, 0, 0);
+  QBoxLayout* steps = m_stepsLayout;
   steps->setSpacing(2);
   m_previous = new QToolButton(this);
   m_previous->setObjectName(QStringLiteral("previousButton"));
@@ -169,10 +171,50 @@ FormatRowWidget::FormatRowWidget(DType dtype, QWidget* parent) : QFrame(parent),
   steps->addWidget(m_next);
   steps->addWidget(m_previous);
   steps->addStretch();
-  grid->addLayout(steps, 0, 3, 2, 1);
 
-  grid->setColumnStretch(1, 1);
+  applyLayout(false);
   showValue(0.0);
+}
+
+void FormatRowWidget::applyLayout(bool compact) {
+  m_compact = compact;
+  const QList<QWidget*> parts{m_headerBox, m_bitCells, m_formula, m_valueBox, m_stepsBox};
+  for (QWidget* w : parts) {
+    m_grid->removeWidget(w);
+  }
+  for (int c = 0; c < 4; ++c) m_grid->setColumnStretch(c, 0);
+  if (compact) {
+    // Stacked: name, layout and badge on one line with the step buttons; then bits, formula, values.
+    m_headerLayout->setDirection(QBoxLayout::LeftToRight);
+    m_headerLayout->setSpacing(10);
+    m_headerBox->setMinimumWidth(0);
+    m_headerBox->setMaximumWidth(QWIDGETSIZE_MAX);
+    m_stepsLayout->setDirection(QBoxLayout::LeftToRight);
+    m_grid->addWidget(m_headerBox, 0, 0);
+    m_grid->addWidget(m_stepsBox, 0, 1, Qt::AlignRight);
+    m_grid->addWidget(m_bitCells, 1, 0, 1, 2);
+    m_grid->addWidget(m_formula, 2, 0, 1, 2);
+    m_grid->addWidget(m_valueBox, 3, 0, 1, 2, Qt::AlignLeft);
+    m_grid->setColumnStretch(0, 1);
+  } else {
+    // Side by side: name | bits over formula | values | step buttons.
+    m_headerLayout->setDirection(QBoxLayout::TopToBottom);
+    m_headerLayout->setSpacing(2);
+    m_headerBox->setFixedWidth(kHeaderWidth);
+    m_stepsLayout->setDirection(QBoxLayout::TopToBottom);
+    m_grid->addWidget(m_headerBox, 0, 0, 2, 1);
+    m_grid->addWidget(m_bitCells, 0, 1);
+    m_grid->addWidget(m_formula, 1, 1);
+    m_grid->addWidget(m_valueBox, 0, 2, 2, 1, Qt::AlignVCenter);
+    m_grid->addWidget(m_stepsBox, 0, 3, 2, 1);
+    m_grid->setColumnStretch(1, 1);
+  }
+}
+
+void FormatRowWidget::resizeEvent(QResizeEvent* event) {
+  QFrame::resizeEvent(event);
+  const bool compact = width() < kWideLayoutMinWidth;
+  if (compact != m_compact) applyLayout(compact);
 }
 
 void FormatRowWidget::showValue(double input) {

@@ -10,6 +10,8 @@
 
 #include "ampscope/engine/number_format.h"
 
+class QBoxLayout;
+class QGridLayout;
 class QLabel;
 class QToolButton;
 
@@ -24,6 +26,11 @@ class FormatRowWidget : public QFrame {
   enum class Highlight { None, Exact, Subnormal, Flushed, Overflow, NaN };
 
   explicit FormatRowWidget(DType dtype, QWidget* parent = nullptr);
+
+  // Narrower than this, the row stacks its parts (name, bits, formula, values) instead of placing them
+  // side by side.
+  static constexpr int kWideLayoutMinWidth = 900;
+  bool isCompact() const { return m_compact; }
 
   // Rounds `input` to this format (round-to-nearest-even) and shows the result.
   void showValue(double input);
@@ -47,11 +54,22 @@ class FormatRowWidget : public QFrame {
   // The user stepped or flipped a bit: `bits` is the new encoding in this row's format.
   void encodingChosen(ampscope::DType dtype, quint64 bits);
 
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+
  private:
+  void applyLayout(bool compact);
   void refresh();
   QString formulaHtml() const;
 
   DType m_dtype;
+  bool m_compact = false;
+  QGridLayout* m_grid = nullptr;
+  QBoxLayout* m_headerLayout = nullptr;
+  QWidget* m_headerBox = nullptr;
+  QWidget* m_valueBox = nullptr;
+  QWidget* m_stepsBox = nullptr;
+  QBoxLayout* m_stepsLayout = nullptr;
   RoundingResult m_result;
   Highlight m_highlight = Highlight::None;
   BitCellsWidget* m_bitCells = nullptr;

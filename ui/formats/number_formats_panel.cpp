@@ -15,6 +15,7 @@
 #include <cmath>
 
 #include "ui/formats/finfo_table_widget.h"
+#include "ui/formats/flow_layout.h"
 #include "ui/formats/format_row_widget.h"
 #include "ui/formats/format_text.h"
 #include "ui/formats/memory_calculator_widget.h"
@@ -72,15 +73,19 @@ QWidget* NumberFormatsPanel::buildEntryBar() {
   layout->setContentsMargins(0, 0, 0, 0);
   layout->setSpacing(4);
 
-  auto* entryRow = new QHBoxLayout;
-  auto* label = new QLabel(tr("&Value:"), bar);
+  // Entry, pattern format and message flow onto more lines when the dock is narrow.
+  auto* entryRow = new QWidget(bar);
+  auto* entryFlow = new FlowLayout(entryRow, 16, 4);
+  auto* valueGroup = new QWidget(entryRow);
+  auto* valueLayout = new QHBoxLayout(valueGroup);
+  valueLayout->setContentsMargins(0, 0, 0, 0);
+  auto* label = new QLabel(tr("&Value:"), valueGroup);
   QFont bigger = label->font();
   bigger.setPointSizeF(bigger.pointSizeF() * 1.15);
   bigger.setBold(true);
   label->setFont(bigger);
-  m_valueEdit = new QLineEdit(bar);
+  m_valueEdit = new QLineEdit(valueGroup);
   m_valueEdit->setObjectName(QStringLiteral("valueEdit"));
-  m_valueEdit->setClearButtonEnabled(true);
   m_valueEdit->setPlaceholderText(tr("1e-8, 65504, -0, inf, nan, 0x3c00 …"));
   m_valueEdit->setToolTip(tr("A number (0.1, 1e-8, 65504, -0, inf, nan) or a bit pattern in hex (0x3c00) "
                              "or binary (0b0011110000000000), read in the format chosen on the right. "
@@ -88,41 +93,43 @@ QWidget* NumberFormatsPanel::buildEntryBar() {
   QFont entryFont = m_valueEdit->font();
   entryFont.setPointSizeF(entryFont.pointSizeF() * 1.15);
   m_valueEdit->setFont(entryFont);
-  m_valueEdit->setMinimumWidth(220);
-  m_valueEdit->setMaximumWidth(380);
+  m_valueEdit->setFixedWidth(300);
   label->setBuddy(m_valueEdit);
-  auto* invalidAction = new QAction(style()->standardIcon(QStyle::SP_MessageBoxWarning), QString(), m_valueEdit);
-  invalidAction->setObjectName(QStringLiteral("invalidInputAction"));
-  invalidAction->setVisible(false);
-  m_valueEdit->addAction(invalidAction, QLineEdit::TrailingPosition);
+  // Added to the field only while the input is bad (Qt 6.4 still draws a line-edit action hidden
+  // with setVisible(false)).
+  m_invalidAction = new QAction(style()->standardIcon(QStyle::SP_MessageBoxWarning), QString(), m_valueEdit);
+  m_invalidAction->setObjectName(QStringLiteral("invalidInputAction"));
+  valueLayout->addWidget(label);
+  valueLayout->addWidget(m_valueEdit);
 
-  auto* patternLabel = new QLabel(tr("bit patterns in:"), bar);
-  m_patternBox = new QComboBox(bar);
+  auto* patternGroup = new QWidget(entryRow);
+  auto* patternLayout = new QHBoxLayout(patternGroup);
+  patternLayout->setContentsMargins(0, 0, 0, 0);
+  auto* patternLabel = new QLabel(tr("bit patterns in:"), patternGroup);
+  m_patternBox = new QComboBox(patternGroup);
   m_patternBox->setObjectName(QStringLiteral("patternDTypeBox"));
   m_patternBox->setToolTip(tr("The format a typed bit pattern (0x…, 0b…) is read in."));
   for (DType dtype : allDTypes()) m_patternBox->addItem(dtypeDisplayName(dtype), static_cast<int>(dtype));
   m_patternBox->setCurrentIndex(m_patternBox->findData(static_cast<int>(DType::FP16)));
   patternLabel->setBuddy(m_patternBox);
+  patternLayout->addWidget(patternLabel);
+  patternLayout->addWidget(m_patternBox);
 
-  m_message = new QLabel(bar);
+  m_message = new QLabel(entryRow);
   m_message->setObjectName(QStringLiteral("valueMessage"));
   m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  m_message->setMinimumWidth(100);
-  m_message->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  m_message->setMinimumHeight(m_valueEdit->sizeHint().height());
 
-  entryRow->addWidget(label);
-  entryRow->addWidget(m_valueEdit, 2);
-  entryRow->addSpacing(8);
-  entryRow->addWidget(patternLabel);
-  entryRow->addWidget(m_patternBox);
-  entryRow->addSpacing(12);
-  entryRow->addWidget(m_message, 3);
-  layout->addLayout(entryRow);
+  entryFlow->addWidget(valueGroup);
+  entryFlow->addWidget(patternGroup);
+  entryFlow->addWidget(m_message);
+  layout->addWidget(entryRow);
 
   // Presets: the values the chapter talks about, one click away.
-  auto* presets = new QHBoxLayout;
-  presets->setSpacing(4);
-  auto* tryLabel = new QLabel(tr("Try:"), bar);
+  auto* presetRow = new QWidget(bar);
+  auto* presets = new FlowLayout(presetRow, 4, 4);
+  auto* tryLabel = new QLabel(tr("Try:"), presetRow);
+  tryLabel->setMinimumHeight(QToolButton().sizeHint().height());
   presets->addWidget(tryLabel);
   struct Preset {
     QString text;
@@ -142,10 +149,9 @@ QWidget* NumberFormatsPanel::buildEntryBar() {
       {QStringLiteral("0x3c00"), tr("FP16 bit pattern of 1.0.")},
   };
   for (const Preset& preset : list) {
-    auto* button = new QToolButton(bar);
+    auto* button = new QToolButton(presetRow);
     button->setText(preset.text);
     button->setToolTip(preset.tip);
-    button->setAutoRaise(false);
     button->setObjectName(QStringLiteral("preset_") + preset.text);
     connect(button, &QToolButton::clicked, this, [this, text = preset.text] {
       if (text.startsWith(QLatin1String("0x"))) setPatternDType(DType::FP16);
@@ -153,8 +159,7 @@ QWidget* NumberFormatsPanel::buildEntryBar() {
     });
     presets->addWidget(button);
   }
-  presets->addStretch();
-  layout->addLayout(presets);
+  layout->addWidget(presetRow);
 
   // Legend: what the colours of the cells and the badges mean.
   auto* legend = new QLabel(bar);
@@ -265,7 +270,7 @@ void NumberFormatsPanel::applyText() {
   m_inputValid = true;
   m_valueEdit->setProperty("invalid", false);
   m_valueEdit->setPalette(QApplication::palette(m_valueEdit));
-  if (auto* action = m_valueEdit->findChild<QAction*>(QStringLiteral("invalidInputAction"))) action->setVisible(false);
+  m_valueEdit->removeAction(m_invalidAction);
 
   const double value = parsed.value;
   m_currentValue = value;
@@ -301,10 +306,8 @@ void NumberFormatsPanel::showInvalid(const QString& reason) {
   palette.setColor(QPalette::Base, kInvalidBase);
   palette.setColor(QPalette::Text, kInvalidText);
   m_valueEdit->setPalette(palette);
-  if (auto* action = m_valueEdit->findChild<QAction*>(QStringLiteral("invalidInputAction"))) {
-    action->setToolTip(reason);
-    action->setVisible(true);
-  }
+  m_invalidAction->setToolTip(reason);
+  if (!m_valueEdit->actions().contains(m_invalidAction)) m_valueEdit->addAction(m_invalidAction, QLineEdit::TrailingPosition);
   m_message->setText(QStringLiteral("<span style='color:%1'>%2</span>")
                          .arg(kInvalidText.name(), reason.toHtmlEscaped()));
 }

@@ -11,6 +11,7 @@
 
 #include "ampscope/engine/number_format.h"
 
+class QAction;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -36,6 +37,8 @@ class NumberFormatsPanel : public QWidget {
   DType patternDType() const;
 
   bool isInputValid() const { return m_inputValid; }
+  // The warning icon shown in the field while the input does not parse.
+  QAction* invalidInputAction() const { return m_invalidAction; }
   QString inputMessage() const;
   double currentValue() const { return m_currentValue; }
 
@@ -60,6 +63,7 @@ class NumberFormatsPanel : public QWidget {
   void onEncodingChosen(DType dtype, quint64 bits);
 
   QLineEdit* m_valueEdit = nullptr;
+  QAction* m_invalidAction = nullptr;
   QComboBox* m_patternBox = nullptr;
   QLabel* m_message = nullptr;
   QTabWidget* m_tabs = nullptr;

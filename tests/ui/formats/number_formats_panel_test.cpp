@@ -164,6 +164,26 @@ TEST_F(NumberFormatsPanelTest, FP64BitsStayClickableWhenTheRowsAreNarrow) {
   EXPECT_EQ(panel.currentValue(), 1.0 + std::ldexp(1.0, -52));
 }
 
+TEST_F(NumberFormatsPanelTest, NarrowPanelStacksEachRowAndKeepsEverythingReachable) {
+  panel.resize(560, 700);
+  QCoreApplication::processEvents();
+  FormatRowWidget* fp64 = row(DType::FP64);
+  ASSERT_LT(fp64->width(), FormatRowWidget::kWideLayoutMinWidth);
+  EXPECT_TRUE(fp64->isCompact());
+  // Every bit cell and both step buttons lie inside the row: nothing is clipped off to the right.
+  for (int bit = 0; bit < 64; ++bit) {
+    EXPECT_TRUE(fp64->rect().contains(fp64->bitCells()->cellRect(bit).translated(fp64->bitCells()->pos()))) << bit;
+  }
+  EXPECT_TRUE(fp64->rect().contains(fp64->nextButton()->geometry().translated(fp64->nextButton()->parentWidget()->pos())));
+  type(QStringLiteral("1"));
+  clickBit(DType::FP64, 63);
+  EXPECT_EQ(panel.currentValue(), -1.0);
+
+  panel.resize(1300, 860);
+  QCoreApplication::processEvents();
+  EXPECT_FALSE(fp64->isCompact());
+}
+
 TEST_F(NumberFormatsPanelTest, FlippingIntoNaNWritesTheBitPattern) {
   type(QStringLiteral("inf"));
   clickBit(DType::FP16, 0);  // exponent all ones, mantissa 1: a NaN with payload 1
@@ -205,6 +225,7 @@ TEST_F(NumberFormatsPanelTest, BadInputMarksTheFieldAndKeepsTheRows) {
     panel.valueEdit()->setText(bad);
     EXPECT_FALSE(panel.isInputValid()) << bad.toStdString();
     EXPECT_TRUE(panel.valueEdit()->property("invalid").toBool()) << bad.toStdString();
+    EXPECT_TRUE(panel.valueEdit()->actions().contains(panel.invalidInputAction())) << bad.toStdString();
     EXPECT_FALSE(panel.inputMessage().isEmpty()) << bad.toStdString();
     EXPECT_NE(panel.valueEdit()->palette().color(QPalette::Base),
               QApplication::palette(panel.valueEdit()).color(QPalette::Base));
@@ -220,6 +241,7 @@ TEST_F(NumberFormatsPanelTest, BadInputMarksTheFieldAndKeepsTheRows) {
   type(QStringLiteral("0.25"));
   EXPECT_TRUE(panel.isInputValid());
   EXPECT_FALSE(panel.valueEdit()->property("invalid").toBool());
+  EXPECT_FALSE(panel.valueEdit()->actions().contains(panel.invalidInputAction()));
   EXPECT_EQ(row(DType::FP16)->result().stored, 0.25);
 }
 

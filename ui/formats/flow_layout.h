@@ -1,0 +1,36 @@
+// A layout that places its items left to right and wraps onto the next line when the width runs
+// out (the preset buttons of the number-format panel), so a narrow dock still shows all of them.
+#pragma once
+
+#include <QLayout>
+#include <QList>
+
+namespace ampscope::ui::formats {
+
+class FlowLayout : public QLayout {
+ public:
+  explicit FlowLayout(QWidget* parent = nullptr, int horizontalSpacing = 4, int verticalSpacing = 4);
+  ~FlowLayout() override;
+
+  void addItem(QLayoutItem* item) override;
+  int count() const override;
+  QLayoutItem* itemAt(int index) const override;
+  QLayoutItem* takeAt(int index) override;
+
+  Qt::Orientations expandingDirections() const override;
+  bool hasHeightForWidth() const override { return true; }
+  int heightForWidth(int width) const override;
+  QSize minimumSize() const override;
+  QSize sizeHint() const override;
+  void setGeometry(const QRect& rect) override;
+
+ private:
+  // Places the items in `rect` (or only measures, when `apply` is false); returns the height used.
+  int arrange(const QRect& rect, bool apply) const;
+
+  QList<QLayoutItem*> m_items;
+  int m_horizontalSpacing;
+  int m_verticalSpacing;
+};
+
+}  // namespace ampscope::ui::formats
