@@ -7,6 +7,7 @@
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QGuiApplication>
 #include <QKeySequence>
 #include <QLocale>
 #include <QMenu>
@@ -20,6 +21,17 @@
 
 namespace ampscope::ui {
 
+namespace {
+
+// The offscreen and minimal platforms (tests, --screenshot) have nobody to answer a dialog: the default
+// prompts then answer "no" at once instead of blocking.
+bool interactive() {
+  const QString platform = QGuiApplication::platformName();
+  return platform != QLatin1String("offscreen") && platform != QLatin1String("minimal");
+}
+
+}  // namespace
+
 SessionController::SessionController(QWidget* window, const QString& autosavePath, QObject* parent)
     : QObject(parent), window_(window), autosave_(this, autosavePath) {
   if (window_) baseTitle_ = window_->windowTitle();
@@ -32,6 +44,7 @@ SessionController::SessionController(QWidget* window, const QString& autosavePat
   connect(&recorder_, &SessionRecorder::changed, this, &SessionController::updateActions);
 
   pathPrompt_ = [this](PathKind kind, const QString& suggestion) -> QString {
+    if (!interactive()) return QString();
     QWidget* parent = window_.data();
     const QString sessions = tr("AmpScope sessions (*.%1)").arg(QLatin1String(SessionFile::kSuffix));
     switch (kind) {
@@ -53,10 +66,15 @@ SessionController::SessionController(QWidget* window, const QString& autosavePat
     return QString();
   };
   questionPrompt_ = [this](const QString& title, const QString& text) {
+    if (!interactive()) return false;
     return QMessageBox::question(window_.data(), title, text, QMessageBox::Yes | QMessageBox::No,
                                  QMessageBox::Yes) == QMessageBox::Yes;
   };
   messageSink_ = [this](const QString& title, const QString& text, bool error) {
+    if (!interactive()) {
+      qWarning("%s: %s", qUtf8Printable(title), qUtf8Printable(text));
+      return;
+    }
     if (error) {
       QMessageBox::warning(window_.data(), title, text);
     } else {
@@ -121,7 +139,10 @@ void SessionController::setLessonProvider(std::function<QString()> provider) {
   lessonProvider_ = std::move(provider);
 }
 void SessionController::setPathPrompt(PathPrompt prompt) { pathPrompt_ = std::move(prompt); }
-void SessionController::setQuestionPrompt(QuestionPrompt prompt) { questionPrompt_ = std::move(prompt); }
+void SessionController::setQuestionPrompt(QuestionPrompt prompt) {
+  questionPrompt_ = std::move(prompt);
+  customQuestionPrompt_ = true;
+}
 void SessionController::setMessageSink(MessageSink sink) { messageSink_ = std::move(sink); }
 
 void SessionController::report(const QString& title, const QString& text, bool error) {
@@ -245,6 +266,8 @@ bool SessionController::reproduceInPyTorch(const QString& chosen) {
 
 bool SessionController::offerRecovery() {
   if (!autosave_.hasRecoverableSession()) return false;
+  // Without anybody to ask, keep the autosave for the next interactive start rather than discard it.
+  if (!customQuestionPrompt_ && !interactive()) return false;
   const QFileInfo info(autosave_.path());
   const QString when = QLocale().toString(info.lastModified(), QLocale::ShortFormat);
   const bool restore =

@@ -6,7 +6,9 @@
 //
 // It is not tied to the training widgets: the owner feeds it (onRunStarted, onRecords, onRunStopped)
 // and gives it a hook that shows an opened session in the views (setLoadHandler). Dialogs go through
-// replaceable hooks so tests can answer them (setPathPrompt, setQuestionPrompt, setMessageSink).
+// replaceable hooks so tests can answer them (setPathPrompt, setQuestionPrompt, setMessageSink); on the
+// offscreen and minimal platforms the default hooks never block: questions answer "no", file dialogs
+// are cancelled, messages go to the log, and offerRecovery() keeps the autosave for a later start.
 #pragma once
 
 #include <QCoreApplication>
@@ -115,6 +117,7 @@ class SessionController : public QObject {
   QString path_;
   bool modified_ = false;
   bool rebuildingRecent_ = false;
+  bool customQuestionPrompt_ = false;
   std::function<void(const Session&)> loadHandler_;
   std::function<QString()> lessonProvider_;
   PathPrompt pathPrompt_;

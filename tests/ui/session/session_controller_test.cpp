@@ -236,5 +236,25 @@ TEST(SessionController, ConfirmCloseAsksOnlyForUnsavedData) {
   EXPECT_EQ(h.questions.size(), 2);
 }
 
+TEST(SessionController, WithoutAnyoneToAskItNeitherBlocksNorDiscardsAnAutosave) {
+  // The GUI tests run offscreen: the default prompts must answer at once, and a crash's autosave must
+  // survive a start that cannot ask (tests, --screenshot) for the next interactive one.
+  QTemporaryDir dir;
+  const QString autosave = dir.filePath(QStringLiteral("autosave.ampscope"));
+  {
+    SessionController crashed(nullptr, autosave);
+    crashed.onRunStarted(fp32Config());
+    crashed.onRecords(steps(1, 2));
+    crashed.onRunStopped();
+  }
+  SessionController next(nullptr, autosave);
+  EXPECT_FALSE(next.offerRecovery());
+  EXPECT_TRUE(QFileInfo::exists(autosave));
+  next.onRunStarted(fp32Config());
+  next.onRecords(steps(1, 2));
+  EXPECT_TRUE(next.confirmClose()) << "no dialog offscreen: closing goes ahead";
+  EXPECT_FALSE(next.saveAs()) << "the file dialog is cancelled, not shown";
+}
+
 }  // namespace
 }  // namespace ampscope::ui
