@@ -10,6 +10,8 @@
 #include "counting_allocator.h"
 #include "exponent_histogram_builder.h"
 #include "grad_clip.h"
+#include "rounded_adamw.h"
+#include "rounded_sgd.h"
 
 namespace ampscope::detail {
 namespace {
@@ -42,13 +44,24 @@ ModeTrainer::ModeTrainer(const RunConfig& config, const ModeCapability& capabili
   if (context_.kind() == ExecKind::PureEmulated) {
     for (auto& p : params_) roundInPlace(p, context_.format(), nullptr);
   }
-  if (config.optimizer == OptimizerKind::AdamW) {
-    optimizer_ = std::make_unique<torch::optim::AdamW>(
-        params_, torch::optim::AdamWOptions(config.lr).eps(config.adamEps).weight_decay(
-                     config.weightDecay));
+  const auto adamOptions =
+      torch::optim::AdamWOptions(config.lr).eps(config.adamEps).weight_decay(config.weightDecay);
+  const auto sgdOptions = torch::optim::SGDOptions(config.lr).momentum(config.momentum);
+  if (context_.kind() == ExecKind::PureEmulated) {
+    // model.half(): the optimizer's every in-place op writes FP16 (rounded_adamw.h, rounded_sgd.h).
+    if (config.optimizer == OptimizerKind::AdamW) {
+      auto adam = std::make_unique<RoundedAdamW>(params_, adamOptions, context_.format());
+      adam->setUpdateCounts(&updateCounts_);
+      optimizer_ = std::move(adam);
+    } else {
+      auto sgd = std::make_unique<RoundedSgd>(params_, sgdOptions, context_.format());
+      sgd->setUpdateCounts(&updateCounts_);
+      optimizer_ = std::move(sgd);
+    }
+  } else if (config.optimizer == OptimizerKind::AdamW) {
+    optimizer_ = std::make_unique<torch::optim::AdamW>(params_, adamOptions);
   } else {
-    optimizer_ = std::make_unique<torch::optim::SGD>(
-        params_, torch::optim::SGDOptions(config.lr).momentum(config.momentum));
+    optimizer_ = std::make_unique<torch::optim::SGD>(params_, sgdOptions);
   }
   const bool wantsScaler =
       mode_ == PrecisionMode::FP16AmpScaled ||
@@ -88,11 +101,6 @@ int64_t ModeTrainer::optimizerStateBytes() {
   int64_t bytes = 0;
   for (const auto& t : optimizerStateTensors()) bytes += bytesOf(t);
   return bytes;
-}
-
-void ModeTrainer::roundStoredState(RoundingCounts* counts) {
-  for (auto& p : params_) roundInPlace(p, context_.format(), counts);
-  for (auto& t : optimizerStateTensors()) roundInPlace(t, context_.format(), nullptr);
 }
 
 bool ModeTrainer::parametersFinite() const {
@@ -175,6 +183,7 @@ ModeStep ModeTrainer::step(int64_t stepIndex, const Batch& batch, bool instrumen
     }
   }
 
+  updateCounts_ = RoundingCounts{};  // filled by the rounded optimizers' final rounding
   const ClipOrder clipOrder = config_.clipOrder;
   const double maxNorm = config_.clipMaxNorm;
   if (scaler_) {
@@ -219,11 +228,6 @@ ModeStep ModeTrainer::step(int64_t stepIndex, const Batch& batch, bool instrumen
     optimizer_->step();  // PyTorch without a scaler steps whatever the gradients hold
   }
 
-  RoundingCounts storedCounts;
-  if (context_.kind() == ExecKind::PureEmulated && !out.skipped) {
-    roundStoredState(instrument ? &storedCounts : nullptr);
-  }
-
   if (!out.skipped && !parametersFinite()) out.diverged = diverged_ = true;
 
   if (instrument) {
@@ -233,7 +237,7 @@ ModeStep ModeTrainer::step(int64_t stepIndex, const Batch& batch, bool instrumen
       update.name = "optimizer.parameters";
       update.layer = "optimizer";
       update.backward = true;
-      update.counts = storedCounts;
+      update.counts = updateCounts_;
       out.roundingPoints.push_back(update);
     }
     for (const auto& p : out.roundingPoints) out.rounding.add(p.counts);

@@ -6,10 +6,9 @@
 //   zero_grad(set_to_none) ; with autocast: logits = model(x); loss = cross_entropy(logits, y)
 //   (loss * lossWeight) [* scale] .backward()
 //   [scaler.unscale_(opt)] ; [clip_grad_norm_] ; scaler.step(opt) | opt.step() ; [scaler.update()]
-// fp16-pure additionally rounds the parameters and the optimizer state to FP16 after every step, as
-// model.half() + torch.optim hold them in FP16 (the update arithmetic itself runs in FP32 and is
-// rounded once; PyTorch's FP16 kernels round each intermediate), so an update below half an ulp of a
-// weight is lost.
+// Emulated pure modes (fp16-pure on CPU) use RoundedAdamW / RoundedSgd: torch.optim's update with
+// every in-place op rounded to FP16, as model.half() runs it, so parameters and optimizer state stay
+// FP16 values and an update below half an ulp of a weight is lost.
 #pragma once
 
 #include <torch/torch.h>
@@ -49,7 +48,6 @@ class ModeTrainer {
   torch::Tensor forwardLoss(const Batch& batch);
   std::vector<torch::Tensor> optimizerStateTensors();
   int64_t optimizerStateBytes();
-  void roundStoredState(RoundingCounts* counts);
   bool parametersFinite() const;
 
   RunConfig config_;
@@ -63,6 +61,7 @@ class ModeTrainer {
   LowFormat histogramTarget_;
   int64_t parameterBytes_ = 0;
   bool diverged_ = false;
+  RoundingCounts updateCounts_;  // the stored-update rounding of the emulated pure modes
   MemoryLedger ledger_;
 };
 

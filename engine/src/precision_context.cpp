@@ -270,7 +270,7 @@ Act PrecisionContext::linear(const std::string& layer, const Act& x, const torch
   const torch::Tensor y = torch::linear(in, w, b);
   Act out = kind_ == ExecKind::FP32 ? Act{y, false} : lowOutput(layer, y, true);
   if (kind_ == ExecKind::FP32) tapGradient(layer, y);
-  record("linear", layer, x.t, x.low, out.t, out.low || kind_ == ExecKind::AmpEmulated);
+  record("linear", layer, x.t, x.low, out.t, out.low);
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include "mode_trainer.h"
 #include "models/model.h"
 #include "precision_context.h"
+#include "rounded_adamw.h"
 #include "synthetic_data.h"
 
 namespace ampscope::detail {
@@ -121,6 +122,27 @@ TEST(PrecisionModes, Fp16PureLosesUpdatesBelowHalfAnUlp) {
   EXPECT_GT(tinyUpdates, 10000);            // most of TinyMLP's 71k weights at lr 1e-5
   EXPECT_EQ(lostInPure, tinyUpdates);        // all of them rounded away
   EXPECT_GT(keptInFp32, tinyUpdates * 9 / 10);  // FP32 applies (nearly) all of them
+}
+
+// model.half() + Adam: torch.optim's update on FP16 tensors. With eps = 1e-8 (below FP16's 2^-25 it
+// rounds to 0) and a small gradient, v = (1 - beta2) * g^2 underflows to 0, denom = 0, and the update
+// is inf (g != 0) or NaN (g == 0): the known failure of FP16 Adam. eps = 1e-4 is representable and the
+// step is the expected lr-sized move: 1 - 1e-3 rounds to 0.99902 (FP16 spacing below 1 is 2^-11).
+TEST(PrecisionModes, RoundedAdamWReproducesModelHalfEpsilonFailure) {
+  auto stepOnce = [](double eps) {
+    torch::Tensor p = torch::ones({2});
+    p.mutable_grad() = torch::tensor({1e-4f, 0.0f});
+    RoundedAdamW adam({p}, torch::optim::AdamWOptions(1e-3).eps(eps).weight_decay(0),
+                      LowFormat::FP16);
+    adam.step();
+    return p;
+  };
+  const torch::Tensor tiny = stepOnce(1e-8);
+  EXPECT_TRUE(std::isinf(tiny[0].item<float>()));
+  EXPECT_TRUE(std::isnan(tiny[1].item<float>()));
+  const torch::Tensor safe = stepOnce(1e-4);
+  EXPECT_EQ(safe[0].item<float>(), static_cast<float>(c10::Half(1.0f - 1e-3f)));
+  EXPECT_EQ(safe[1].item<float>(), 1.0f);
 }
 
 TEST(PrecisionModes, EveryModeStartsFromTheSameWeights) {

@@ -54,6 +54,13 @@ struct TensorStats {
 };
 
 // Rounding counts of one rounding point (a layer's input, weight, output or its gradient).
+// Names: "<layer>.input|weight|bias|other|output" in forward, "<layer>.grad_input|grad_weight|
+// grad_bias|grad_other|grad_output" in backward (layers: fc1, fc2, ... for the MLPs;
+// block0.attn.qkv, block0.attn.scores, block0.mlp.gelu, loss, ... for the Transformer), plus
+// "optimizer.parameters" for the FP16-pure re-rounding of the stored weights after each update.
+// Emulated modes count exactly at each rounding; natively run modes count the casts of FP32 tensors
+// into low-precision ops exactly and classify the low-precision outputs and output gradients as stored
+// (a flush inside a native kernel leaves no trace there, so their flushedToZero stays 0).
 struct RoundingPointStats {
   std::string name;        // "fc1.input", "fc1.weight", "fc1.output", "fc1.grad_input" ...
   std::string layer;       // "fc1": the per-layer view groups by this
@@ -73,8 +80,11 @@ struct ModeStep {
   double clipNormSeen = 0;         // the norm clip_grad_norm_ computed (scaled when clipped too early)
   double lr = 0;
   double stepTimeMs = 0;
-  int64_t currentBytes = 0;        // counting allocator, after the step
-  int64_t peakBytes = 0;           // peak during the step
+  // Counting allocator, for this mode alone: the bytes it held when its step began (parameters,
+  // optimizer state) plus the allocator's net change (currentBytes, after the step) or its peak above
+  // the starting level (peakBytes, reset before each mode's step).
+  int64_t currentBytes = 0;
+  int64_t peakBytes = 0;
   bool diverged = false;           // loss or parameters became non-finite; this mode stops here
   bool instrumented = false;       // tensors/roundingPoints filled on this step
   RoundingCounts rounding;         // totals over all rounding points (only on instrumented steps)
