@@ -136,8 +136,13 @@ TEST(HistogramPlot, BinsPlusZeroInfNaNSumToTheElementCount) {
     double inBars = 0;
     for (auto it = bars->data()->constBegin(); it != bars->data()->constEnd(); ++it) inBars += it->value;
     const ExponentHistogram h = plot.shownHistogram(mode);
-    // "All layers": the two parameter tensors of 1000 elements each (exponent_histogram: bins+zero+inf+nan = numel).
-    EXPECT_EQ(static_cast<int64_t>(inBars) + h.zero + h.posInf + h.negInf + h.nan, 2000);
+    // "All layers": the two parameter tensors of 1000 elements each. Bars hold the exponent bins and the
+    // exact zeros; with ±inf and NaN (the side note) they account for every element (telemetry.h).
+    EXPECT_EQ(static_cast<int64_t>(inBars) + h.posInf + h.negInf + h.nan, 2000);
+    auto zero = bars->data()->findBegin(plot.zeroKey(), false);
+    ASSERT_NE(zero, bars->data()->constEnd());
+    EXPECT_EQ(zero->key, plot.zeroKey());
+    EXPECT_EQ(static_cast<int64_t>(zero->value), h.zero);
     EXPECT_EQ(h.nan, 2);
   }
   EXPECT_TRUE(plot.sideNote().contains(QStringLiteral("NaN 2")));
@@ -216,7 +221,8 @@ TEST(HeatMapPlot, OneColumnPerInstrumentedStep) {
   o.instrumentEvery = 5;
   feed(store, 1, 50, o);
   plot.onDataAppended();
-  EXPECT_EQ(plot.mode(), PrecisionMode::FP16Amp);  // the telling default
+  EXPECT_EQ(plot.mode(), PrecisionMode::FP16AmpScaled);  // the default: the scaler's view
+  plot.setMode(PrecisionMode::FP16Amp);
   EXPECT_EQ(plot.columns(), 10);
   int c = 0, r = 0;
   plot.colorMap()->data()->coordToCell(50, -28, &c, &r);  // fp16-amp's synthetic mass sits at 2^-28

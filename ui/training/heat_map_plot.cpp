@@ -82,10 +82,10 @@ void HeatMapPlot::refillModes() {
   const QSignalBlocker block(modeCombo_);
   modeCombo_->clear();
   for (PrecisionMode m : modes) modeCombo_->addItem(ModePalette::swatch(m), ModePalette::label(m), static_cast<int>(m));
-  // Default to the mode where the picture is most telling: FP16 without a scaler, then with one.
+  // Default to FP16 with a scaler: its gradients sit between FP16's landmark lines and move with the scale.
   int index = modeCombo_->findData(current);
-  if (index < 0) index = modeCombo_->findData(static_cast<int>(PrecisionMode::FP16Amp));
   if (index < 0) index = modeCombo_->findData(static_cast<int>(PrecisionMode::FP16AmpScaled));
+  if (index < 0) index = modeCombo_->findData(static_cast<int>(PrecisionMode::FP16Amp));
   modeCombo_->setCurrentIndex(std::max(index, 0));
 }
 

@@ -124,8 +124,18 @@ HistogramPlot::HistogramPlot(TelemetryStore* store, QWidget* parent) : PlotPanel
   ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
   plot()->xAxis->setTicker(ticker);
   plot()->xAxis->setRange(-40, 20);
-  plot()->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+  placeLegendAbove(6);
   addFormatZones();
+  // The zero column is not part of any format zone: a neutral background over the flush shading.
+  zeroBackground_ = zoneRect(plot(), -kFar, zeroKey_ + 1.5, 0.0, 1.0, QColor(248, 248, 248));
+  zeroSeparator_ = new QCPItemStraightLine(plot());
+  zeroSeparator_->setPen(QPen(QColor(90, 90, 90), 1));
+  zeroLabel_ = new QCPItemText(plot());
+  zeroLabel_->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+  zeroLabel_->setPositionAlignment(Qt::AlignHCenter | Qt::AlignTop);
+  zeroLabel_->setText(tr("exact\nzeros"));
+  zeroLabel_->setColor(QColor(60, 60, 60));
+  zeroLabel_->setBrush(QColor(255, 255, 255, 220));
   setLogCounts(true);
   refillLayerCombo();
 }
@@ -311,6 +321,20 @@ void HistogramPlot::redrawBars() {
     }
   }
   const double width = 0.9 / static_cast<double>(std::max<size_t>(1, shown.size()));
+  int lowest = static_cast<int>(kFp16FlushEdgeLog2) - 2;
+  for (PrecisionMode mode : shown) {
+    const ExponentHistogram h = shownHistogram(mode);
+    for (int e = ExponentHistogram::kMinExponent; e < lowest; ++e)
+      if (h.countAt(e) > 0) {
+        lowest = e;
+        break;
+      }
+  }
+  zeroKey_ = lowest - 3;
+  zeroBackground_->bottomRight->setCoords(zeroKey_ + 1.5, 1.0);
+  zeroSeparator_->point1->setCoords(zeroKey_ + 1.5, 0);
+  zeroSeparator_->point2->setCoords(zeroKey_ + 1.5, 1);
+  zeroLabel_->position->setCoords(zeroKey_, 0.09);
   QStringList notes;
   for (PrecisionMode mode : shown) {
     QCPBars*& b = bars_[mode];
@@ -328,6 +352,10 @@ void HistogramPlot::redrawBars() {
     b->setBaseValue(log ? 0.5 : 0.0);
     const ExponentHistogram h = shownHistogram(mode);
     QVector<double> keys, values;
+    if (h.zero > 0) {
+      keys << zeroKey_;
+      values << static_cast<double>(h.zero);
+    }
     for (int e = ExponentHistogram::kMinExponent; e <= ExponentHistogram::kMaxExponent; ++e) {
       const int64_t n = h.countAt(e);
       if (n == 0) continue;
@@ -360,6 +388,7 @@ void HistogramPlot::redrawBars() {
 void HistogramPlot::fitToData() {
   int lo = 1000, hi = -1000;
   double maxCount = 1;
+  lo = static_cast<int>(zeroKey_);
   for (auto& [mode, b] : bars_) {
     if (b->data()->isEmpty()) continue;
     lo = std::min(lo, static_cast<int>(b->data()->constBegin()->key));
@@ -368,8 +397,8 @@ void HistogramPlot::fitToData() {
   }
   // Always keep FP16's landmarks (flush edge to max) in view: they are the lesson.
   lo = std::min(lo, static_cast<int>(kFp16FlushEdgeLog2) - 4);
-  hi = std::max(hi, 17);
-  plot()->xAxis->setRange(lo - 1.5, hi + 1.5);
+  hi = std::max(hi, 21);  // room for the overflow label right of FP16's max
+  plot()->xAxis->setRange(lo - 3, hi + 1.5);  // the zero bar's label is wider than a bar
   // Head room for the zone labels at the top.
   if (logCounts_->isChecked())
     plot()->yAxis->setRange(0.5, std::pow(10.0, std::ceil(std::log10(maxCount)) + 1.3));
@@ -381,9 +410,14 @@ QString HistogramPlot::readoutAt(double key, double) const {
   const int e = static_cast<int>(std::lround(key));
   if (e < ExponentHistogram::kMinExponent || e > ExponentHistogram::kMaxExponent) return {};
   QStringList lines;
-  lines << tr("bin %1: |g| in [%2, %3)")
-               .arg(e)
-               .arg(PowerOfTwoTicker::label(e), PowerOfTwoTicker::label(e + 1));
+  if (e == static_cast<int>(zeroKey_))
+    lines << tr("exact zeros (g == 0)");
+  else if (e < zeroKey_ + 1.5)
+    return {};
+  else
+    lines << tr("bin %1: |g| in [%2, %3)")
+                 .arg(e)
+                 .arg(PowerOfTwoTicker::label(e), PowerOfTwoTicker::label(e + 1));
   for (auto& [mode, b] : bars_) {
     auto it = b->data()->findBegin(e, false);
     const double n = (it != b->data()->constEnd() && static_cast<int>(it->key) == e) ? it->value : 0.0;

@@ -16,6 +16,9 @@ class QCheckBox;
 class QComboBox;
 class QCPBars;
 class QCPBarsGroup;
+class QCPItemRect;
+class QCPItemStraightLine;
+class QCPItemText;
 class QLabel;
 class QMenu;
 class QToolButton;
@@ -36,10 +39,12 @@ class HistogramPlot : public PlotPanel {
   void setModeShown(PrecisionMode mode, bool shown);
   bool modeShown(PrecisionMode mode) const;
 
-  // The histogram currently drawn for `mode` (chosen layer(s), scaled or not), and its bars.
+  // The histogram currently drawn for `mode` (chosen layer(s), scaled or not), and its bars (one bar per
+  // non-empty exponent bin plus one at zeroKey() for exact zeros).
   ExponentHistogram shownHistogram(PrecisionMode mode) const;
   QCPBars* bars(PrecisionMode mode) const;
   QString sideNote() const;
+  double zeroKey() const { return zeroKey_; }
 
   static constexpr const char* kAllActivations = "*act";
 
@@ -61,6 +66,12 @@ class HistogramPlot : public PlotPanel {
   QMenu* modesMenu_;
   QLabel* note_;
   QCPBarsGroup* group_;
+  // Exact zeros get a bar of their own, left of the lowest exponent shown, with a label: without it a
+  // mode whose gradients all flushed to zero would show an empty histogram.
+  double zeroKey_ = -50;
+  QCPItemText* zeroLabel_ = nullptr;
+  QCPItemStraightLine* zeroSeparator_ = nullptr;
+  QCPItemRect* zeroBackground_ = nullptr;
   std::map<PrecisionMode, QCPBars*> bars_;
   std::map<PrecisionMode, bool> hidden_;  // modes the user unticked
   std::map<PrecisionMode, int64_t> drawnStep_;

@@ -72,7 +72,8 @@ void MemoryLedgerTable::setLedgers(const std::vector<ModeLedger>& ledgers) {
       table_->setItem(r, c, item);
     }
   }
-  table_->resizeColumnsToContents();
+  table_->horizontalHeader()->setStretchLastSection(false);
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
 }
 
 }  // namespace ampscope::ui

@@ -101,7 +101,10 @@ void OpDtypeTable::setReports(const std::vector<ModeReport>& reports) {
       table_->setItem(r, 2 + c, item);
     }
   }
-  table_->resizeColumnsToContents();
+  table_->horizontalHeader()->setStretchLastSection(false);
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  for (int c = 2; c < table_->columnCount(); ++c)
+    table_->horizontalHeader()->setSectionResizeMode(c, QHeaderView::Stretch);
   note_->setText(rows.empty() ? tr("No op-dtype report available yet.")
                  : anyEmulated
                      ? tr("One forward pass per mode. Italic: emulated dtype (FP32 arithmetic with exact rounding "

@@ -111,6 +111,20 @@ void PlotPanel::fitToData() {
   fitting_ = false;
 }
 
+void PlotPanel::placeLegendAbove(int columns) {
+  QCPLegend* legend = plot_->legend;
+  if (legend->layout() != plot_->axisRect()->insetLayout()) return;
+  plot_->axisRect()->insetLayout()->take(legend);
+  plot_->plotLayout()->insertRow(0);
+  plot_->plotLayout()->addElement(0, 0, legend);
+  plot_->plotLayout()->setRowStretchFactor(0, 0.001);
+  legend->setFillOrder(QCPLegend::foColumnsFirst);
+  legend->setWrap(columns);
+  legend->setBorderPen(Qt::NoPen);
+  legend->setBrush(Qt::NoBrush);
+  legend->setMargins(QMargins(4, 2, 4, 0));
+}
+
 void PlotPanel::replotQueued() { plot_->replot(QCustomPlot::rpQueuedReplot); }
 
 QString PlotPanel::readoutAt(double key, double) const {
@@ -127,7 +141,9 @@ QString PlotPanel::readoutAt(double key, double) const {
       if (std::abs(before->key - key) < std::abs(it->key - key)) it = before;
     }
     if (std::isnan(shownKey)) shownKey = it->key;
-    lines << QStringLiteral("%1: %2").arg(graph->name(), QString::number(it->value, 'g', 6));
+    const QVariant readoutName = graph->property("readoutName");
+    lines << QStringLiteral("%1: %2").arg(readoutName.isValid() ? readoutName.toString() : graph->name(),
+                                          QString::number(it->value, 'g', 6));
   }
   if (lines.isEmpty()) return {};
   lines.prepend(tr("step %1").arg(QString::number(shownKey, 'f', 0)));

@@ -50,6 +50,9 @@ class PlotPanel : public QWidget {
   // Sets a pen whose width follows setLineScale (the pen's own width is the width at scale 1).
   void setScaledPen(QCPAbstractPlottable* plottable, const QPen& pen);
   void replotQueued();
+  // Moves the legend out of the plot area into a row above it, entries side by side (for plots whose
+  // data or labels fill the whole frame).
+  void placeLegendAbove(int columns);
   void showEvent(QShowEvent* event) override;
 
  private:

@@ -49,10 +49,13 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
   auto* scroll = new QScrollArea(this);
   scroll->setWidgetResizable(true);
   scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   outer->addWidget(scroll);
   auto* content = new QWidget(scroll);
   scroll->setWidget(content);
   auto* layout = new QVBoxLayout(content);
+  // The scroll area only scrolls vertically: the panel is as wide as its widest row needs.
+  layout->setSizeConstraint(QLayout::SetMinAndMaxSize);
 
   auto* modelBox = new QGroupBox(tr("Model and modes"), content);
   auto* modelForm = new QFormLayout(modelBox);

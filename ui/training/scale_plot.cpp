@@ -114,16 +114,22 @@ void ScalePlot::appendFromStore() {
 }
 
 void ScalePlot::fitToData() {
-  PlotPanel::fitToData();
-  // One binade of head room either side so growth and backoff jumps are not glued to the frame.
-  QCPRange y = plot()->yAxis->range();
-  if (y.lower > 0 && y.upper > 0) {
-    const double lo = std::exp2(std::floor(std::log2(y.lower)) - 1);
-    const double hi = std::exp2(std::ceil(std::log2(y.upper)) + 1);
-    plot()->yAxis->setRange(lo, hi);
+  // From the data itself: a flat line (the scale between growths) gives rescaleAxes nothing to fit on a
+  // log axis. One binade of head room either side so growth and backoff jumps are not glued to the frame.
+  double lo = 0, hi = 0, lastKey = 1;
+  bool any = false;
+  for (const auto& [mode, lane] : lanes_) {
+    bool found = false;
+    const QCPRange r = lane.scale->data()->valueRange(found);
+    if (!found) continue;
+    lo = any ? std::min(lo, r.lower) : r.lower;
+    hi = any ? std::max(hi, r.upper) : r.upper;
+    lastKey = std::max(lastKey, (lane.scale->data()->constEnd() - 1)->key);
+    any = true;
   }
-  QCPRange x = plot()->xAxis->range();
-  plot()->xAxis->setRange(std::max(0.0, x.lower), x.upper + std::max(1.0, 0.02 * x.size()));
+  if (!any || lo <= 0) return;
+  plot()->yAxis->setRange(std::exp2(std::floor(std::log2(lo)) - 1), std::exp2(std::ceil(std::log2(hi)) + 1));
+  plot()->xAxis->setRange(0, lastKey + std::max(1.0, 0.02 * lastKey));
 }
 
 }  // namespace ampscope::ui

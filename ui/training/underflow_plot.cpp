@@ -24,7 +24,8 @@ const RoundingCounts* countsFor(const std::vector<std::string>& layers, const st
 }  // namespace
 
 UnderflowPlot::UnderflowPlot(TelemetryStore* store, QWidget* parent) : PlotPanel(store, parent) {
-  const QString names[] = {tr("Flushed to zero"), tr("Subnormal"), tr("Overflowed")};
+  // The glyph after each name is its line style in the plot; the legend lists modes (colours) only.
+  const QString names[] = {tr("Flushed to zero ━"), tr("Subnormal ╍"), tr("Overflowed ┈")};
   const QString tips[] = {
       tr("Elements that were non-zero before a rounding point and exactly zero after it (solid line)."),
       tr("Elements left subnormal after rounding: they kept only part of their precision (dashed line)."),
@@ -48,7 +49,7 @@ UnderflowPlot::UnderflowPlot(TelemetryStore* store, QWidget* parent) : PlotPanel
 
   plot()->xAxis->setLabel(tr("step"));
   plot()->yAxis->setLabel(tr("elements per instrumented step"));
-  plot()->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+  placeLegendAbove(6);
 }
 
 void UnderflowPlot::setPercent(bool percent) { unitCombo_->setCurrentIndex(percent ? 1 : 0); }
@@ -79,7 +80,11 @@ UnderflowPlot::Lane& UnderflowPlot::laneFor(PrecisionMode mode) {
   const QString quantityNames[] = {tr("flushed"), tr("subnormal"), tr("overflowed")};
   for (int q = 0; q < kQuantities; ++q) {
     QCPGraph* g = plot()->addGraph();
-    g->setName(QStringLiteral("%1 · %2").arg(ModePalette::label(mode), quantityNames[q]));
+    // The legend shows the first quantity's entry per mode, so that name is just the mode.
+    g->setName(q == 0 ? ModePalette::label(mode)
+                      : QStringLiteral("%1 · %2").arg(ModePalette::label(mode), quantityNames[q]));
+    g->setProperty("readoutName", QStringLiteral("%1 · %2").arg(ModePalette::label(mode), quantityNames[q]));
+    if (q > 0) g->removeFromLegend();
     g->setAdaptiveSampling(true);
     setScaledPen(g, QPen(ModePalette::color(mode), 1.0, kStyles[q]));
     lane.graphs[static_cast<size_t>(q)] = g;
@@ -112,14 +117,20 @@ void UnderflowPlot::refillLayers() {
 }
 
 void UnderflowPlot::applyVisibility() {
-  for (auto& [mode, lane] : lanes_)
+  for (auto& [mode, lane] : lanes_) {
+    bool listed = false;  // one legend entry per mode: its first visible quantity
     for (int q = 0; q < kQuantities; ++q) {
-      lane.graphs[static_cast<size_t>(q)]->setVisible(quantityBoxes_[q]->isChecked());
-      if (quantityBoxes_[q]->isChecked())
-        lane.graphs[static_cast<size_t>(q)]->addToLegend();
-      else
-        lane.graphs[static_cast<size_t>(q)]->removeFromLegend();
+      QCPGraph* g = lane.graphs[static_cast<size_t>(q)];
+      const bool shown = quantityBoxes_[q]->isChecked();
+      g->setVisible(shown);
+      if (shown && !listed) {
+        g->addToLegend();
+        listed = true;
+      } else {
+        g->removeFromLegend();
+      }
     }
+  }
   if (followLatest()) fitToData();
   replotQueued();
 }

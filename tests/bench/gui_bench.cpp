@@ -1,0 +1,215 @@
+// ampscope_gui_bench: what the live-training GUI costs, measured (issue 4, item 7). Not a test.
+//
+//   ampscope_gui_bench [--seconds S]          all three measurements below
+//   ampscope_gui_bench --screenshots PREFIX   the deep-MLP underflow preset run in the real main window,
+//                                             saved as PREFIX-window.png and PREFIX-<panel>.png
+//
+// 1. Event-loop latency: a 1 ms precise QTimer records how late each timeout fires while the workspace
+//    trains six modes of the tiny Transformer with every plot visible (p50 / p99 / max of lateness).
+// 2. Replot: the loss plot holding 6 series × 100,000 points, QCustomPlot::replotTime() averaged.
+// 3. Memory: RSS (/proc/self/statm) while 100,000 synthetic steps of 6 modes, instrumented every step,
+//    go through the TelemetryStore and the plots: it must level off, not grow with the step count.
+#include <QApplication>
+#include <QDockWidget>
+#include <QElapsedTimer>
+#include <QTimer>
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <unistd.h>
+#include <vector>
+#include <qcustomplot.h>
+
+#include "tests/ui/training_synthetic_records.h"
+#include "ui/main_window.h"
+#include "ui/training/heat_map_plot.h"
+#include "ui/training/histogram_plot.h"
+#include "ui/training/loss_plot.h"
+#include "ui/training/run_controller.h"
+#include "ui/training/scale_plot.h"
+#include "ui/training/telemetry_store.h"
+#include "ui/training/training_workspace.h"
+#include "ui/training/underflow_plot.h"
+
+using namespace ampscope;
+using namespace ampscope::ui;
+
+namespace {
+
+double rssMiB() {
+  std::ifstream statm("/proc/self/statm");
+  long pages = 0, resident = 0;
+  statm >> pages >> resident;
+  return static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
+}
+
+double percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t i = std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size() - 1) + 0.5));
+  return v[i];
+}
+
+void pump(int ms) {
+  QElapsedTimer t;
+  t.start();
+  while (t.elapsed() < ms) QApplication::processEvents(QEventLoop::AllEvents, 5);
+}
+
+const std::vector<PrecisionMode> kSixModes = {PrecisionMode::FP32,    PrecisionMode::FP16AmpScaled,
+                                              PrecisionMode::FP16Amp, PrecisionMode::BF16Amp,
+                                              PrecisionMode::FP16Pure, PrecisionMode::BF16Pure};
+
+void measureLatency(double seconds) {
+  MainWindow window;
+  window.setLayoutPersistence(false);
+  window.resize(1600, 1000);
+  window.show();
+  TrainingWorkspace* ws = window.trainingWorkspace();
+  RunConfig config = presetFor(ModelKind::TinyTransformer);
+  config.modes = kSixModes;
+  config.steps = 1000000;
+  ws->applyConfig(config);
+  ws->runOrPause();
+  pump(500);  // warm-up: the first steps pay allocation and start-up
+
+  std::vector<double> lateness;
+  QElapsedTimer clock;
+  QTimer tick;
+  tick.setTimerType(Qt::PreciseTimer);
+  tick.setInterval(1);
+  qint64 last = -1;
+  QObject::connect(&tick, &QTimer::timeout, [&] {
+    const qint64 now = clock.nsecsElapsed();
+    if (last >= 0) lateness.push_back(std::max(0.0, (now - last) / 1e6 - 1.0));
+    last = now;
+  });
+  const int64_t stepsBefore = ws->store()->lastStep();
+  clock.start();
+  tick.start();
+  QEventLoop loop;
+  QTimer::singleShot(static_cast<int>(seconds * 1000), &loop, &QEventLoop::quit);
+  loop.exec();
+  tick.stop();
+  const int64_t steps = ws->store()->lastStep() - stepsBefore;
+  std::printf("event-loop latency, six modes training tiny-transformer (%.0f s, %lld lock-steps, %.1f steps/s):\n",
+              seconds, static_cast<long long>(steps), static_cast<double>(steps) / seconds);
+  std::printf("  1 ms timer lateness over %zu ticks: p50 %.2f ms, p99 %.2f ms, max %.2f ms\n", lateness.size(),
+              percentile(lateness, 0.50), percentile(lateness, 0.99), percentile(lateness, 1.0));
+  ws->shutdown();
+}
+
+void measureReplot() {
+  StoreLimits limits;
+  limits.recentSteps = 100000;  // hold all 100,000 points at full resolution: the worst case
+  TelemetryStore store(limits);
+  test::SyntheticOptions o;
+  o.modes = kSixModes;
+  o.instrumentEvery = 0;
+  for (int64_t s = 1; s <= 100000; ++s) store.append(test::syntheticRecord(s, o));
+  LossPlot plot(&store);
+  plot.resize(1200, 700);
+  plot.show();
+  plot.onDataAppended();
+  int points = 0;
+  for (PrecisionMode m : kSixModes) points += plot.lossGraph(m)->dataCount();
+  std::vector<double> times;
+  for (int i = 0; i < 30; ++i) {
+    plot.plot()->replot(QCustomPlot::rpImmediateRefresh);
+    times.push_back(plot.plot()->replotTime(false));
+  }
+  std::printf("loss plot replot, %d points in 6 series (1200x700 px, adaptive sampling): median %.2f ms, max %.2f ms\n",
+              points, percentile(times, 0.5), percentile(times, 1.0));
+  plot.plot()->xAxis->setRange(40000, 60000);
+  times.clear();
+  for (int i = 0; i < 30; ++i) {
+    plot.plot()->replot(QCustomPlot::rpImmediateRefresh);
+    times.push_back(plot.plot()->replotTime(false));
+  }
+  std::printf("  zoomed to 20,000 steps: median %.2f ms, max %.2f ms\n", percentile(times, 0.5), percentile(times, 1.0));
+}
+
+void measureMemory() {
+  TelemetryStore store;  // default limits: 20,000 recent steps per mode
+  LossPlot loss(&store);
+  ScalePlot scale(&store);
+  HistogramPlot histogram(&store);
+  UnderflowPlot underflow(&store);
+  for (PlotPanel* p : std::initializer_list<PlotPanel*>{&loss, &scale, &histogram, &underflow}) p->show();
+  test::SyntheticOptions o;
+  o.modes = kSixModes;
+  o.instrumentEvery = 1;
+  std::printf("memory, 6 modes instrumented every step through store + 4 plots (RSS):\n");
+  std::printf("  before: %.1f MiB\n", rssMiB());
+  QElapsedTimer t;
+  t.start();
+  for (int64_t s = 1; s <= 100000; ++s) {
+    store.append(test::syntheticRecord(s, o));
+    if (s % 100 == 0) {  // ~ what one 33 ms drain brings at 3000 steps/s
+      for (PlotPanel* p : std::initializer_list<PlotPanel*>{&loss, &scale, &histogram, &underflow}) p->onDataAppended();
+      QApplication::processEvents();
+    }
+    if (s % 10000 == 0) std::printf("  after %6lld steps: %.1f MiB\n", static_cast<long long>(s), rssMiB());
+  }
+  std::printf("  (%.1f s); loss plot holds %d points per mode\n", t.elapsed() / 1000.0,
+              loss.lossGraph(PrecisionMode::FP32)->dataCount());
+}
+
+int screenshots(const QString& prefix) {
+  MainWindow window;
+  window.setLayoutPersistence(false);
+  window.resize(1600, 1000);
+  window.show();
+  TrainingWorkspace* ws = window.trainingWorkspace();
+  RunConfig config = presetFor(ModelKind::DeepMLP);
+  config.modes = {PrecisionMode::FP32, PrecisionMode::FP16Amp, PrecisionMode::FP16AmpScaled, PrecisionMode::BF16Amp};
+  config.instrumentEvery = 5;
+  ws->applyConfig(config);
+  ws->runOrPause();
+  QElapsedTimer t;
+  t.start();
+  while (ws->controller()->state() != RunState::Finished && ws->controller()->state() != RunState::Failed &&
+         t.elapsed() < 300000)
+    pump(100);
+  pump(500);
+  std::printf("run: %s after %lld steps in %.1f s\n", runStateName(ws->controller()->state()).c_str(),
+              static_cast<long long>(ws->store()->lastStep()), t.elapsed() / 1000.0);
+  window.grab().save(prefix + QStringLiteral("-window.png"));
+  for (const char* id : {"loss", "scale", "histogram", "heatmap", "underflow", "op-dtype", "memory", "run"}) {
+    ws->raisePanel(QLatin1String(id));
+    pump(300);
+    QDockWidget* dock = ws->dock(QLatin1String(id));
+    // A lone panel at a readable size, as a class would see it enlarged on the projector.
+    QWidget* content = dock->widget();
+    dock->setFloating(true);
+    dock->resize(1100, 650);
+    pump(400);
+    content->grab().save(prefix + QStringLiteral("-") + QLatin1String(id) + QStringLiteral(".png"));
+    dock->setFloating(false);
+    pump(100);
+  }
+  ws->histogramPlot()->setScaled(false);
+  ws->dock(QStringLiteral("histogram"))->setFloating(true);
+  ws->dock(QStringLiteral("histogram"))->resize(1100, 650);
+  pump(400);
+  ws->histogramPlot()->grab().save(prefix + QStringLiteral("-histogram-unscaled.png"));
+  ws->shutdown();
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+  QApplication app(argc, argv);
+  const QStringList args = QApplication::arguments();
+  const int shots = static_cast<int>(args.indexOf(QStringLiteral("--screenshots")));
+  if (shots >= 0 && shots + 1 < args.size()) return screenshots(args.at(shots + 1));
+  double seconds = 10;
+  const int secondsAt = static_cast<int>(args.indexOf(QStringLiteral("--seconds")));
+  if (secondsAt >= 0 && secondsAt + 1 < args.size()) seconds = args.at(secondsAt + 1).toDouble();
+  measureReplot();
+  measureMemory();
+  measureLatency(seconds);
+  return 0;
+}
