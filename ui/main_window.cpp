@@ -89,6 +89,8 @@ void MainWindow::addPanel(QDockWidget* dock, Qt::DockWidgetArea area) {
 }
 
 void MainWindow::restoreLayout() {
+  // The number-format panel is what a student sees first: its tab is the raised one by default.
+  m_formatsDock->raise();
   m_defaultState = saveState(kLayoutVersion);
   if (!m_persistLayout) return;
   QSettings settings;

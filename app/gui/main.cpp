@@ -27,6 +27,14 @@ int takeScreenshot(ampscope::ui::MainWindow& window, const ampscope::ui::AppOpti
   QTimer::singleShot(400, &settle, &QEventLoop::quit);
   settle.exec();
 
+  if (options.size.isValid() && window.size() != options.size) {
+    printLine(stderr, QCoreApplication::translate("main", "ampscope: the window needs %1x%2 (its panels' minimum "
+                                                          "sizes), not %3x%4")
+                          .arg(window.width())
+                          .arg(window.height())
+                          .arg(options.size.width())
+                          .arg(options.size.height()));
+  }
   const double scale = options.scale > 0 ? options.scale : window.devicePixelRatioF();
   QPixmap pixmap(window.size() * scale);
   pixmap.setDevicePixelRatio(scale);

@@ -9,6 +9,7 @@
 
 #include "ampscope/engine/version.h"
 #include "ui/about_dialog.h"
+#include "ui/formats/number_formats_panel.h"
 #include "ui/main_window.h"
 
 namespace ampscope::ui {
@@ -71,6 +72,15 @@ TEST_F(MainWindowTest, DefaultLayoutFitsA1024x700Screen) {
   }
   EXPECT_LE(minimum.width(), 1024) << "visible docks' minimum sizes: " << docks;
   EXPECT_LE(minimum.height(), 700) << "visible docks' minimum sizes: " << docks;
+}
+
+TEST_F(MainWindowTest, NumberFormatPanelIsTheRaisedTabByDefault) {
+  MainWindow window;
+  window.restoreLayout();
+  window.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+  EXPECT_TRUE(window.numberFormatsPanel()->isVisible());
+  EXPECT_FALSE(window.numberFormatsPanel()->visibleRegion().isEmpty());
 }
 
 TEST_F(MainWindowTest, HasTheApplicationIcon) {
