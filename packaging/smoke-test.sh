@@ -33,6 +33,10 @@ version=$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$build_dir/CMakeCache.tx
 deb="$build_dir/${pkg}_${version}_$(dpkg --print-architecture).deb"
 [[ -f "$deb" ]] || fail "expected $deb after the package target"
 ls -l "$deb"
+if command -v lintian >/dev/null; then
+  step "lintian (fails on errors; warnings and infos are listed)"
+  lintian --pedantic --display-info --fail-on error "$deb" || fail "lintian reports errors on $deb"
+fi
 
 work=$(mktemp -d)
 removed=0
