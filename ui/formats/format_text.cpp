@@ -39,29 +39,28 @@ QString dtypeDisplayName(DType dtype) {
 }
 
 QString dtypeDescription(DType dtype) {
-  const char* context = "ampscope::ui::formats";
+  // A literal context in every call: lupdate only extracts translate() calls whose context it can read.
   switch (dtype) {
-    case DType::FP64: return QCoreApplication::translate(context, "IEEE-754 binary64, torch.float64");
-    case DType::FP32: return QCoreApplication::translate(context, "IEEE-754 binary32, torch.float32");
+    case DType::FP64: return QCoreApplication::translate("ampscope::ui::formats", "IEEE-754 binary64, torch.float64");
+    case DType::FP32: return QCoreApplication::translate("ampscope::ui::formats", "IEEE-754 binary32, torch.float32");
     case DType::TF32:
-      return QCoreApplication::translate(context, "TensorFloat-32: FP32 range, FP16 mantissa (tensor cores)");
-    case DType::FP16: return QCoreApplication::translate(context, "IEEE-754 binary16, torch.float16");
-    case DType::BF16: return QCoreApplication::translate(context, "bfloat16: FP32 range, 7 mantissa bits");
+      return QCoreApplication::translate("ampscope::ui::formats", "TensorFloat-32: FP32 range, FP16 mantissa (tensor cores)");
+    case DType::FP16: return QCoreApplication::translate("ampscope::ui::formats", "IEEE-754 binary16, torch.float16");
+    case DType::BF16: return QCoreApplication::translate("ampscope::ui::formats", "bfloat16: FP32 range, 7 mantissa bits");
     case DType::FP8E4M3FN:
-      return QCoreApplication::translate(context, "OCP FP8, no infinity, max 448 (forward pass)");
-    case DType::FP8E5M2: return QCoreApplication::translate(context, "OCP FP8, FP16's range (gradients)");
+      return QCoreApplication::translate("ampscope::ui::formats", "OCP FP8, no infinity, max 448 (forward pass)");
+    case DType::FP8E5M2: return QCoreApplication::translate("ampscope::ui::formats", "OCP FP8, FP16's range (gradients)");
   }
   return {};
 }
 
 QString valueClassText(ValueClass cls) {
-  const char* context = "ampscope::ui::formats";
   switch (cls) {
-    case ValueClass::Zero: return QCoreApplication::translate(context, "zero");
-    case ValueClass::Subnormal: return QCoreApplication::translate(context, "subnormal");
-    case ValueClass::Normal: return QCoreApplication::translate(context, "normal");
-    case ValueClass::Infinite: return QCoreApplication::translate(context, "infinity");
-    case ValueClass::NaN: return QCoreApplication::translate(context, "NaN");
+    case ValueClass::Zero: return QCoreApplication::translate("ampscope::ui::formats", "zero");
+    case ValueClass::Subnormal: return QCoreApplication::translate("ampscope::ui::formats", "subnormal");
+    case ValueClass::Normal: return QCoreApplication::translate("ampscope::ui::formats", "normal");
+    case ValueClass::Infinite: return QCoreApplication::translate("ampscope::ui::formats", "infinity");
+    case ValueClass::NaN: return QCoreApplication::translate("ampscope::ui::formats", "NaN");
   }
   return {};
 }
