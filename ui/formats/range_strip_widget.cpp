@@ -54,6 +54,14 @@ QSize RangeStripWidget::sizeHint() const {
 
 QSize RangeStripWidget::minimumSizeHint() const { return {kLabelWidth + kVerdictWidth + 360, sizeHint().height()}; }
 
+RangeStripWidget::GradientVerdict RangeStripWidget::gradientVerdict(DType dtype) {
+  // Values below half the smallest subnormal round to zero; the bar's left end is the subnormal itself.
+  const double smallest = std::log2(finfo(dtype).smallestSubnormal);
+  if (smallest <= kGradientBandMinLog2) return GradientVerdict::HoldsAll;
+  if (smallest < kGradientBandMaxLog2) return GradientVerdict::LosesSmallest;
+  return GradientVerdict::LosesAll;
+}
+
 void RangeStripWidget::setValue(double value) {
   m_value = value;
   update();
@@ -171,15 +179,19 @@ void RangeStripWidget::paintEvent(QPaintEvent*) {
     // Verdict: does the format hold the gradient band without help?
     QString verdict;
     QColor verdictColor;
-    if (subLo <= kGradientBandMinLog2) {
-      verdict = tr("✓ holds all typical gradients");
-      verdictColor = QColor(kExactColor);
-    } else if (subLo < kGradientBandMaxLog2) {
-      verdict = tr("✗ below %1 → 0: loss scaling").arg(powerOfTwo(std::round(subLo)));
-      verdictColor = QColor(kFlushedColor);
-    } else {
-      verdict = tr("✗ gradients → 0: needs scaling");
-      verdictColor = QColor(kFlushedColor);
+    switch (gradientVerdict(dtype)) {
+      case GradientVerdict::HoldsAll:
+        verdict = tr("✓ holds all typical gradients");
+        verdictColor = QColor(kExactColor);
+        break;
+      case GradientVerdict::LosesSmallest:
+        verdict = tr("✗ below %1 → 0: loss scaling").arg(powerOfTwo(std::round(subLo)));
+        verdictColor = QColor(kFlushedColor);
+        break;
+      case GradientVerdict::LosesAll:
+        verdict = tr("✗ gradients → 0: needs scaling");
+        verdictColor = QColor(kFlushedColor);
+        break;
     }
     p.setPen(verdictColor);
     p.drawText(QRectF(plot.right() + 16, top - 4, kVerdictWidth - 16, kBarHeight + 8),

@@ -26,6 +26,14 @@ class RangeStripWidget : public QWidget {
   static constexpr double kGradientBandMinLog2 = -40;
   static constexpr double kGradientBandMaxLog2 = -10;
 
+  // What happens to the typical-gradient band in a format (no loss scaling).
+  enum class GradientVerdict {
+    HoldsAll,       // the format reaches below 2^-40: every typical gradient is representable
+    LosesSmallest,  // its smallest subnormal lies inside the band: the smaller gradients become 0
+    LosesAll,       // its range starts above the band: every typical gradient becomes 0
+  };
+  static GradientVerdict gradientVerdict(DType dtype);
+
   QSize sizeHint() const override;
   QSize minimumSizeHint() const override;
 

@@ -9,9 +9,12 @@
 #include <QTableWidget>
 #include <QTest>
 
+#include <limits>
+
 #include "ui/formats/finfo_table_widget.h"
 #include "ui/formats/format_text.h"
 #include "ui/formats/memory_calculator_widget.h"
+#include "ui/formats/range_strip_widget.h"
 #include "ui/formats/underflow_table_widget.h"
 
 namespace ampscope::ui::formats {
@@ -148,6 +151,30 @@ TEST(UnderflowTable, ReproducesTheChaptersFP16AndBF16Casts) {
   EXPECT_NE(t->item(5, bf16Column)->background().color(), QColor(kFlushedColor));
   // 1e-6 and 1e-7 are below FP16's smallest normal 2^-14: subnormal.
   EXPECT_EQ(t->item(2, fp16Column)->background().color(), QColor(kSubnormalColor));
+}
+
+TEST(RangeStrip, ShowsWhyFP16NeedsLossScalingAndBF16DoesNot) {
+  using Verdict = RangeStripWidget::GradientVerdict;
+  // Smallest subnormals (IEEE-754, OCP FP8): FP16 2^-24 and E5M2 2^-16 lie inside the 2^-40..2^-10
+  // band; BF16 2^-133, FP32 2^-149, TF32 2^-136 and FP64 2^-1074 lie below it; E4M3FN's 2^-9 above it.
+  EXPECT_EQ(RangeStripWidget::gradientVerdict(DType::FP16), Verdict::LosesSmallest);
+  EXPECT_EQ(RangeStripWidget::gradientVerdict(DType::FP8E5M2), Verdict::LosesSmallest);
+  EXPECT_EQ(RangeStripWidget::gradientVerdict(DType::FP8E4M3FN), Verdict::LosesAll);
+  for (DType dtype : {DType::BF16, DType::FP32, DType::TF32, DType::FP64}) {
+    EXPECT_EQ(RangeStripWidget::gradientVerdict(dtype), Verdict::HoldsAll) << dtypeDisplayName(dtype).toStdString();
+  }
+}
+
+TEST(RangeStrip, MarksTheEntryValue) {
+  RangeStripWidget strip;
+  strip.resize(strip.sizeHint());
+  strip.setValue(1e-8);
+  EXPECT_DOUBLE_EQ(strip.value(), 1e-8);
+  // Painting with a value off the axis, zero, inf and NaN must not fail.
+  for (double v : {1e-300, 0.0, std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN()}) {
+    strip.setValue(v);
+    EXPECT_FALSE(strip.grab().isNull());
+  }
 }
 
 }  // namespace
