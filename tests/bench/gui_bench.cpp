@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <vector>
 #include <qcustomplot.h>
@@ -41,6 +42,15 @@ double rssMiB() {
   long pages = 0, resident = 0;
   statm >> pages >> resident;
   return static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
+}
+
+// CPU seconds the calling thread has used: how busy the GUI thread really was, independent of how long
+// the scheduler kept it waiting on a loaded machine.
+double threadCpuSeconds() {
+  rusage usage{};
+  getrusage(RUSAGE_THREAD, &usage);
+  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+         static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
 }
 
 double percentile(std::vector<double> v, double p) {
@@ -85,17 +95,24 @@ void measureLatency(double seconds) {
     last = now;
   });
   const int64_t stepsBefore = ws->store()->lastStep();
+  const double cpuBefore = threadCpuSeconds();
+  int drains = 0;
+  QObject::connect(ws->controller(), &RunController::dataAppended, [&] { ++drains; });
   clock.start();
   tick.start();
   QEventLoop loop;
   QTimer::singleShot(static_cast<int>(seconds * 1000), &loop, &QEventLoop::quit);
   loop.exec();
   tick.stop();
+  const double cpu = threadCpuSeconds() - cpuBefore;
   const int64_t steps = ws->store()->lastStep() - stepsBefore;
   std::printf("event-loop latency, six modes training tiny-transformer (%.0f s, %lld lock-steps, %.1f steps/s):\n",
               seconds, static_cast<long long>(steps), static_cast<double>(steps) / seconds);
   std::printf("  1 ms timer lateness over %zu ticks: p50 %.2f ms, p99 %.2f ms, max %.2f ms\n", lateness.size(),
               percentile(lateness, 0.50), percentile(lateness, 0.99), percentile(lateness, 1.0));
+  std::printf("  GUI thread CPU: %.2f s of %.0f s wall (%.0f%% busy, incl. the 1 ms timer itself); %d drains\n", cpu,
+              seconds, 100.0 * cpu / seconds, drains);
+  std::printf("  machine load average while measuring: see `uptime` (lateness includes waiting for a core)\n");
   ws->shutdown();
 }
 

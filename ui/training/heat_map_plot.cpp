@@ -98,7 +98,11 @@ void HeatMapPlot::appendFromStore() {
   refillModes();
   const ModeSeries* s = modeCombo_->count() > 0 ? store()->series(mode()) : nullptr;
   const int64_t latest = (s && !s->histogramRing.empty()) ? s->histogramRing.back().step : -1;
-  if (latest != drawnStep_) redraw();
+  if (latest == drawnStep_) {
+    skipReplot();
+    return;
+  }
+  redraw();
 }
 
 void HeatMapPlot::redraw() {

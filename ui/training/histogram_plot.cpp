@@ -299,7 +299,10 @@ void HistogramPlot::appendFromStore() {
     rebuildFromStore();
     return;
   }
-  if (changed) redrawBars();
+  if (changed)
+    redrawBars();
+  else
+    skipReplot();
 }
 
 void HistogramPlot::redrawBars() {

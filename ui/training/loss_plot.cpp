@@ -181,9 +181,11 @@ void LossPlot::rebuildFromStore() {
 }
 
 void LossPlot::appendFromStore() {
+  bool changed = false;
   for (PrecisionMode mode : store()->modes()) {
     const ModeSeries* s = store()->series(mode);
     Lane& lane = laneFor(mode);
+    const int64_t stepBefore = lane.lastStep;
     // New points are at the back of `recent`: walk back to the first unseen one.
     auto it = s->recent.end();
     while (it != s->recent.begin() && (it - 1)->step > lane.lastStep) --it;
@@ -210,8 +212,13 @@ void LossPlot::appendFromStore() {
       values << shown;
     }
     if (!keys.isEmpty()) lane.loss->addData(keys, values, /*alreadySorted=*/true);
-    if (s->divergedAt) markDivergence(mode, lane, *s->divergedAt);
+    if (s->divergedAt && !divergedLabels_.count(mode)) {
+      markDivergence(mode, lane, *s->divergedAt);
+      changed = true;
+    }
+    changed = changed || lane.lastStep != stepBefore;
   }
+  if (!changed) skipReplot();
 }
 
 void LossPlot::fitToData() {

@@ -94,7 +94,9 @@ void PlotPanel::update(bool forceRebuild) {
     seenGeneration_ = store_->generation();
     stale_ = false;
   } else {
+    replotWanted_ = true;
     appendFromStore();
+    if (!replotWanted_) return;
   }
   if (followLatest()) fitToData();
   replotQueued();

@@ -42,6 +42,9 @@ class PlotPanel : public QWidget {
  protected:
   virtual void rebuildFromStore() = 0;   // clear the plottables and add everything the store holds
   virtual void appendFromStore() = 0;    // add what arrived since the last call
+  // Subclasses call this from appendFromStore when nothing visible changed: the panel then skips fit and
+  // replot (a replot costs milliseconds of the GUI thread). Without the call every append replots.
+  void skipReplot() { replotWanted_ = false; }
   virtual void fitToData();              // "follow latest": keys to the whole run, values to the data
   // The read-out for the mouse at plot coordinates (key, value); empty hides the tooltip.
   virtual QString readoutAt(double key, double value) const;
@@ -67,7 +70,8 @@ class PlotPanel : public QWidget {
   double lineScale_ = 1.0;
   uint64_t seenGeneration_ = ~uint64_t{0};
   bool stale_ = true;
-  bool fitting_ = false;  // our own range changes must not switch "follow latest" off
+  bool fitting_ = false;
+  bool replotWanted_ = true;  // our own range changes must not switch "follow latest" off
 };
 
 }  // namespace ampscope::ui

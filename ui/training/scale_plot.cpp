@@ -91,6 +91,7 @@ void ScalePlot::rebuildFromStore() {
 }
 
 void ScalePlot::appendFromStore() {
+  bool changed = false;
   for (PrecisionMode mode : store()->modes()) {
     if (!store()->usesScaler(mode)) continue;
     const ModeSeries* s = store()->series(mode);
@@ -109,8 +110,10 @@ void ScalePlot::appendFromStore() {
     }
     if (!keys.isEmpty()) lane.scale->addData(keys, values, true);
     if (!skipKeys.isEmpty()) lane.skipped->addData(skipKeys, skipValues, true);
+    changed = changed || !keys.isEmpty();
   }
   updateEmptyNote();
+  if (!changed) skipReplot();
 }
 
 void ScalePlot::fitToData() {

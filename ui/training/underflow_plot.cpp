@@ -166,6 +166,8 @@ void UnderflowPlot::rebuildFromStore() {
 }
 
 void UnderflowPlot::appendFromStore() {
+  bool changed = false;
+  const size_t lanesBefore = lanes_.size();
   refillLayers();
   const QString chosen = layer();
   for (PrecisionMode mode : store()->modes()) {
@@ -184,8 +186,10 @@ void UnderflowPlot::appendFromStore() {
       lane.graphs[static_cast<size_t>(q)]->addData(keys, values, true);
     }
     lane.lastStep = s->instruments.back().step;
+    changed = true;
   }
-  applyVisibility();
+  if (lanes_.size() != lanesBefore) applyVisibility();  // new modes follow the quantity check boxes
+  if (!changed) skipReplot();
 }
 
 }  // namespace ampscope::ui
