@@ -3,9 +3,19 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QSaveFile>
 #include <QStandardPaths>
 
+#include "ui/session/session_recorder.h"
+
 namespace ampscope::ui {
+
+namespace {
+
+// Records serialized per chunk: small enough that a tick's new records make one or two chunks.
+constexpr std::size_t kRecordsPerChunk = 256;
+
+}  // namespace
 
 AutosaveManager::AutosaveManager(QObject* parent, const QString& path, int intervalMs)
     : QObject(parent), path_(path.isEmpty() ? defaultPath() : path) {
@@ -13,15 +23,18 @@ AutosaveManager::AutosaveManager(QObject* parent, const QString& path, int inter
   connect(&timer_, &QTimer::timeout, this, &AutosaveManager::onTimeout);
 }
 
+AutosaveManager::~AutosaveManager() { waitForWrite(); }
+
 QString AutosaveManager::defaultPath() {
-  return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) +
-         QStringLiteral("/autosave.") + QLatin1String(SessionFile::kSuffix);
+  return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/autosave.") +
+         QLatin1String(SessionFile::kSuffix);
 }
 
 void AutosaveManager::setIntervalMs(int intervalMs) { timer_.setInterval(intervalMs); }
 
-void AutosaveManager::setSessionProvider(std::function<Session()> provider) {
-  provider_ = std::move(provider);
+void AutosaveManager::setSource(const SessionRecorder* recorder) {
+  source_ = recorder;
+  cacheValid_ = false;
 }
 
 void AutosaveManager::start() { timer_.start(); }
@@ -33,17 +46,69 @@ void AutosaveManager::stop() {
 
 void AutosaveManager::markDirty() { dirty_ = true; }
 
-bool AutosaveManager::saveNow() {
-  if (!provider_) return false;
-  QDir().mkpath(QFileInfo(path_).absolutePath());
-  QString error;
-  if (!SessionFile::save(path_, provider_(), &error)) {
-    // Stay dirty: the next tick tries again (the disk may have been full for a moment).
-    emit saveFailed(error);
-    return false;
+void AutosaveManager::waitForWrite() {
+  if (writer_.joinable()) writer_.join();
+}
+
+void AutosaveManager::refreshCache() {
+  const auto& records = source_->records();
+  if (!cacheValid_ || cachedGeneration_ != source_->generation() || cachedRecords_ > records.size()) {
+    chunks_.clear();
+    cachedRecords_ = 0;
+    cachedGeneration_ = source_->generation();
+    cacheValid_ = true;
   }
+  while (cachedRecords_ < records.size()) {
+    const std::size_t end = std::min(records.size(), cachedRecords_ + kRecordsPerChunk);
+    QByteArray chunk;
+    for (std::size_t i = cachedRecords_; i < end; ++i) {
+      // The same layout as SessionFile::toJson: "\n" before the first record, ",\n" between records.
+      chunk += i > 0 ? ",\n" : "\n";
+      SessionFile::appendRecordJson(chunk, records[i]);
+    }
+    chunks_.push_back(std::move(chunk));
+    cachedRecords_ = end;
+  }
+}
+
+bool AutosaveManager::saveNow() {
+  if (!source_ || writing_.load()) return false;
+  waitForWrite();  // the previous writer has finished; reap its thread
+  refreshCache();
+  QDir().mkpath(QFileInfo(path_).absolutePath());
+
+  // The worker gets shared (implicitly copied) chunks: nothing large is copied here.
+  std::vector<QByteArray> parts;
+  parts.reserve(chunks_.size() + 2);
+  parts.push_back(SessionFile::headerJson(source_->session()));
+  parts.insert(parts.end(), chunks_.begin(), chunks_.end());
+  parts.push_back(SessionFile::footerJson());
   dirty_ = false;
-  emit saved(path_);
+  writing_ = true;
+  writer_ = std::thread([this, parts = std::move(parts), path = path_] {
+    QSaveFile file(path);
+    bool ok = file.open(QIODevice::WriteOnly);
+    for (const QByteArray& part : parts) {
+      if (!ok) break;
+      ok = file.write(part) == part.size();
+    }
+    ok = ok && file.commit();
+    const QString message = ok ? QString() : tr("Cannot write %1: %2").arg(path, file.errorString());
+    if (!ok) file.cancelWriting();
+    // The destructor joins this thread before `this` goes, so the queued call always has a target.
+    QMetaObject::invokeMethod(
+        this,
+        [this, ok, message, path] {
+          if (ok) {
+            emit saved(path);
+          } else {
+            dirty_ = true;  // try again on the next tick (the disk may have been full for a moment)
+            emit saveFailed(message);
+          }
+        },
+        Qt::QueuedConnection);
+    writing_ = false;
+  });
   return true;
 }
 
@@ -53,6 +118,7 @@ void AutosaveManager::onTimeout() {
 
 void AutosaveManager::cleanShutdown() {
   timer_.stop();
+  waitForWrite();  // a write still running would bring the file back after the removal
   dirty_ = false;
   QFile::remove(path_);
 }

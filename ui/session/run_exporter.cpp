@@ -1,9 +1,7 @@
 #include "ui/session/run_exporter.h"
 
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QSaveFile>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -68,19 +66,33 @@ QByteArray RunExporter::toCsv(const std::vector<StepRecord>& records) {
 }
 
 QByteArray RunExporter::toJson(const Session& session) {
-  // Keyed by mode name (a JSON object's keys are unordered; Qt writes them sorted).
-  std::map<PrecisionMode, QJsonArray> perMode;
+  // Steps grouped per mode, modes in the order they first appear.
+  std::vector<PrecisionMode> order;
+  std::map<PrecisionMode, std::vector<const ModeStep*>> perMode;
   for (const auto& record : session.records) {
-    for (const auto& s : record.modes) perMode[s.mode].append(SessionFile::modeStepToJson(s));
+    for (const auto& s : record.modes) {
+      auto& steps = perMode[s.mode];
+      if (steps.empty()) order.push_back(s.mode);
+      steps.push_back(&s);
+    }
   }
-  QJsonObject modes;
-  for (const auto& [mode, steps] : perMode) modes[QString::fromStdString(modeName(mode))] = steps;
-  const QJsonObject root{{"format", QStringLiteral("ampscope-run")},
-                         {"version", 1},
-                         {"lesson", session.lesson},
-                         {"config", SessionFile::configToJson(session.config)},
-                         {"modes", modes}};
-  return QJsonDocument(root).toJson(QJsonDocument::Indented);
+  QByteArray out = "{\"format\":\"ampscope-run\",\"version\":1,\"lesson\":";
+  SessionFile::appendString(out, session.lesson);
+  out += ",\"config\":";
+  SessionFile::appendConfigJson(out, session.config);
+  out += ",\"modes\":{";
+  for (size_t m = 0; m < order.size(); ++m) {
+    if (m > 0) out += ',';
+    out += "\n\"" + QByteArray::fromStdString(modeName(order[m])) + "\":[";
+    const auto& steps = perMode[order[m]];
+    for (size_t i = 0; i < steps.size(); ++i) {
+      out += i > 0 ? ",\n" : "\n";
+      SessionFile::appendModeStepJson(out, *steps[i]);
+    }
+    out += ']';
+  }
+  out += "}}\n";
+  return out;
 }
 
 bool RunExporter::exportCsv(const QString& path, const std::vector<StepRecord>& records, QString* error) {

@@ -2,9 +2,10 @@
 // - CSV: one row per step and mode with every ModeStep scalar and the rounding totals; a header row;
 //   numbers in C locale with full precision ("%.17g"), so NaN/Inf losses appear as nan / inf / -inf,
 //   which pandas.read_csv and Python's float() read back.
-// - JSON: {"format": "ampscope-run", "version": 1, "config", "lesson", "modes": {"fp32": [ModeStep, ...],
+// - JSON: {"format": "ampscope-run", "version": 1, "lesson", "config", "modes": {"fp32": [ModeStep, ...],
 //   ...}}: the steps grouped per mode (handy for analysis), with rounding points and the sparse exponent
-//   histograms of instrumented steps, encoded as in the session file (NaN/Inf as strings).
+//   histograms of instrumented steps, encoded as in the session file (NaN/Inf as strings), one step per
+//   line.
 // Both write through QSaveFile (an existing file is replaced only by a complete one).
 #pragma once
 

@@ -35,7 +35,7 @@ bool interactive() {
 SessionController::SessionController(QWidget* window, const QString& autosavePath, QObject* parent)
     : QObject(parent), window_(window), autosave_(this, autosavePath) {
   if (window_) baseTitle_ = window_->windowTitle();
-  autosave_.setSessionProvider([this] { return recorder_.session(); });
+  autosave_.setSource(&recorder_);
   connect(&autosave_, &AutosaveManager::saveFailed, this, [this](const QString& message) {
     // Once per failure streak would be kinder; the status line is the owner's. Keep it visible.
     report(tr("Autosave failed"), message, true);

@@ -5,10 +5,13 @@
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QJsonObject>
 #include <QJsonParseError>
 #include <QJsonValue>
 #include <QSaveFile>
+#include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include "ampscope/engine/version.h"
@@ -26,33 +29,102 @@ struct FieldError {
   QString message;
 };
 
-// JSON has no NaN/Inf: they travel as the strings "nan", "inf", "-inf".
-QJsonValue encodeDouble(double value) {
-  if (std::isnan(value)) return QStringLiteral("nan");
-  if (std::isinf(value)) return value > 0 ? QStringLiteral("inf") : QStringLiteral("-inf");
-  return value;
-}
+// The writer appends JSON text directly (QJsonObject costs ~10x more, and autosave runs on the GUI
+// thread). Keys are written in a fixed order, so the same session always gives the same bytes.
 
-QJsonObject countsToJson(const RoundingCounts& c) {
-  return QJsonObject{{"elements", qint64(c.elements)},
-                     {"flushed-to-zero", qint64(c.flushedToZero)},
-                     {"subnormal", qint64(c.subnormal)},
-                     {"overflowed", qint64(c.overflowed)},
-                     {"nan", qint64(c.nan)}};
-}
-
-QJsonObject histogramToJson(const ExponentHistogram& h) {
-  QJsonArray bins;
-  for (int e = ExponentHistogram::kMinExponent; e <= ExponentHistogram::kMaxExponent; ++e) {
-    if (h.countAt(e) != 0) bins.append(QJsonArray{e, qint64(h.countAt(e))});
+// JSON has no NaN/Inf: they travel as the strings "nan", "inf", "-inf". Finite values use the shortest
+// text that reads back as the same double (std::to_chars).
+void putDouble(QByteArray& out, double value) {
+  if (std::isnan(value)) {
+    out += "\"nan\"";
+  } else if (std::isinf(value)) {
+    out += value > 0 ? "\"inf\"" : "\"-inf\"";
+  } else {
+    char buffer[32];
+    const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+    out.append(buffer, static_cast<int>(result.ptr - buffer));
   }
-  return QJsonObject{{"bins", bins},
-                     {"zero", qint64(h.zero)},
-                     {"pos-inf", qint64(h.posInf)},
-                     {"neg-inf", qint64(h.negInf)},
-                     {"nan", qint64(h.nan)},
-                     {"target-subnormal", qint64(h.targetSubnormal)},
-                     {"target-underflow", qint64(h.targetUnderflow)}};
+}
+
+void putInt(QByteArray& out, int64_t value) {
+  char buffer[24];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+  out.append(buffer, static_cast<int>(result.ptr - buffer));
+}
+
+void putBool(QByteArray& out, bool value) { out += value ? "true" : "false"; }
+
+void putString(QByteArray& out, const QByteArray& utf8) {
+  out += '"';
+  for (char c : utf8) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (u < 0x20) {
+      char escape[8];
+      std::snprintf(escape, sizeof escape, "\\u%04x", u);
+      out += escape;
+    } else {
+      out += c;
+    }
+  }
+  out += '"';
+}
+
+void putString(QByteArray& out, const std::string& text) { putString(out, QByteArray::fromStdString(text)); }
+
+// `"key":` with a leading comma unless it is the first member.
+void putKey(QByteArray& out, const char* key, bool first = false) {
+  if (!first) out += ',';
+  out += '"';
+  out += key;
+  out += "\":";
+}
+
+void putCounts(QByteArray& out, const RoundingCounts& c) {
+  out += '{';
+  putKey(out, "elements", true);
+  putInt(out, c.elements);
+  putKey(out, "flushed-to-zero");
+  putInt(out, c.flushedToZero);
+  putKey(out, "subnormal");
+  putInt(out, c.subnormal);
+  putKey(out, "overflowed");
+  putInt(out, c.overflowed);
+  putKey(out, "nan");
+  putInt(out, c.nan);
+  out += '}';
+}
+
+void putHistogram(QByteArray& out, const ExponentHistogram& h) {
+  out += "{\"bins\":[";
+  bool first = true;
+  for (int e = ExponentHistogram::kMinExponent; e <= ExponentHistogram::kMaxExponent; ++e) {
+    const int64_t count = h.countAt(e);
+    if (count == 0) continue;
+    if (!first) out += ',';
+    first = false;
+    out += '[';
+    putInt(out, e);
+    out += ',';
+    putInt(out, count);
+    out += ']';
+  }
+  out += ']';
+  putKey(out, "zero");
+  putInt(out, h.zero);
+  putKey(out, "pos-inf");
+  putInt(out, h.posInf);
+  putKey(out, "neg-inf");
+  putInt(out, h.negInf);
+  putKey(out, "nan");
+  putInt(out, h.nan);
+  putKey(out, "target-subnormal");
+  putInt(out, h.targetSubnormal);
+  putKey(out, "target-underflow");
+  putInt(out, h.targetUnderflow);
+  out += '}';
 }
 
 bool anyCounts(const RoundingCounts& c) {
@@ -296,96 +368,185 @@ QString lineColumn(const QByteArray& json, int offset) {
 
 }  // namespace
 
-QJsonObject SessionFile::configToJson(const RunConfig& c) {
-  QJsonArray modes;
-  for (PrecisionMode mode : c.modes) modes.append(QString::fromStdString(modeName(mode)));
-  return QJsonObject{
-      {"model", QString::fromStdString(modelName(c.model))},
-      {"modes", modes},
-      {"optimizer", QString::fromStdString(optimizerName(c.optimizer))},
-      {"lr", encodeDouble(c.lr)},
-      {"momentum", encodeDouble(c.momentum)},
-      {"weight-decay", encodeDouble(c.weightDecay)},
-      {"adam-eps", encodeDouble(c.adamEps)},
-      {"batch", qint64(c.batchSize)},
-      // A seed above 2^63 does not fit a JSON integer reader; the UI's seeds are far below.
-      {"seed", qint64(c.seed)},
-      {"steps", qint64(c.steps)},
-      {"loss-weight", encodeDouble(c.lossWeight)},
-      {"scaler", QJsonObject{{"init-scale", encodeDouble(c.scaler.initScale)},
-                             {"growth-factor", encodeDouble(c.scaler.growthFactor)},
-                             {"backoff-factor", encodeDouble(c.scaler.backoffFactor)},
-                             {"growth-interval", qint64(c.scaler.growthInterval)},
-                             {"enabled", c.scaler.enabled}}},
-      {"scaler-for-pure-fp16", c.scalerForPureFp16},
-      {"clip", QJsonObject{{"order", QString::fromStdString(clipOrderName(c.clipOrder))},
-                           {"max-norm", encodeDouble(c.clipMaxNorm)}}},
-      {"instrument-every", qint64(c.instrumentEvery)},
-      {"threads", c.threadsPerMode},
-  };
+void SessionFile::appendConfigJson(QByteArray& out, const RunConfig& c) {
+  out += '{';
+  putKey(out, "model", true);
+  putString(out, modelName(c.model));
+  putKey(out, "modes");
+  out += '[';
+  for (size_t i = 0; i < c.modes.size(); ++i) {
+    if (i > 0) out += ',';
+    putString(out, modeName(c.modes[i]));
+  }
+  out += ']';
+  putKey(out, "optimizer");
+  putString(out, optimizerName(c.optimizer));
+  putKey(out, "lr");
+  putDouble(out, c.lr);
+  putKey(out, "momentum");
+  putDouble(out, c.momentum);
+  putKey(out, "weight-decay");
+  putDouble(out, c.weightDecay);
+  putKey(out, "adam-eps");
+  putDouble(out, c.adamEps);
+  putKey(out, "batch");
+  putInt(out, c.batchSize);
+  // A seed above 2^63 would not read back as a JSON integer; the UI's seeds are far below.
+  putKey(out, "seed");
+  putInt(out, static_cast<int64_t>(c.seed));
+  putKey(out, "steps");
+  putInt(out, c.steps);
+  putKey(out, "loss-weight");
+  putDouble(out, c.lossWeight);
+  putKey(out, "scaler");
+  out += '{';
+  putKey(out, "init-scale", true);
+  putDouble(out, c.scaler.initScale);
+  putKey(out, "growth-factor");
+  putDouble(out, c.scaler.growthFactor);
+  putKey(out, "backoff-factor");
+  putDouble(out, c.scaler.backoffFactor);
+  putKey(out, "growth-interval");
+  putInt(out, c.scaler.growthInterval);
+  putKey(out, "enabled");
+  putBool(out, c.scaler.enabled);
+  out += '}';
+  putKey(out, "scaler-for-pure-fp16");
+  putBool(out, c.scalerForPureFp16);
+  putKey(out, "clip");
+  out += '{';
+  putKey(out, "order", true);
+  putString(out, clipOrderName(c.clipOrder));
+  putKey(out, "max-norm");
+  putDouble(out, c.clipMaxNorm);
+  out += '}';
+  putKey(out, "instrument-every");
+  putInt(out, c.instrumentEvery);
+  putKey(out, "threads");
+  putInt(out, c.threadsPerMode);
+  out += '}';
 }
 
-QJsonObject SessionFile::modeStepToJson(const ModeStep& s) {
-  QJsonObject o{
-      {"mode", QString::fromStdString(modeName(s.mode))},
-      {"step", qint64(s.step)},
-      {"loss", encodeDouble(s.loss)},
-      {"loss-scale", encodeDouble(s.lossScale)},
-      {"skipped", s.skipped},
-      {"found-inf", s.foundInf},
-      {"grad-norm-before-clip", encodeDouble(s.gradNormBeforeClip)},
-      {"grad-norm-after-clip", encodeDouble(s.gradNormAfterClip)},
-      {"clip-norm-seen", encodeDouble(s.clipNormSeen)},
-      {"lr", encodeDouble(s.lr)},
-      {"step-time-ms", encodeDouble(s.stepTimeMs)},
-      {"current-bytes", qint64(s.currentBytes)},
-      {"peak-bytes", qint64(s.peakBytes)},
-      {"diverged", s.diverged},
-      {"instrumented", s.instrumented},
-  };
-  if (s.instrumented || anyCounts(s.rounding)) o["rounding"] = countsToJson(s.rounding);
+void SessionFile::appendModeStepJson(QByteArray& out, const ModeStep& s) {
+  out += '{';
+  putKey(out, "mode", true);
+  putString(out, modeName(s.mode));
+  putKey(out, "step");
+  putInt(out, s.step);
+  putKey(out, "loss");
+  putDouble(out, s.loss);
+  putKey(out, "loss-scale");
+  putDouble(out, s.lossScale);
+  putKey(out, "skipped");
+  putBool(out, s.skipped);
+  putKey(out, "found-inf");
+  putBool(out, s.foundInf);
+  putKey(out, "grad-norm-before-clip");
+  putDouble(out, s.gradNormBeforeClip);
+  putKey(out, "grad-norm-after-clip");
+  putDouble(out, s.gradNormAfterClip);
+  putKey(out, "clip-norm-seen");
+  putDouble(out, s.clipNormSeen);
+  putKey(out, "lr");
+  putDouble(out, s.lr);
+  putKey(out, "step-time-ms");
+  putDouble(out, s.stepTimeMs);
+  putKey(out, "current-bytes");
+  putInt(out, s.currentBytes);
+  putKey(out, "peak-bytes");
+  putInt(out, s.peakBytes);
+  putKey(out, "diverged");
+  putBool(out, s.diverged);
+  putKey(out, "instrumented");
+  putBool(out, s.instrumented);
+  if (s.instrumented || anyCounts(s.rounding)) {
+    putKey(out, "rounding");
+    putCounts(out, s.rounding);
+  }
   if (!s.roundingPoints.empty()) {
-    QJsonArray points;
-    for (const auto& p : s.roundingPoints) {
-      points.append(QJsonObject{{"name", QString::fromStdString(p.name)},
-                                {"layer", QString::fromStdString(p.layer)},
-                                {"backward", p.backward},
-                                {"counts", countsToJson(p.counts)}});
+    putKey(out, "rounding-points");
+    out += '[';
+    for (size_t i = 0; i < s.roundingPoints.size(); ++i) {
+      const auto& p = s.roundingPoints[i];
+      if (i > 0) out += ',';
+      out += '{';
+      putKey(out, "name", true);
+      putString(out, p.name);
+      putKey(out, "layer");
+      putString(out, p.layer);
+      putKey(out, "backward");
+      putBool(out, p.backward);
+      putKey(out, "counts");
+      putCounts(out, p.counts);
+      out += '}';
     }
-    o["rounding-points"] = points;
+    out += ']';
   }
   if (!s.tensors.empty()) {
-    QJsonArray tensors;
-    for (const auto& t : s.tensors) {
-      tensors.append(QJsonObject{{"name", QString::fromStdString(t.name)},
-                                 {"is-parameter", t.isParameter},
-                                 {"numel", qint64(t.numel)},
-                                 {"scaled", histogramToJson(t.scaled)},
-                                 {"unscaled", histogramToJson(t.unscaled)}});
+    putKey(out, "tensors");
+    out += '[';
+    for (size_t i = 0; i < s.tensors.size(); ++i) {
+      const auto& t = s.tensors[i];
+      if (i > 0) out += ',';
+      out += '{';
+      putKey(out, "name", true);
+      putString(out, t.name);
+      putKey(out, "is-parameter");
+      putBool(out, t.isParameter);
+      putKey(out, "numel");
+      putInt(out, t.numel);
+      putKey(out, "scaled");
+      putHistogram(out, t.scaled);
+      putKey(out, "unscaled");
+      putHistogram(out, t.unscaled);
+      out += '}';
     }
-    o["tensors"] = tensors;
+    out += ']';
   }
-  return o;
+  out += '}';
 }
 
-QByteArray SessionFile::toJson(const Session& session) {
-  QJsonArray records;
-  for (const auto& record : session.records) {
-    QJsonArray modes;
-    for (const auto& step : record.modes) modes.append(modeStepToJson(step));
-    records.append(QJsonObject{{"step", qint64(record.step)}, {"modes", modes}});
+void SessionFile::appendRecordJson(QByteArray& out, const StepRecord& record) {
+  out += "{\"step\":";
+  putInt(out, record.step);
+  out += ",\"modes\":[";
+  for (size_t i = 0; i < record.modes.size(); ++i) {
+    if (i > 0) out += ',';
+    appendModeStepJson(out, record.modes[i]);
   }
-  const QJsonObject root{
-      {"format", QLatin1String(kFormat)},
-      {"version", kVersion},
-      {"app", QStringLiteral("AmpScope %1").arg(QString::fromStdString(ampscopeVersion()))},
-      {"lesson", session.lesson},
-      {"config", configToJson(session.config)},
-      {"records", records},
-  };
-  // Compact: a long run has tens of thousands of records. Each record still starts on its own line
-  // would be nicer for diffs, but QJsonDocument offers only compact or fully indented.
-  return QJsonDocument(root).toJson(QJsonDocument::Compact);
+  out += "]}";
+}
+
+QByteArray SessionFile::headerJson(const Session& session) {
+  QByteArray out;
+  out += '{';
+  putKey(out, "format", true);
+  putString(out, QByteArray(kFormat));
+  putKey(out, "version");
+  putInt(out, kVersion);
+  putKey(out, "app");
+  putString(out, "AmpScope " + ampscopeVersion());
+  putKey(out, "lesson");
+  putString(out, session.lesson.toUtf8());
+  putKey(out, "config");
+  appendConfigJson(out, session.config);
+  putKey(out, "records");
+  out += '[';
+  return out;
+}
+
+void SessionFile::appendString(QByteArray& out, const QString& text) { putString(out, text.toUtf8()); }
+
+QByteArray SessionFile::footerJson() { return QByteArrayLiteral("]}\n"); }
+
+QByteArray SessionFile::toJson(const Session& session) {
+  QByteArray out = headerJson(session);
+  // One record per line: a long session stays readable in an editor and diffs line by line.
+  for (size_t i = 0; i < session.records.size(); ++i) {
+    out += i > 0 ? ",\n" : "\n";
+    appendRecordJson(out, session.records[i]);
+  }
+  return out + footerJson();
 }
 
 std::optional<Session> SessionFile::fromJson(const QByteArray& json, const QString& source,

@@ -4,7 +4,7 @@
 // instrumented steps, the rounding points and exponent histograms.
 //
 // Format: UTF-8 JSON, {"format": "ampscope-session", "version": 1, "app": ..., "lesson": ...,
-// "config": {...}, "records": [...]}. The config keys are those of the lesson files ("batch",
+// "config": {...}, "records": [...]}, one record (a step of every mode) per line. The config keys are those of the lesson files ("batch",
 // "loss-weight", "scaler": {"init-scale", ...}, "clip": {"order", "max-norm"}). JSON has no NaN or
 // infinity, and a NaN loss is exactly what a lesson wants kept, so every floating-point field is either
 // a JSON number or one of the strings "nan", "inf", "-inf". Histograms are sparse: "bins" lists
@@ -18,7 +18,6 @@
 
 #include <QByteArray>
 #include <QCoreApplication>
-#include <QJsonObject>
 #include <QString>
 #include <optional>
 #include <vector>
@@ -51,9 +50,15 @@ class SessionFile {
   // `source` prefixes error messages (the file name).
   static std::optional<Session> fromJson(const QByteArray& json, const QString& source, QString* error);
 
-  // The pieces, shared with RunExporter's JSON export.
-  static QJsonObject configToJson(const RunConfig& config);
-  static QJsonObject modeStepToJson(const ModeStep& step);
+  // The pieces: toJson() is headerJson() + records joined by ",\n" (each preceded by "\n" for the
+  // first) + footerJson(). AutosaveManager keeps the serialized records and appends only new ones;
+  // RunExporter reuses the config and step encoders.
+  static QByteArray headerJson(const Session& session);  // up to and including "records":[
+  static QByteArray footerJson();                        // "]}\n"
+  static void appendRecordJson(QByteArray& out, const StepRecord& record);
+  static void appendConfigJson(QByteArray& out, const RunConfig& config);
+  static void appendModeStepJson(QByteArray& out, const ModeStep& step);
+  static void appendString(QByteArray& out, const QString& text);  // a quoted, escaped JSON string
 };
 
 }  // namespace ampscope::ui

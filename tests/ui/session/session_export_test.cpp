@@ -17,6 +17,7 @@
 #include "ui/session/recent_files.h"
 #include "ui/session/run_exporter.h"
 #include "ui/session/session_file.h"
+#include "ui/session/session_recorder.h"
 
 namespace ampscope::ui {
 namespace {
@@ -96,12 +97,11 @@ TEST(AutosaveManager, WritesOnlyWhenDirtyAfterTheInterval) {
   QTemporaryDir dir;
   const QString path = dir.filePath(QStringLiteral("sub/autosave.ampscope"));
   AutosaveManager autosave(nullptr, path, /*intervalMs=*/50);
-  int steps = 2;
-  int snapshots = 0;
-  autosave.setSessionProvider([&] {
-    ++snapshots;
-    return twoModeSession(steps);
-  });
+  SessionRecorder recorder;
+  const Session first = twoModeSession(2);
+  recorder.begin(first.config, first.lesson);
+  recorder.append(first.records);
+  autosave.setSource(&recorder);
   QSignalSpy saved(&autosave, &AutosaveManager::saved);
   autosave.start();
   QTest::qWait(200);  // several intervals, nothing dirty: nothing written
@@ -110,36 +110,52 @@ TEST(AutosaveManager, WritesOnlyWhenDirtyAfterTheInterval) {
   EXPECT_FALSE(autosave.hasRecoverableSession());
 
   autosave.markDirty();
-  ASSERT_TRUE(saved.wait(1000));
-  EXPECT_EQ(snapshots, 1);
+  ASSERT_TRUE(saved.wait(2000));
   EXPECT_FALSE(autosave.isDirty());
   ASSERT_TRUE(autosave.hasRecoverableSession());
   QString error;
   auto recovered = autosave.recover(&error);
   ASSERT_TRUE(recovered.has_value()) << error.toStdString();
   EXPECT_EQ(recovered->records.size(), 2u);
+  EXPECT_EQ(recovered->lesson, QStringLiteral("grad-scaler"));
 
   QTest::qWait(200);  // clean again: no further writes
   EXPECT_EQ(saved.count(), 1);
 
-  steps = 5;
+  // New steps: only they are serialized, and the file equals a full save byte for byte.
+  recorder.append(twoModeSession(5).records);
   autosave.markDirty();
-  ASSERT_TRUE(saved.wait(1000));
+  ASSERT_TRUE(saved.wait(2000));
   recovered = autosave.recover(&error);
   ASSERT_TRUE(recovered.has_value()) << error.toStdString();
   EXPECT_EQ(recovered->records.size(), 5u) << "the newest telemetry replaced the older autosave";
+  QFile file(path);
+  ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+  EXPECT_EQ(file.readAll(), SessionFile::toJson(recorder.session()));
+
+  // A new run starts over (the recorder's generation changed): no records of the old run remain.
+  recorder.begin(first.config);
+  recorder.append(twoModeSession(1).records);
+  autosave.markDirty();
+  ASSERT_TRUE(saved.wait(2000));
+  recovered = autosave.recover(&error);
+  ASSERT_TRUE(recovered.has_value()) << error.toStdString();
+  EXPECT_EQ(recovered->records.size(), 1u);
 }
 
 TEST(AutosaveManager, SurvivesAnAbandonedRunAndIsRemovedOnCleanShutdown) {
   QTemporaryDir dir;
   const QString path = dir.filePath(QStringLiteral("autosave.ampscope"));
+  SessionRecorder recorder;
+  recorder.begin(presetFor(ModelKind::TinyMLP));
+  recorder.append(twoModeSession(4).records);
   {
     // A run that "crashes": the manager goes away without cleanShutdown().
     AutosaveManager autosave(nullptr, path, 1000);
-    autosave.setSessionProvider([] { return twoModeSession(4); });
+    autosave.setSource(&recorder);
     autosave.start();
     autosave.markDirty();
-    autosave.stop();  // stop() writes what is pending
+    autosave.stop();  // stop() writes what is pending (the destructor waits for the write)
   }
   AutosaveManager nextStart(nullptr, path);
   ASSERT_TRUE(nextStart.hasRecoverableSession());
@@ -148,6 +164,20 @@ TEST(AutosaveManager, SurvivesAnAbandonedRunAndIsRemovedOnCleanShutdown) {
   nextStart.cleanShutdown();
   EXPECT_FALSE(QFile::exists(path));
   EXPECT_FALSE(nextStart.hasRecoverableSession());
+}
+
+TEST(AutosaveManager, AnUnwritableLocationReportsAndStaysDirty) {
+  SessionRecorder recorder;
+  recorder.begin(presetFor(ModelKind::TinyMLP));
+  recorder.append(twoModeSession(1).records);
+  AutosaveManager autosave(nullptr, QStringLiteral("/proc/ampscope-no-such-dir/autosave.ampscope"), 1000);
+  autosave.setSource(&recorder);
+  QSignalSpy failed(&autosave, &AutosaveManager::saveFailed);
+  autosave.markDirty();
+  ASSERT_TRUE(autosave.saveNow());
+  ASSERT_TRUE(failed.wait(2000));
+  EXPECT_TRUE(failed.first().first().toString().contains(QStringLiteral("/proc/ampscope-no-such-dir")));
+  EXPECT_TRUE(autosave.isDirty()) << "the next tick tries again";
 }
 
 TEST(AutosaveManager, ADamagedAutosaveIsReportedNotRecovered) {
