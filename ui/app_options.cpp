@@ -45,7 +45,10 @@ AppOptions parseAppOptions(const QStringList& arguments) {
                                 tr("WxH"));
   const QCommandLineOption scale(QStringLiteral("scale"),
                                  tr("Device pixel ratio of the screenshot, e.g. 2 for a HiDPI image."), tr("S"));
-  parser.addOptions({help, version, screenshot, size, scale});
+  const QCommandLineOption steps(QStringLiteral("steps"),
+                                 tr("With --screenshot: train <N> steps (the run panel's configuration) first."),
+                                 tr("N"));
+  parser.addOptions({help, version, screenshot, size, scale, steps});
 
   if (!parser.parse(arguments)) return error(parser.errorText());
   if (!parser.positionalArguments().isEmpty()) {
@@ -85,11 +88,22 @@ AppOptions parseAppOptions(const QStringList& arguments) {
     }
     options.scale = value;
   }
+  if (parser.isSet(steps)) {
+    bool ok = false;
+    options.steps = parser.value(steps).toLongLong(&ok);
+    if (!ok || options.steps <= 0 || options.steps > kMaxHeadlessSteps) {
+      return error(tr("--steps must be a whole number from 1 to %1 (got \"%2\")")
+                       .arg(kMaxHeadlessSteps)
+                       .arg(parser.value(steps)));
+    }
+  }
   if (parser.isSet(screenshot)) {
     options.screenshotPath = parser.value(screenshot);
     if (options.screenshotPath.isEmpty()) return error(tr("--screenshot needs a file name"));
   } else if (parser.isSet(size) || parser.isSet(scale)) {
     return error(tr("--size and --scale only apply to --screenshot"));
+  } else if (parser.isSet(steps)) {
+    return error(tr("--steps only applies to --screenshot"));
   }
   return options;
 }

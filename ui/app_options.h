@@ -18,6 +18,8 @@ struct AppOptions {
   QString screenshotPath;
   QSize size;          // invalid: the window's own default size
   double scale = 0;    // 0: the screen's device pixel ratio
+  // --steps N (with --screenshot): train N steps of the run panel's configuration first.
+  qint64 steps = 0;    // 0: no training
 
   bool screenshotRequested() const { return !screenshotPath.isEmpty(); }
 };
@@ -31,6 +33,8 @@ inline constexpr int kExitUsageError = 2;    // bad arguments
 inline constexpr double kMaxScreenshotScale = 4.0;
 // Largest --size edge accepted.
 inline constexpr int kMaxScreenshotEdge = 10000;
+// Largest --steps accepted (far more than a screenshot needs; keeps a typo from training for days).
+inline constexpr qint64 kMaxHeadlessSteps = 10000000;
 
 // `arguments` includes the program name first, as QCoreApplication::arguments() does. Works before a
 // QApplication exists (main() needs --scale before creating it).

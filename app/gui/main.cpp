@@ -11,6 +11,7 @@
 #include "ampscope/engine/version.h"
 #include "ui/about_dialog.h"
 #include "ui/app_options.h"
+#include "ui/export/headless_trainer.h"
 #include "ui/main_window.h"
 
 namespace {
@@ -49,6 +50,19 @@ int takeScreenshot(ampscope::ui::MainWindow& window, const ampscope::ui::AppOpti
                         .arg(options.screenshotPath)
                         .arg(pixmap.width())
                         .arg(pixmap.height()));
+  return ampscope::ui::kExitOk;
+}
+
+// --steps N: trains N steps through the window's training workspace before the screenshot.
+int trainBeforeScreenshot(ampscope::ui::MainWindow& window, const ampscope::ui::AppOptions& options) {
+  using ampscope::ui::HeadlessTrainer;
+  const auto result =
+      HeadlessTrainer::trainSteps(*window.trainingWorkspace(), options.steps, HeadlessTrainer::kDefaultTimeoutMs);
+  if (!result.ok) {
+    printLine(stderr, QStringLiteral("ampscope: %1").arg(result.error));
+    return ampscope::ui::kExitRuntimeError;
+  }
+  printLine(stdout, QCoreApplication::translate("main", "Trained %1 steps").arg(result.stepsDone));
   return ampscope::ui::kExitOk;
 }
 
@@ -91,6 +105,8 @@ int main(int argc, char** argv) {
     window.setLayoutPersistence(false);
     window.restoreLayout();
     if (options.size.isValid()) window.resize(options.size);
+    if (options.steps > 0 && trainBeforeScreenshot(window, options) != ampscope::ui::kExitOk)
+      return ampscope::ui::kExitRuntimeError;
     return takeScreenshot(window, options);
   }
   window.restoreLayout();
