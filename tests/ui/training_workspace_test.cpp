@@ -124,6 +124,27 @@ TEST(TrainingWorkspace, StepAdvancesExactlyOneStep) {
   EXPECT_EQ(w.workspace->lossPlot()->lossGraph(PrecisionMode::BF16Amp)->dataCount(), 2);
 }
 
+TEST(TrainingWorkspace, InjectedOverflowIsASkippedStepWithBackoffOnTheScalePlot) {
+  Window w;
+  w.workspace->applyConfig(fourModeTinyMlp(100));
+  w.workspace->stepOnce();
+  ASSERT_TRUE(waitFor([&] { return w.workspace->store()->lastStep() == 1; }, 60000));
+  w.workspace->injectOverflowAction()->trigger();
+  w.workspace->stepOnce();
+  ASSERT_TRUE(waitFor([&] { return w.workspace->store()->lastStep() == 2; }, 10000));
+  w.workspace->stepOnce();
+  ASSERT_TRUE(waitFor([&] { return w.workspace->store()->lastStep() == 3; }, 10000));
+  QTest::qWait(100);
+  QCPGraph* scale = w.workspace->scalePlot()->scaleGraph(PrecisionMode::FP16AmpScaled);
+  QCPGraph* skipped = w.workspace->scalePlot()->skippedGraph(PrecisionMode::FP16AmpScaled);
+  ASSERT_EQ(scale->dataCount(), 3);
+  ASSERT_EQ(skipped->dataCount(), 1);
+  EXPECT_EQ(skipped->data()->constBegin()->key, 2.0);
+  // GradScaler: an inf skips the step and multiplies the scale by backoff_factor (0.5) for the next step.
+  EXPECT_EQ((scale->data()->constBegin() + 1)->value, 65536.0);
+  EXPECT_EQ((scale->data()->constBegin() + 2)->value, 32768.0);
+}
+
 TEST(TrainingWorkspace, InvalidLearningRateDisablesRunAndSaysWhy) {
   Window w;
   RunPanel* panel = w.workspace->runPanel();
