@@ -11,6 +11,7 @@
 #include <QSettings>
 
 #include "ui/about_dialog.h"
+#include "ui/export/export_manager.h"
 #include "ui/formats/number_formats_panel.h"
 #include "ui/training/training_workspace.h"
 
@@ -51,6 +52,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
   // Live-training workspace (ui/training): constructed here, after the number-format panel.
   m_training = new TrainingWorkspace(this, m_viewMenu);
+  ExportManager::install(this, m_fileMenu);  // File -> Export..., every plot's context menu (ui/export)
 
   resize(1400, 900);
 }
