@@ -5,1807 +5,1820 @@
     <name>AboutDialog</name>
     <message>
         <source>About AmpScope</source>
-        <translation type="unfinished"></translation>
+        <translation>关于 AmpScope</translation>
     </message>
     <message>
         <source>&lt;h2&gt;AmpScope %1&lt;/h2&gt;&lt;p&gt;Watch mixed-precision training happen: number formats, autocast, loss scaling and GradScaler, bit by bit.&lt;/p&gt;&lt;table cellspacing=&apos;4&apos;&gt;&lt;tr&gt;&lt;td&gt;&lt;b&gt;AmpScope&lt;/b&gt;&lt;/td&gt;&lt;td&gt;%1&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;&lt;b&gt;Qt&lt;/b&gt;&lt;/td&gt;&lt;td&gt;%2 (built with %3)&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;&lt;b&gt;LibTorch&lt;/b&gt;&lt;/td&gt;&lt;td&gt;%4 (%5)&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;&lt;p&gt;Licence: &lt;b&gt;%6&lt;/b&gt;. AmpScope is free software: you can redistribute it and/or modify it under the terms of the &lt;a href=&apos;https://www.gnu.org/licenses/gpl-3.0.html&apos;&gt;GNU General Public License&lt;/a&gt;, version 3 or (at your option) any later version. It comes with no warranty.&lt;/p&gt;&lt;p&gt;Plots are drawn with &lt;b&gt;QCustomPlot&lt;/b&gt; by Emanuel Eichhammer (GPL). Training runs on &lt;b&gt;LibTorch&lt;/b&gt; (BSD-style licence); the interface uses &lt;b&gt;Qt&lt;/b&gt; (LGPL-3.0).&lt;/p&gt;</source>
-        <translation type="unfinished"></translation>
+        <translation>&lt;h2&gt;AmpScope %1&lt;/h2&gt;&lt;p&gt;逐位观察混合精度训练：数值格式、autocast、loss scaling 与 GradScaler。&lt;/p&gt;&lt;table cellspacing=&apos;4&apos;&gt;&lt;tr&gt;&lt;td&gt;&lt;b&gt;AmpScope&lt;/b&gt;&lt;/td&gt;&lt;td&gt;%1&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;&lt;b&gt;Qt&lt;/b&gt;&lt;/td&gt;&lt;td&gt;%2（构建于 %3）&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;&lt;b&gt;LibTorch&lt;/b&gt;&lt;/td&gt;&lt;td&gt;%4（%5）&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;&lt;p&gt;许可证：&lt;b&gt;%6&lt;/b&gt;。AmpScope 是自由软件：你可以依据 &lt;a href=&apos;https://www.gnu.org/licenses/gpl-3.0.html&apos;&gt;GNU 通用公共许可证&lt;/a&gt;第 3 版或（由你选择）任何更新的版本重新发布和/或修改它。本软件不提供任何担保。&lt;/p&gt;&lt;p&gt;图表由 Emanuel Eichhammer 的 &lt;b&gt;QCustomPlot&lt;/b&gt;（GPL）绘制。训练运行在 &lt;b&gt;LibTorch&lt;/b&gt;（BSD 风格许可证）上；界面使用 &lt;b&gt;Qt&lt;/b&gt;（LGPL-3.0）。&lt;/p&gt;</translation>
     </message>
     <message>
         <source>AmpScope %1
 Qt %2 (built with %3)
 LibTorch %4
 Licence %5</source>
-        <translation type="unfinished"></translation>
+        <translation>AmpScope %1
+Qt %2（构建于 %3）
+LibTorch %4
+许可证 %5</translation>
     </message>
 </context>
 <context>
     <name>BitCellsWidget</name>
     <message>
         <source>s</source>
-        <translation type="unfinished"></translation>
+        <translation>s</translation>
     </message>
     <message>
         <source>exponent (%1)</source>
-        <translation type="unfinished"></translation>
+        <translation>指数（%1）</translation>
     </message>
     <message>
         <source>exp (%1)</source>
-        <translation type="unfinished"></translation>
+        <translation>指数（%1）</translation>
     </message>
     <message>
         <source>mantissa (%1)</source>
-        <translation type="unfinished"></translation>
+        <translation>尾数（%1）</translation>
     </message>
     <message>
         <source>m (%1)</source>
-        <translation type="unfinished"></translation>
+        <translation>尾数（%1）</translation>
     </message>
     <message>
         <source>&lt;b&gt;Sign bit&lt;/b&gt;: 0 = positive, 1 = negative.</source>
-        <translation type="unfinished"></translation>
+        <translation>&lt;b&gt;符号位&lt;/b&gt;：0 = 正，1 = 负。</translation>
     </message>
     <message>
         <source>&lt;b&gt;Exponent bit %1&lt;/b&gt; (adds 2&lt;sup&gt;%1&lt;/sup&gt; to the biased exponent field).&lt;br&gt;The value&apos;s power of two is field &amp;minus; bias (%2); field 0 means zero or subnormal, all ones means infinity or NaN.</source>
-        <translation type="unfinished"></translation>
+        <translation>&lt;b&gt;指数位 %1&lt;/b&gt;（为带偏置的指数字段加上 2&lt;sup&gt;%1&lt;/sup&gt;）。&lt;br&gt;数值的 2 的幂次为 字段 &amp;minus; 偏置（%2）；字段为 0 表示零或次正规数，全 1 表示无穷大或 NaN。</translation>
     </message>
     <message>
         <source>&lt;b&gt;Mantissa bit %1&lt;/b&gt;: adds 2&lt;sup&gt;&amp;minus;%2&lt;/sup&gt; to the significand 1.m (or 0.m for a subnormal).</source>
-        <translation type="unfinished"></translation>
+        <translation>&lt;b&gt;尾数位 %1&lt;/b&gt;：为有效数 1.m（次正规数为 0.m）加上 2&lt;sup&gt;&amp;minus;%2&lt;/sup&gt;。</translation>
     </message>
     <message>
         <source>%1&lt;br&gt;Bit %2 of %3. &lt;i&gt;Click to flip it.&lt;/i&gt;</source>
-        <translation type="unfinished"></translation>
+        <translation>%1&lt;br&gt;第 %2 位，共 %3 位。&lt;i&gt;点击可翻转该位。&lt;/i&gt;</translation>
     </message>
 </context>
 <context>
     <name>ClipNormPlot</name>
     <message>
         <source>step</source>
-        <translation type="unfinished"></translation>
+        <translation>步</translation>
     </message>
     <message>
         <source>gradient L2 norm (log)</source>
-        <translation type="unfinished"></translation>
+        <translation>梯度 L2 范数（对数）</translation>
     </message>
     <message>
         <source>%1: norm clip_grad_norm_ saw</source>
-        <translation type="unfinished"></translation>
+        <translation>%1：clip_grad_norm_ 看到的范数</translation>
     </message>
     <message>
         <source>%1: true norm after clipping</source>
-        <translation type="unfinished"></translation>
+        <translation>%1：裁剪后的真实范数</translation>
     </message>
     <message>
         <source>max_norm = %1</source>
-        <translation type="unfinished"></translation>
+        <translation>max_norm = %1</translation>
     </message>
 </context>
 <context>
     <name>FinfoTableWidget</name>
     <message>
         <source>The limits of each format, as &lt;code&gt;torch.finfo&lt;/code&gt; reports them (min is called &lt;i&gt;lowest&lt;/i&gt; here: the most negative finite value). &lt;b&gt;eps&lt;/b&gt; is the gap between 1 and the next value: the relative precision. BF16 has FP32&apos;s range but a larger eps than FP16.</source>
-        <translation type="unfinished"></translation>
+        <translation>各格式的极限值，与 &lt;code&gt;torch.finfo&lt;/code&gt; 报告的一致（这里把 min 称为 &lt;i&gt;lowest&lt;/i&gt;：最小的有限负数）。&lt;b&gt;eps&lt;/b&gt; 是 1 与下一个可表示值之间的间隔，即相对精度。BF16 具有 FP32 的范围，但 eps 比 FP16 更大。</translation>
     </message>
     <message>
         <source>dtype</source>
-        <translation type="unfinished"></translation>
+        <translation>dtype</translation>
     </message>
     <message>
         <source>torch name</source>
-        <translation type="unfinished"></translation>
+        <translation>torch 名称</translation>
     </message>
     <message>
         <source>s+e+m</source>
-        <translation type="unfinished"></translation>
+        <translation>符号+指数+尾数</translation>
     </message>
     <message>
         <source>max</source>
-        <translation type="unfinished"></translation>
+        <translation>最大值</translation>
     </message>
     <message>
         <source>lowest (min)</source>
-        <translation type="unfinished"></translation>
+        <translation>最小值（min）</translation>
     </message>
     <message>
         <source>smallest normal</source>
-        <translation type="unfinished"></translation>
+        <translation>最小正规数</translation>
     </message>
     <message>
         <source>smallest subnormal</source>
-        <translation type="unfinished"></translation>
+        <translation>最小次正规数</translation>
     </message>
     <message>
         <source>eps</source>
-        <translation type="unfinished"></translation>
+        <translation>eps</translation>
     </message>
     <message>
         <source>digits</source>
-        <translation type="unfinished"></translation>
+        <translation>十进制位数</translation>
     </message>
     <message>
         <source>The dtype&apos;s name in PyTorch.</source>
-        <translation type="unfinished"></translation>
+        <translation>该 dtype 在 PyTorch 中的名称。</translation>
     </message>
     <message>
         <source>Sign, exponent and mantissa bits.</source>
-        <translation type="unfinished"></translation>
+        <translation>符号位、指数位和尾数位的位数。</translation>
     </message>
     <message>
         <source>Largest finite value: (2 − 2^−m) × 2^emax.</source>
-        <translation type="unfinished"></translation>
+        <translation>最大的有限值：(2 − 2^−m) × 2^emax。</translation>
     </message>
     <message>
         <source>Most negative finite value, −max (torch.finfo().min).</source>
-        <translation type="unfinished"></translation>
+        <translation>最小的有限负数，即 −max（torch.finfo().min）。</translation>
     </message>
     <message>
         <source>Smallest positive normal value, 2^(1−bias) (torch.finfo().tiny).</source>
-        <translation type="unfinished"></translation>
+        <translation>最小的正正规数，2^(1−bias)（torch.finfo().tiny）。</translation>
     </message>
     <message>
         <source>Smallest positive subnormal value, 2^(1−bias−m); anything below half of it rounds to zero.</source>
-        <translation type="unfinished"></translation>
+        <translation>最小的正次正规数，2^(1−bias−m)；小于它一半的数都会舍入为零。</translation>
     </message>
     <message>
         <source>Distance from 1 to the next representable value, 2^−m.</source>
-        <translation type="unfinished"></translation>
+        <translation>1 到下一个可表示值的距离，2^−m。</translation>
     </message>
     <message>
         <source>Decimal digits the format always preserves, floor(m × log10 2).</source>
-        <translation type="unfinished"></translation>
+        <translation>该格式总能保留的十进制位数，floor(m × log10 2)。</translation>
     </message>
     <message>
         <source>Copy as CSV</source>
-        <translation type="unfinished"></translation>
+        <translation>复制为 CSV</translation>
     </message>
     <message>
         <source>Copy the whole table to the clipboard as comma-separated values, at full double precision.</source>
-        <translation type="unfinished"></translation>
+        <translation>将整张表以逗号分隔值的形式复制到剪贴板，保留完整的双精度。</translation>
     </message>
 </context>
 <context>
     <name>FormatRowWidget</name>
     <message>
         <source>1+%1+%2 bits · bias %3</source>
-        <translation type="unfinished"></translation>
+        <translation>1+%1+%2 位 · 偏置 %3</translation>
     </message>
     <message>
         <source>%1 sign bit, %2 exponent bits, %3 stored mantissa bits. The exponent is stored with a bias of %4 = 2&lt;sup&gt;%2&amp;minus;1&lt;/sup&gt;&amp;minus;1, so field e means 2&lt;sup&gt;e&amp;minus;%4&lt;/sup&gt;. %5 byte(s) per element in memory.</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 位符号位，%2 位指数位，%3 位存储的尾数位。指数以偏置 %4 = 2&lt;sup&gt;%2&amp;minus;1&lt;/sup&gt;&amp;minus;1 存储，所以字段 e 表示 2&lt;sup&gt;e&amp;minus;%4&lt;/sup&gt;。每个元素在内存中占 %5 字节。</translation>
     </message>
     <message>
         <source>How the bits make the value.&lt;br&gt;Normal: (&amp;minus;1)&lt;sup&gt;s&lt;/sup&gt; &amp;times; 2&lt;sup&gt;e&amp;minus;bias&lt;/sup&gt; &amp;times; 1.m&lt;br&gt;Subnormal (e = 0): (&amp;minus;1)&lt;sup&gt;s&lt;/sup&gt; &amp;times; 2&lt;sup&gt;1&amp;minus;bias&lt;/sup&gt; &amp;times; 0.m&lt;br&gt;e all ones: infinity (m = 0) or NaN (m &amp;ne; 0).</source>
-        <translation type="unfinished"></translation>
+        <translation>各个位如何组成数值。&lt;br&gt;正规数：(&amp;minus;1)&lt;sup&gt;s&lt;/sup&gt; &amp;times; 2&lt;sup&gt;e&amp;minus;bias&lt;/sup&gt; &amp;times; 1.m&lt;br&gt;次正规数（e = 0）：(&amp;minus;1)&lt;sup&gt;s&lt;/sup&gt; &amp;times; 2&lt;sup&gt;1&amp;minus;bias&lt;/sup&gt; &amp;times; 0.m&lt;br&gt;e 全为 1：无穷大（m = 0）或 NaN（m &amp;ne; 0）。</translation>
     </message>
     <message>
         <source>The value this format actually stores: the input rounded to the nearest representable value (ties to even).</source>
-        <translation type="unfinished"></translation>
+        <translation>该格式实际存储的值：输入舍入到最接近的可表示值（平局时取偶数）。</translation>
     </message>
     <message>
         <source>Absolute rounding error |stored &amp;minus; input|.</source>
-        <translation type="unfinished"></translation>
+        <translation>绝对舍入误差 |存储值 &amp;minus; 输入|。</translation>
     </message>
     <message>
         <source>Relative rounding error |stored &amp;minus; input| / |input|. Compare it with this format&apos;s eps / 2 = %1.</source>
-        <translation type="unfinished"></translation>
+        <translation>相对舍入误差 |存储值 &amp;minus; 输入| / |输入|。可与该格式的 eps / 2 = %1 比较。</translation>
     </message>
     <message>
         <source>The encoding as a hexadecimal bit pattern. Type it into the value field to read it back.</source>
-        <translation type="unfinished"></translation>
+        <translation>以十六进制位模式表示的编码。把它输入数值框即可读回。</translation>
     </message>
     <message>
         <source>The class of the stored value: zero, subnormal, normal, infinity or NaN.</source>
-        <translation type="unfinished"></translation>
+        <translation>存储值的类别：零、次正规数、正规数、无穷大或 NaN。</translation>
     </message>
     <message>
         <source>stored</source>
-        <translation type="unfinished"></translation>
+        <translation>存储值</translation>
     </message>
     <message>
         <source>error</source>
-        <translation type="unfinished"></translation>
+        <translation>误差</translation>
     </message>
     <message>
         <source>bits</source>
-        <translation type="unfinished"></translation>
+        <translation>位</translation>
     </message>
     <message>
         <source>class</source>
-        <translation type="unfinished"></translation>
+        <translation>类别</translation>
     </message>
     <message>
         <source>prev</source>
-        <translation type="unfinished"></translation>
+        <translation>上一个</translation>
     </message>
     <message>
         <source>Previous representable %1 value (toward &amp;minus;infinity); it becomes the entry value.</source>
-        <translation type="unfinished"></translation>
+        <translation>前一个可表示的 %1 值（朝 &amp;minus;无穷方向）；它会成为输入值。</translation>
     </message>
     <message>
         <source>next</source>
-        <translation type="unfinished"></translation>
+        <translation>下一个</translation>
     </message>
     <message>
         <source>Next representable %1 value (toward +infinity); it becomes the entry value.</source>
-        <translation type="unfinished"></translation>
+        <translation>下一个可表示的 %1 值（朝 +无穷方向）；它会成为输入值。</translation>
     </message>
     <message>
         <source>overflow → NaN</source>
-        <translation type="unfinished"></translation>
+        <translation>溢出 → NaN</translation>
     </message>
     <message>
         <source>Too large for %1, which has no infinity: the value became NaN.</source>
-        <translation type="unfinished"></translation>
+        <translation>对 %1 来说太大，而它没有无穷大：该值变成了 NaN。</translation>
     </message>
     <message>
         <source>NaN</source>
-        <translation type="unfinished"></translation>
+        <translation>NaN</translation>
     </message>
     <message>
         <source>Not a number: exponent all ones and a non-zero mantissa.</source>
-        <translation type="unfinished"></translation>
+        <translation>非数（NaN）：指数全为 1 且尾数非零。</translation>
     </message>
     <message>
         <source>overflow → inf</source>
-        <translation type="unfinished"></translation>
+        <translation>溢出 → inf</translation>
     </message>
     <message>
         <source>Larger than the format&apos;s max (%1 after rounding): stored as infinity.</source>
-        <translation type="unfinished"></translation>
+        <translation>大于该格式的最大值（舍入后为 %1）：存储为无穷大。</translation>
     </message>
     <message>
         <source>flushed to 0</source>
-        <translation type="unfinished"></translation>
+        <translation>冲为 0</translation>
     </message>
     <message>
         <source>Smaller than half the smallest subnormal (%1): the value is lost, stored as zero. This is gradient underflow.</source>
-        <translation type="unfinished"></translation>
+        <translation>小于最小次正规数（%1）的一半：数值丢失，存储为零。这就是梯度下溢。</translation>
     </message>
     <message>
         <source>subnormal</source>
-        <translation type="unfinished"></translation>
+        <translation>次正规数</translation>
     </message>
     <message>
         <source>Below the smallest normal value (%1): stored with fewer significant bits, so the relative error grows.</source>
-        <translation type="unfinished"></translation>
+        <translation>低于最小正规数（%1）：以更少的有效位存储，因此相对误差增大。</translation>
     </message>
     <message>
         <source>exact</source>
-        <translation type="unfinished"></translation>
+        <translation>精确</translation>
     </message>
     <message>
         <source>Representable exactly: no rounding error.</source>
-        <translation type="unfinished"></translation>
+        <translation>可精确表示：没有舍入误差。</translation>
     </message>
     <message>
         <source>rounded</source>
-        <translation type="unfinished"></translation>
+        <translation>已舍入</translation>
     </message>
     <message>
         <source>Rounded to the nearest representable value.</source>
-        <translation type="unfinished"></translation>
+        <translation>已舍入到最接近的可表示值。</translation>
     </message>
     <message>
         <source>%1 abs</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 绝对</translation>
     </message>
     <message>
         <source>%1 rel</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 相对</translation>
     </message>
     <message>
         <source>e = 0, m = 0:</source>
-        <translation type="unfinished"></translation>
+        <translation>e = 0，m = 0：</translation>
     </message>
     <message>
         <source>e all ones, m = 0:</source>
-        <translation type="unfinished"></translation>
+        <translation>e 全为 1，m = 0：</translation>
     </message>
     <message>
         <source>S.1111.111 is %1&apos;s only NaN pattern (it has no infinity)</source>
-        <translation type="unfinished"></translation>
+        <translation>S.1111.111 是 %1 唯一的 NaN 位模式（它没有无穷大）</translation>
     </message>
     <message>
         <source>e all ones, m = %1 &amp;ne; 0: NaN</source>
-        <translation type="unfinished"></translation>
+        <translation>e 全为 1，m = %1 &amp;ne; 0：NaN</translation>
     </message>
     <message>
         <source>subnormal (&amp;minus;1)&lt;sup&gt;s&lt;/sup&gt;&amp;times;2&lt;sup&gt;1&amp;minus;bias&lt;/sup&gt;&amp;times;0.m =</source>
-        <translation type="unfinished"></translation>
+        <translation>次正规数 (&amp;minus;1)&lt;sup&gt;s&lt;/sup&gt;&amp;times;2&lt;sup&gt;1&amp;minus;bias&lt;/sup&gt;&amp;times;0.m =</translation>
     </message>
     <message>
         <source>(&amp;minus;1)&lt;sup&gt;s&lt;/sup&gt;&amp;times;2&lt;sup&gt;e&amp;minus;bias&lt;/sup&gt;&amp;times;1.m =</source>
-        <translation type="unfinished"></translation>
+        <translation>(&amp;minus;1)&lt;sup&gt;s&lt;/sup&gt;&amp;times;2&lt;sup&gt;e&amp;minus;bias&lt;/sup&gt;&amp;times;1.m =</translation>
     </message>
 </context>
 <context>
     <name>HeatMapPlot</name>
     <message>
         <source>Scaled</source>
-        <translation type="unfinished"></translation>
+        <translation>缩放后</translation>
     </message>
     <message>
         <source>Unscaled</source>
-        <translation type="unfinished"></translation>
+        <translation>未缩放</translation>
     </message>
     <message>
         <source>Scaled: as the GradScaler saw them; unscaled: as the optimizer gets them.</source>
-        <translation type="unfinished"></translation>
+        <translation>缩放后：GradScaler 看到的梯度；未缩放：优化器拿到的梯度。</translation>
     </message>
     <message>
         <source>step</source>
-        <translation type="unfinished"></translation>
+        <translation>步</translation>
     </message>
     <message>
         <source>binary exponent ⌊log₂|g|⌋</source>
-        <translation type="unfinished"></translation>
+        <translation>二进制指数 ⌊log₂|g|⌋</translation>
     </message>
     <message>
         <source>values per bin</source>
-        <translation type="unfinished"></translation>
+        <translation>每个区间的数值个数</translation>
     </message>
     <message>
         <source>FP16 flush to 0 below</source>
-        <translation type="unfinished"></translation>
+        <translation>FP16 在此以下冲为 0</translation>
     </message>
     <message>
         <source>FP16 subnormal below</source>
-        <translation type="unfinished"></translation>
+        <translation>FP16 在此以下为次正规数</translation>
     </message>
     <message>
         <source>FP16 overflow above</source>
-        <translation type="unfinished"></translation>
+        <translation>FP16 在此以上溢出</translation>
     </message>
     <message>
         <source>step %1
 |g| in [%2, %3): %4 values</source>
-        <translation type="unfinished"></translation>
+        <translation>第 %1 步
+|g| 在 [%2, %3) 内：%4 个值</translation>
     </message>
 </context>
 <context>
     <name>HistogramPlot</name>
     <message>
         <source>Scaled (as the GradScaler saw them)</source>
-        <translation type="unfinished"></translation>
+        <translation>缩放后（GradScaler 看到的）</translation>
     </message>
     <message>
         <source>Unscaled (true gradients)</source>
-        <translation type="unfinished"></translation>
+        <translation>未缩放（真实梯度）</translation>
     </message>
     <message>
         <source>Loss scaling multiplies every gradient by the scale: the histogram slides log₂(scale) bars to the right, out of FP16&apos;s flush-to-zero zone.</source>
-        <translation type="unfinished"></translation>
+        <translation>Loss scaling 把每个梯度都乘以 scale：直方图向右平移 log₂(scale) 个柱，离开 FP16 会冲为 0 的区域。</translation>
     </message>
     <message>
         <source>Which gradients: all parameters summed, all tapped activation gradients, or one tensor.</source>
-        <translation type="unfinished"></translation>
+        <translation>显示哪些梯度：所有参数梯度之和、所有采样的激活梯度，或单个张量。</translation>
     </message>
     <message>
         <source>Log counts</source>
-        <translation type="unfinished"></translation>
+        <translation>对数计数</translation>
     </message>
     <message>
         <source>Modes</source>
-        <translation type="unfinished"></translation>
+        <translation>模式</translation>
     </message>
     <message>
         <source>Values with no exponent bin: exact zeros, infinities and NaNs. &quot;Would flush&quot; counts finite values that round to 0 in the mode&apos;s low-precision format (FP16 for FP32 modes, to show what would happen).</source>
-        <translation type="unfinished"></translation>
+        <translation>没有指数区间的值：精确的零、无穷大和 NaN。“将被冲为 0”统计在该模式的低精度格式中会舍入为 0 的有限值（FP32 模式按 FP16 计算，用来展示会发生什么）。</translation>
     </message>
     <message>
         <source>binary exponent e = ⌊log₂|g|⌋   (bar e counts |g| in [2ᵉ, 2ᵉ⁺¹))</source>
-        <translation type="unfinished"></translation>
+        <translation>二进制指数 e = ⌊log₂|g|⌋   （柱 e 统计 [2ᵉ, 2ᵉ⁺¹) 内的 |g|）</translation>
     </message>
     <message>
         <source>values per bin (count)</source>
-        <translation type="unfinished"></translation>
+        <translation>每个区间的数值个数（计数）</translation>
     </message>
     <message>
         <source>FP16 → 0
 |g| &lt; 2⁻²⁵
 (2⁻²⁵ ties to 0)</source>
-        <translation type="unfinished"></translation>
+        <translation>FP16 → 0
+|g| &lt; 2⁻²⁵
+（2⁻²⁵ 平局舍入为 0）</translation>
     </message>
     <message>
         <source>FP16
 subnormal
 2⁻²⁴ … 2⁻¹⁴</source>
-        <translation type="unfinished"></translation>
+        <translation>FP16
+次正规数
+2⁻²⁴ … 2⁻¹⁴</translation>
     </message>
     <message>
         <source>FP16 normal
 2⁻¹⁴ … 65504</source>
-        <translation type="unfinished"></translation>
+        <translation>FP16 正规数
+2⁻¹⁴ … 65504</translation>
     </message>
     <message>
         <source>FP16 → inf
 |g| ≥ 65520
 (max 65504)</source>
-        <translation type="unfinished"></translation>
+        <translation>FP16 → inf
+|g| ≥ 65520
+（最大值 65504）</translation>
     </message>
     <message>
         <source>BF16 normal 2⁻¹²⁶ … 3.4·10³⁸</source>
-        <translation type="unfinished"></translation>
+        <translation>BF16 正规数 2⁻¹²⁶ … 3.4·10³⁸</translation>
     </message>
     <message>
         <source>BF16 subnormal</source>
-        <translation type="unfinished"></translation>
+        <translation>BF16 次正规数</translation>
     </message>
     <message>
         <source>BF16 → 0</source>
-        <translation type="unfinished"></translation>
+        <translation>BF16 → 0</translation>
     </message>
     <message>
         <source>All layers (parameter gradients)</source>
-        <translation type="unfinished"></translation>
+        <translation>所有层（参数梯度）</translation>
     </message>
     <message>
         <source>All activation gradients</source>
-        <translation type="unfinished"></translation>
+        <translation>所有激活梯度</translation>
     </message>
     <message>
         <source>&lt;span style=&apos;color:%1&apos;&gt;■&lt;/span&gt; &lt;b&gt;%2&lt;/b&gt; (step %3): %4 values · zero %5 · +inf %6 · −inf %7 · NaN %8 · would flush %9 (%10%)</source>
-        <translation type="unfinished"></translation>
+        <translation>&lt;span style=&apos;color:%1&apos;&gt;■&lt;/span&gt; &lt;b&gt;%2&lt;/b&gt;（第 %3 步）：%4 个值 · 零 %5 · +inf %6 · −inf %7 · NaN %8 · 将被冲为 0 %9（%10%）</translation>
     </message>
     <message>
         <source>No instrumented step yet (see &quot;Instrument every&quot; in the run panel).</source>
-        <translation type="unfinished"></translation>
+        <translation>尚无采样的步骤（见运行面板中的“采样间隔”）。</translation>
     </message>
     <message>
         <source>bin %1: |g| in [%2, %3)</source>
-        <translation type="unfinished"></translation>
+        <translation>区间 %1：|g| 在 [%2, %3) 内</translation>
     </message>
 </context>
 <context>
     <name>LanguageManager</name>
     <message>
         <source>Unknown language &apos;%1&apos; (available: %2)</source>
-        <translation type="unfinished"></translation>
+        <translation>未知语言“%1”（可用：%2）</translation>
     </message>
     <message>
         <source>The Chinese translation (%1) could not be loaded.</source>
-        <translation type="unfinished"></translation>
+        <translation>无法加载中文翻译（%1）。</translation>
     </message>
     <message>
         <source>&amp;Language</source>
-        <translation type="unfinished"></translation>
+        <translation>语言(&amp;L)</translation>
     </message>
 </context>
 <context>
     <name>LessonBrowser</name>
     <message>
         <source>Number formats: range versus precision</source>
-        <translation type="unfinished"></translation>
+        <translation>数值格式：范围与精度</translation>
     </message>
     <message>
         <source>Memory and bandwidth per data type</source>
-        <translation type="unfinished"></translation>
+        <translation>各数据类型的内存与带宽</translation>
     </message>
     <message>
         <source>model.half() versus mixed precision</source>
-        <translation type="unfinished"></translation>
+        <translation>model.half() 与混合精度</translation>
     </message>
     <message>
         <source>Autocast picks a precision per operation</source>
-        <translation type="unfinished"></translation>
+        <translation>autocast 为每个算子选择精度</translation>
     </message>
     <message>
         <source>Gradient underflow</source>
-        <translation type="unfinished"></translation>
+        <translation>梯度下溢</translation>
     </message>
     <message>
         <source>Loss scaling and GradScaler</source>
-        <translation type="unfinished"></translation>
+        <translation>Loss scaling 与 GradScaler</translation>
     </message>
     <message>
         <source>BF16 needs no GradScaler</source>
-        <translation type="unfinished"></translation>
+        <translation>BF16 不需要 GradScaler</translation>
     </message>
     <message>
         <source>Gradient clipping with a scaler</source>
-        <translation type="unfinished"></translation>
+        <translation>使用 scaler 时的梯度裁剪</translation>
     </message>
     <message>
         <source>What mixed precision does to memory</source>
-        <translation type="unfinished"></translation>
+        <translation>混合精度对内存的影响</translation>
     </message>
     <message>
         <source>Measuring whether it helps</source>
-        <translation type="unfinished"></translation>
+        <translation>测量是否真的有效</translation>
     </message>
     <message>
         <source>Section %1</source>
-        <translation type="unfinished"></translation>
+        <translation>第 %1 节</translation>
     </message>
     <message>
         <source>Lessons</source>
-        <translation type="unfinished"></translation>
+        <translation>课程</translation>
     </message>
     <message>
         <source>Each lesson follows one section of the mixed-precision chapter. Open one to load its configuration and bring its panels forward.</source>
-        <translation type="unfinished"></translation>
+        <translation>每一课对应混合精度一章中的一节。打开一课会载入它的配置，并把相关面板调到前面。</translation>
     </message>
     <message>
         <source>&amp;Open</source>
-        <translation type="unfinished"></translation>
+        <translation>打开(&amp;O)</translation>
     </message>
     <message>
         <source>Cancel</source>
-        <translation type="unfinished"></translation>
+        <translation>取消</translation>
     </message>
     <message>
         <source>§%1 %2</source>
-        <translation type="unfinished"></translation>
+        <translation>§%1 %2</translation>
     </message>
 </context>
 <context>
     <name>LessonPanel</name>
     <message>
         <source>What to look for (click to show the panel):</source>
-        <translation type="unfinished"></translation>
+        <translation>观察要点（点击可显示对应面板）：</translation>
     </message>
     <message>
         <source>&amp;Configuration:</source>
-        <translation type="unfinished"></translation>
+        <translation>配置(&amp;C)：</translation>
     </message>
     <message>
         <source>Inject overflow into the next step</source>
-        <translation type="unfinished"></translation>
+        <translation>在下一步注入溢出</translation>
     </message>
     <message>
         <source>Puts an infinity into the next step&apos;s gradients: a GradScaler skips that step and halves its scale; modes without a scaler diverge.</source>
-        <translation type="unfinished"></translation>
+        <translation>在下一步的梯度中放入一个无穷大：GradScaler 会跳过该步并把 scale 减半；没有 scaler 的模式会发散。</translation>
     </message>
     <message>
         <source>◀ Previous</source>
-        <translation type="unfinished"></translation>
+        <translation>◀ 上一课</translation>
     </message>
     <message>
         <source>Previous lesson (%1)</source>
-        <translation type="unfinished"></translation>
+        <translation>上一课（%1）</translation>
     </message>
     <message>
         <source>Next ▶</source>
-        <translation type="unfinished"></translation>
+        <translation>下一课 ▶</translation>
     </message>
     <message>
         <source>Next lesson (%1)</source>
-        <translation type="unfinished"></translation>
+        <translation>下一课（%1）</translation>
     </message>
     <message>
         <source>All lessons…</source>
-        <translation type="unfinished"></translation>
+        <translation>全部课程…</translation>
     </message>
     <message>
         <source>Next Lesson</source>
-        <translation type="unfinished"></translation>
+        <translation>下一课</translation>
     </message>
     <message>
         <source>Previous Lesson</source>
-        <translation type="unfinished"></translation>
+        <translation>上一课</translation>
     </message>
     <message>
         <source>No lesson open</source>
-        <translation type="unfinished"></translation>
+        <translation>未打开课程</translation>
     </message>
     <message>
         <source>Open a lesson from the lesson browser.</source>
-        <translation type="unfinished"></translation>
+        <translation>请从课程浏览器中打开一课。</translation>
     </message>
     <message>
         <source>Chapter section §%1</source>
-        <translation type="unfinished"></translation>
+        <translation>章节 §%1</translation>
     </message>
     <message>
         <source>Lesson %1 of %2</source>
-        <translation type="unfinished"></translation>
+        <translation>第 %1 课，共 %2 课</translation>
     </message>
 </context>
 <context>
     <name>LessonWorkspace</name>
     <message>
         <source>&amp;Lessons</source>
-        <translation type="unfinished"></translation>
+        <translation>课程(&amp;L)</translation>
     </message>
     <message>
         <source>&amp;Browse Lessons…</source>
-        <translation type="unfinished"></translation>
+        <translation>浏览课程(&amp;B)…</translation>
     </message>
     <message>
         <source>Lesson</source>
-        <translation type="unfinished"></translation>
+        <translation>课程</translation>
     </message>
     <message>
         <source>Gradient norm and clipping</source>
-        <translation type="unfinished"></translation>
+        <translation>梯度范数与裁剪</translation>
     </message>
     <message>
         <source>Step time</source>
-        <translation type="unfinished"></translation>
+        <translation>每步时间</translation>
     </message>
 </context>
 <context>
     <name>LossPlot</name>
     <message>
         <source>Log y</source>
-        <translation type="unfinished"></translation>
+        <translation>对数 y 轴</translation>
     </message>
     <message>
         <source>Logarithmic loss axis: late training differences stay visible.</source>
-        <translation type="unfinished"></translation>
+        <translation>对数 loss 轴：训练后期的差别也能看清。</translation>
     </message>
     <message>
         <source>Smoothing</source>
-        <translation type="unfinished"></translation>
+        <translation>平滑</translation>
     </message>
     <message>
         <source>Exponential moving average of the loss (0 = raw values). NaN/Inf are never averaged away.</source>
-        <translation type="unfinished"></translation>
+        <translation>loss 的指数移动平均（0 = 原始值）。NaN/Inf 永远不会被平均掉。</translation>
     </message>
     <message>
         <source>step</source>
-        <translation type="unfinished"></translation>
+        <translation>步</translation>
     </message>
     <message>
         <source>loss (cross-entropy, nats)</source>
-        <translation type="unfinished"></translation>
+        <translation>loss（交叉熵，单位 nats）</translation>
     </message>
     <message>
         <source>✕ %1 diverged at step %2</source>
-        <translation type="unfinished"></translation>
+        <translation>✕ %1 在第 %2 步发散</translation>
     </message>
 </context>
 <context>
     <name>MainWindow</name>
     <message>
         <source>AmpScope</source>
-        <translation type="unfinished"></translation>
+        <translation>AmpScope</translation>
     </message>
     <message>
         <source>Number formats</source>
-        <translation type="unfinished"></translation>
+        <translation>数值格式</translation>
     </message>
     <message>
         <source>&amp;File</source>
-        <translation type="unfinished"></translation>
+        <translation>文件(&amp;F)</translation>
     </message>
     <message>
         <source>&amp;Quit</source>
-        <translation type="unfinished"></translation>
+        <translation>退出(&amp;Q)</translation>
     </message>
     <message>
         <source>&amp;View</source>
-        <translation type="unfinished"></translation>
+        <translation>视图(&amp;V)</translation>
     </message>
     <message>
         <source>&amp;Reset layout</source>
-        <translation type="unfinished"></translation>
+        <translation>重置布局(&amp;R)</translation>
     </message>
     <message>
         <source>Show every panel again, in its original place.</source>
-        <translation type="unfinished"></translation>
+        <translation>重新显示所有面板，并放回原来的位置。</translation>
     </message>
     <message>
         <source>&amp;Help</source>
-        <translation type="unfinished"></translation>
+        <translation>帮助(&amp;H)</translation>
     </message>
     <message>
         <source>&amp;About AmpScope</source>
-        <translation type="unfinished"></translation>
+        <translation>关于 AmpScope(&amp;A)</translation>
     </message>
     <message>
         <source>About &amp;Qt</source>
-        <translation type="unfinished"></translation>
+        <translation>关于 &amp;Qt</translation>
     </message>
 </context>
 <context>
     <name>MemoryCalculatorWidget</name>
     <message>
         <source>How much memory a tensor of N elements takes in each dtype. Halving the bytes per element halves the memory traffic of a bandwidth-bound operator. 1 GiB = 2&lt;sup&gt;30&lt;/sup&gt; bytes.</source>
-        <translation type="unfinished"></translation>
+        <translation>N 个元素的张量在各 dtype 下占用多少内存。每个元素的字节数减半，受带宽限制的算子的内存搬运量也减半。1 GiB = 2&lt;sup&gt;30&lt;/sup&gt; 字节。</translation>
     </message>
     <message>
         <source>&amp;Elements:</source>
-        <translation type="unfinished"></translation>
+        <translation>元素个数(&amp;E)：</translation>
     </message>
     <message>
         <source>e.g. 1e9, 7e9, 1,000,000</source>
-        <translation type="unfinished"></translation>
+        <translation>例如 1e9、7e9、1,000,000</translation>
     </message>
     <message>
         <source>Number of elements: 1e9, 7e9 (a 7B-parameter model), 1,000,000 or 1_000_000.</source>
-        <translation type="unfinished"></translation>
+        <translation>元素个数：1e9、7e9（70 亿参数的模型）、1,000,000 或 1_000_000。</translation>
     </message>
     <message>
         <source>dtype</source>
-        <translation type="unfinished"></translation>
+        <translation>dtype</translation>
     </message>
     <message>
         <source>bytes / element</source>
-        <translation type="unfinished"></translation>
+        <translation>字节 / 元素</translation>
     </message>
     <message>
         <source>bytes</source>
-        <translation type="unfinished"></translation>
+        <translation>字节</translation>
     </message>
     <message>
         <source>GiB</source>
-        <translation type="unfinished"></translation>
+        <translation>GiB</translation>
     </message>
     <message>
         <source>Relative size: %1 of FP64&apos;s 8 bytes.</source>
-        <translation type="unfinished"></translation>
+        <translation>相对大小：FP64 的 8 字节的 %1。</translation>
     </message>
     <message>
         <source>TF32 is a compute format: tensors stay FP32 in memory (4 bytes).</source>
-        <translation type="unfinished"></translation>
+        <translation>TF32 是一种计算格式：张量在内存中仍是 FP32（4 字节）。</translation>
     </message>
     <message>
         <source>%1 elements</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 个元素</translation>
     </message>
 </context>
 <context>
     <name>MemoryLedgerTable</name>
     <message>
         <source>Measured by a counting CPU allocator at the last step of each mode.</source>
-        <translation type="unfinished"></translation>
+        <translation>由计数式 CPU 分配器在每种模式的最后一步测得。</translation>
     </message>
     <message>
         <source>Refresh</source>
-        <translation type="unfinished"></translation>
+        <translation>刷新</translation>
     </message>
     <message>
         <source>Parameters</source>
-        <translation type="unfinished"></translation>
+        <translation>参数</translation>
     </message>
     <message>
         <source>Gradients</source>
-        <translation type="unfinished"></translation>
+        <translation>梯度</translation>
     </message>
     <message>
         <source>Optimizer state</source>
-        <translation type="unfinished"></translation>
+        <translation>优化器状态</translation>
     </message>
     <message>
         <source>Activations</source>
-        <translation type="unfinished"></translation>
+        <translation>激活值</translation>
     </message>
     <message>
         <source>Temporaries</source>
-        <translation type="unfinished"></translation>
+        <translation>临时缓冲区</translation>
     </message>
     <message>
         <source>Peak</source>
-        <translation type="unfinished"></translation>
+        <translation>峰值</translation>
     </message>
     <message>
         <source>%1 bytes</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 字节</translation>
     </message>
 </context>
 <context>
     <name>ModePalette</name>
     <message>
         <source>FP32</source>
-        <translation type="unfinished"></translation>
+        <translation>FP32</translation>
     </message>
     <message>
         <source>FP16 AMP + GradScaler</source>
-        <translation type="unfinished"></translation>
+        <translation>FP16 AMP + GradScaler</translation>
     </message>
     <message>
         <source>FP16 AMP, no scaler</source>
-        <translation type="unfinished"></translation>
+        <translation>FP16 AMP，无 scaler</translation>
     </message>
     <message>
         <source>BF16 AMP</source>
-        <translation type="unfinished"></translation>
+        <translation>BF16 AMP</translation>
     </message>
     <message>
         <source>FP16 pure (model.half())</source>
-        <translation type="unfinished"></translation>
+        <translation>纯 FP16（model.half()）</translation>
     </message>
     <message>
         <source>BF16 pure</source>
-        <translation type="unfinished"></translation>
+        <translation>纯 BF16</translation>
     </message>
 </context>
 <context>
     <name>NumberFormatsPanel</name>
     <message>
         <source>Bits &amp;&amp; values</source>
-        <translation type="unfinished"></translation>
+        <translation>位与数值</translation>
     </message>
     <message>
         <source>Range</source>
-        <translation type="unfinished"></translation>
+        <translation>范围</translation>
     </message>
     <message>
         <source>Limits (finfo)</source>
-        <translation type="unfinished"></translation>
+        <translation>极限值（finfo）</translation>
     </message>
     <message>
         <source>Underflow</source>
-        <translation type="unfinished"></translation>
+        <translation>下溢</translation>
     </message>
     <message>
         <source>Memory</source>
-        <translation type="unfinished"></translation>
+        <translation>内存</translation>
     </message>
     <message>
         <source>The entry value in every format, bit by bit.</source>
-        <translation type="unfinished"></translation>
+        <translation>输入值在每种格式中的逐位表示。</translation>
     </message>
     <message>
         <source>Where each format&apos;s values live on a log2 axis, and why FP16 needs loss scaling and BF16 does not.</source>
-        <translation type="unfinished"></translation>
+        <translation>各格式的数值在 log2 轴上的分布，以及为什么 FP16 需要 loss scaling 而 BF16 不需要。</translation>
     </message>
     <message>
         <source>torch.finfo for every format.</source>
-        <translation type="unfinished"></translation>
+        <translation>每种格式的 torch.finfo。</translation>
     </message>
     <message>
         <source>The chapter&apos;s gradient-underflow table.</source>
-        <translation type="unfinished"></translation>
+        <translation>章节中的梯度下溢表。</translation>
     </message>
     <message>
         <source>Bytes and GiB of N elements per format.</source>
-        <translation type="unfinished"></translation>
+        <translation>每种格式下 N 个元素的字节数和 GiB。</translation>
     </message>
     <message>
         <source>&amp;Value:</source>
-        <translation type="unfinished"></translation>
+        <translation>数值(&amp;V)：</translation>
     </message>
     <message>
         <source>1e-8, 65504, -0, inf, nan, 0x3c00 …</source>
-        <translation type="unfinished"></translation>
+        <translation>1e-8、65504、-0、inf、nan、0x3c00 …</translation>
     </message>
     <message>
         <source>A number (0.1, 1e-8, 65504, -0, inf, nan) or a bit pattern in hex (0x3c00) or binary (0b0011110000000000), read in the format chosen on the right. Every row below shows this value in its format.</source>
-        <translation type="unfinished"></translation>
+        <translation>一个数（0.1、1e-8、65504、-0、inf、nan），或十六进制（0x3c00）、二进制（0b0011110000000000）的位模式，按右侧选择的格式解读。下面每一行显示该值在对应格式中的样子。</translation>
     </message>
     <message>
         <source>bit patterns in:</source>
-        <translation type="unfinished"></translation>
+        <translation>位模式格式：</translation>
     </message>
     <message>
         <source>The format a typed bit pattern (0x…, 0b…) is read in.</source>
-        <translation type="unfinished"></translation>
+        <translation>输入的位模式（0x…、0b…）按哪种格式解读。</translation>
     </message>
     <message>
         <source>Try:</source>
-        <translation type="unfinished"></translation>
+        <translation>试试：</translation>
     </message>
     <message>
         <source>A small gradient: FP16 flushes it to zero, BF16 keeps it (the chapter).</source>
-        <translation type="unfinished"></translation>
+        <translation>一个很小的梯度：FP16 把它冲为零，BF16 能保留（见章节）。</translation>
     </message>
     <message>
         <source>Not representable in binary: every format rounds it.</source>
-        <translation type="unfinished"></translation>
+        <translation>无法用二进制精确表示：每种格式都要舍入。</translation>
     </message>
     <message>
         <source>FP16&apos;s max.</source>
-        <translation type="unfinished"></translation>
+        <translation>FP16 的最大值。</translation>
     </message>
     <message>
         <source>Halfway to the next FP16 binade: rounds to FP16 infinity.</source>
-        <translation type="unfinished"></translation>
+        <translation>正好在到下一个 FP16 二进制区间的一半处：舍入为 FP16 的无穷大。</translation>
     </message>
     <message>
         <source>1e-8 × 65536: the same gradient after loss scaling, safe in FP16.</source>
-        <translation type="unfinished"></translation>
+        <translation>1e-8 × 65536：同一个梯度经过 loss scaling 后，在 FP16 中是安全的。</translation>
     </message>
     <message>
         <source>Subnormal in FP32 and BF16.</source>
-        <translation type="unfinished"></translation>
+        <translation>在 FP32 和 BF16 中是次正规数。</translation>
     </message>
     <message>
         <source>Near FP32&apos;s max: BF16 rounds it to infinity.</source>
-        <translation type="unfinished"></translation>
+        <translation>接近 FP32 的最大值：BF16 把它舍入为无穷大。</translation>
     </message>
     <message>
         <source>Negative zero: only the sign bit is set.</source>
-        <translation type="unfinished"></translation>
+        <translation>负零：只有符号位为 1。</translation>
     </message>
     <message>
         <source>Infinity: exponent all ones, mantissa zero.</source>
-        <translation type="unfinished"></translation>
+        <translation>无穷大：指数全为 1，尾数为零。</translation>
     </message>
     <message>
         <source>Not a number.</source>
-        <translation type="unfinished"></translation>
+        <translation>非数（NaN）。</translation>
     </message>
     <message>
         <source>FP16 bit pattern of 1.0.</source>
-        <translation type="unfinished"></translation>
+        <translation>1.0 的 FP16 位模式。</translation>
     </message>
     <message>
         <source>Bits: %1 sign &amp;nbsp;%2 exponent &amp;nbsp;%3 mantissa (dark = 1, pale = 0; click a bit to flip it) &amp;nbsp;&amp;nbsp;│&amp;nbsp;&amp;nbsp; %4 %5 %6 %7 %8</source>
-        <translation type="unfinished"></translation>
+        <translation>位：%1 符号 &amp;nbsp;%2 指数 &amp;nbsp;%3 尾数（深色 = 1，浅色 = 0；点击某一位可翻转）&amp;nbsp;&amp;nbsp;│&amp;nbsp;&amp;nbsp; %4 %5 %6 %7 %8</translation>
     </message>
     <message>
         <source>exact</source>
-        <translation type="unfinished"></translation>
+        <translation>精确</translation>
     </message>
     <message>
         <source>rounded</source>
-        <translation type="unfinished"></translation>
+        <translation>已舍入</translation>
     </message>
     <message>
         <source>subnormal</source>
-        <translation type="unfinished"></translation>
+        <translation>次正规数</translation>
     </message>
     <message>
         <source>flushed to 0</source>
-        <translation type="unfinished"></translation>
+        <translation>冲为 0</translation>
     </message>
     <message>
         <source>overflow</source>
-        <translation type="unfinished"></translation>
+        <translation>溢出</translation>
     </message>
     <message>
         <source>&lt;p&gt;&lt;b&gt;Why FP16 needs loss scaling and BF16 does not.&lt;/b&gt; Gradients of a typical network are tiny: most lie between 2&lt;sup&gt;&amp;minus;40&lt;/sup&gt; and 2&lt;sup&gt;&amp;minus;10&lt;/sup&gt; (green band). FP16&apos;s normal range starts at %1 (2&lt;sup&gt;&amp;minus;14&lt;/sup&gt;), its subnormals end at %2 (2&lt;sup&gt;&amp;minus;24&lt;/sup&gt;): the left part of the band becomes &lt;b&gt;zero&lt;/b&gt; and those parameters get no update. BF16 has FP32&apos;s 8 exponent bits, so its range reaches %3 and the whole band fits; it only pays in precision (eps %4 versus FP16&apos;s %5).&lt;/p&gt;&lt;p&gt;Loss scaling multiplies the loss, and so every gradient, by s = 2&lt;sup&gt;16&lt;/sup&gt; = 65536: the band slides 16 binades to the right, into FP16&apos;s range (1e-8 &amp;times; 65536 = 6.5536e-04), and the optimizer divides by s again in FP32.&lt;/p&gt;</source>
-        <translation type="unfinished"></translation>
+        <translation>&lt;p&gt;&lt;b&gt;为什么 FP16 需要 loss scaling 而 BF16 不需要。&lt;/b&gt;典型网络的梯度非常小：大多位于 2&lt;sup&gt;&amp;minus;40&lt;/sup&gt; 到 2&lt;sup&gt;&amp;minus;10&lt;/sup&gt; 之间（绿色带）。FP16 的正规数范围从 %1（2&lt;sup&gt;&amp;minus;14&lt;/sup&gt;）开始，次正规数到 %2（2&lt;sup&gt;&amp;minus;24&lt;/sup&gt;）为止：绿色带的左侧部分会变成&lt;b&gt;零&lt;/b&gt;，对应的参数得不到更新。BF16 拥有 FP32 的 8 位指数，范围可达 %3，整条带都能容纳；它只在精度上付出代价（eps 为 %4，FP16 为 %5）。&lt;/p&gt;&lt;p&gt;Loss scaling 把 loss，也就是每个梯度，乘以 s = 2&lt;sup&gt;16&lt;/sup&gt; = 65536：整条带向右移动 16 个二进制区间，进入 FP16 的范围（1e-8 &amp;times; 65536 = 6.5536e-04），优化器再在 FP32 中除以 s。&lt;/p&gt;</translation>
     </message>
     <message>
         <source>Type a value, e.g. 1e-8 or 0x3c00.</source>
-        <translation type="unfinished"></translation>
+        <translation>输入一个值，例如 1e-8 或 0x3c00。</translation>
     </message>
     <message>
         <source>%1 read as %2 = &lt;b&gt;%3&lt;/b&gt;</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 按 %2 解读 = &lt;b&gt;%3&lt;/b&gt;</translation>
     </message>
     <message>
         <source>as a double: %1 &amp;nbsp;·&amp;nbsp; log&lt;sub&gt;2&lt;/sub&gt;|x| = %2</source>
-        <translation type="unfinished"></translation>
+        <translation>作为 double：%1 &amp;nbsp;·&amp;nbsp; log&lt;sub&gt;2&lt;/sub&gt;|x| = %2</translation>
     </message>
     <message>
         <source>= &lt;b&gt;%1&lt;/b&gt;</source>
-        <translation type="unfinished"></translation>
+        <translation>= &lt;b&gt;%1&lt;/b&gt;</translation>
     </message>
 </context>
 <context>
     <name>OpDtypeTable</name>
     <message>
         <source>Start or pause a run to see which op ran in which dtype.</source>
-        <translation type="unfinished"></translation>
+        <translation>开始或暂停一次运行，即可查看每个算子以哪种 dtype 执行。</translation>
     </message>
     <message>
         <source>Refresh</source>
-        <translation type="unfinished"></translation>
+        <translation>刷新</translation>
     </message>
     <message>
         <source>Run one forward pass per mode (no update) and record each op&apos;s dtypes. Available while paused or finished.</source>
-        <translation type="unfinished"></translation>
+        <translation>为每种模式运行一次前向传播（不更新参数），记录每个算子的 dtype。在暂停或结束时可用。</translation>
     </message>
     <message>
         <source>Op</source>
-        <translation type="unfinished"></translation>
+        <translation>算子</translation>
     </message>
     <message>
         <source>Where</source>
-        <translation type="unfinished"></translation>
+        <translation>位置</translation>
     </message>
     <message>
         <source> (emulated)</source>
-        <translation type="unfinished"></translation>
+        <translation>（模拟）</translation>
     </message>
     <message>
         <source>input %1, output %2%3</source>
-        <translation type="unfinished"></translation>
+        <translation>输入 %1，输出 %2%3</translation>
     </message>
     <message>
         <source>; emulated: FP32 arithmetic rounded exactly (RNE) to the low-precision format</source>
-        <translation type="unfinished"></translation>
+        <translation>；模拟：FP32 运算，精确舍入（RNE）到低精度格式</translation>
     </message>
     <message>
         <source>No op-dtype report available yet.</source>
-        <translation type="unfinished"></translation>
+        <translation>尚无算子 dtype 报告。</translation>
     </message>
     <message>
         <source>One forward pass per mode. Italic: emulated dtype (FP32 arithmetic with exact rounding at autocast&apos;s cast points).</source>
-        <translation type="unfinished"></translation>
+        <translation>每种模式一次前向传播。斜体：模拟的 dtype（FP32 运算，在 autocast 的转换点精确舍入）。</translation>
     </message>
     <message>
         <source>One forward pass per mode.</source>
-        <translation type="unfinished"></translation>
+        <translation>每种模式一次前向传播。</translation>
     </message>
 </context>
 <context>
     <name>PlotPanel</name>
     <message>
         <source>Follow latest</source>
-        <translation type="unfinished"></translation>
+        <translation>跟随最新</translation>
     </message>
     <message>
         <source>Keep the whole run in view as steps arrive. Zooming or panning turns it off.</source>
-        <translation type="unfinished"></translation>
+        <translation>随着新步骤到来，始终显示整个运行过程。缩放或平移会关闭此项。</translation>
     </message>
     <message>
         <source>step %1</source>
-        <translation type="unfinished"></translation>
+        <translation>第 %1 步</translation>
     </message>
 </context>
 <context>
     <name>PresenterMode</name>
     <message>
         <source>&amp;Full Screen</source>
-        <translation type="unfinished"></translation>
+        <translation>全屏(&amp;F)</translation>
     </message>
     <message>
         <source>&amp;Presenter Scaling (Larger Text and Lines)</source>
-        <translation type="unfinished"></translation>
+        <translation>演示放大（更大的文字和线条）(&amp;P)</translation>
     </message>
     <message>
         <source>&amp;Hide Controls</source>
-        <translation type="unfinished"></translation>
+        <translation>隐藏控件(&amp;H)</translation>
     </message>
     <message>
         <source>Leave Presenter View</source>
-        <translation type="unfinished"></translation>
+        <translation>退出演示视图</translation>
     </message>
     <message>
         <source>&amp;Presenter</source>
-        <translation type="unfinished"></translation>
+        <translation>演示(&amp;P)</translation>
     </message>
 </context>
 <context>
     <name>RangeStripWidget</name>
     <message>
         <source>Each bar is one format on a log2 axis: pale orange the subnormal range (fewer significant bits), blue the normal range, the tick at the right end its max. The green band is where gradients of a typical network live; values left of a bar become zero.</source>
-        <translation type="unfinished"></translation>
+        <translation>每一条代表一种格式在 log2 轴上的范围：浅橙色是次正规数范围（有效位更少），蓝色是正规数范围，右端的刻度是最大值。绿色带是典型网络梯度所在的位置；落在某条左侧的值会变成零。</translation>
     </message>
     <message>
         <source>subnormal range</source>
-        <translation type="unfinished"></translation>
+        <translation>次正规数范围</translation>
     </message>
     <message>
         <source>normal range</source>
-        <translation type="unfinished"></translation>
+        <translation>正规数范围</translation>
     </message>
     <message>
         <source>typical gradients %1 … %2</source>
-        <translation type="unfinished"></translation>
+        <translation>典型梯度 %1 … %2</translation>
     </message>
     <message>
         <source>current value</source>
-        <translation type="unfinished"></translation>
+        <translation>当前值</translation>
     </message>
     <message>
         <source>… from %1</source>
-        <translation type="unfinished"></translation>
+        <translation>… 从 %1 起</translation>
     </message>
     <message>
         <source>max ≈ %1 …</source>
-        <translation type="unfinished"></translation>
+        <translation>最大值 ≈ %1 …</translation>
     </message>
     <message>
         <source>max %1</source>
-        <translation type="unfinished"></translation>
+        <translation>最大值 %1</translation>
     </message>
     <message>
         <source>✓ holds all typical gradients</source>
-        <translation type="unfinished"></translation>
+        <translation>✓ 可容纳所有典型梯度</translation>
     </message>
     <message>
         <source>✗ below %1 → 0: loss scaling</source>
-        <translation type="unfinished"></translation>
+        <translation>✗ 低于 %1 → 0：需要 loss scaling</translation>
     </message>
     <message>
         <source>✗ gradients → 0: needs scaling</source>
-        <translation type="unfinished"></translation>
+        <translation>✗ 梯度 → 0：需要缩放</translation>
     </message>
     <message>
         <source>|value| on a log2 axis</source>
-        <translation type="unfinished"></translation>
+        <translation>log2 轴上的 |数值|</translation>
     </message>
     <message>
         <source>|x| = %1 ≈ %2</source>
-        <translation type="unfinished"></translation>
+        <translation>|x| = %1 ≈ %2</translation>
     </message>
     <message>
         <source>off axis</source>
-        <translation type="unfinished"></translation>
+        <translation>超出坐标轴</translation>
     </message>
 </context>
 <context>
     <name>RunController</name>
     <message>
         <source>Op-dtype report for %1 failed: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 的算子 dtype 报告失败：%2</translation>
     </message>
     <message>
         <source>The run could not start: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>无法开始运行：%1</translation>
     </message>
 </context>
 <context>
     <name>RunExporter</name>
     <message>
         <source>Cannot write %1: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>无法写入 %1：%2</translation>
     </message>
 </context>
 <context>
     <name>RunPanel</name>
     <message>
         <source>Model and modes</source>
-        <translation type="unfinished"></translation>
+        <translation>模型与模式</translation>
     </message>
     <message>
         <source>Tiny MLP (the chapter&apos;s 128-512-10)</source>
-        <translation type="unfinished"></translation>
+        <translation>小型 MLP（章节中的 128-512-10）</translation>
     </message>
     <message>
         <source>Deep MLP (FP16 underflow preset)</source>
-        <translation type="unfinished"></translation>
+        <translation>深层 MLP（FP16 下溢预设）</translation>
     </message>
     <message>
         <source>Tiny Transformer (character LM)</source>
-        <translation type="unfinished"></translation>
+        <translation>小型 Transformer（字符级语言模型）</translation>
     </message>
     <message>
         <source>Choosing a model loads its preset: the settings that make its lesson visible.</source>
-        <translation type="unfinished"></translation>
+        <translation>选择模型会载入它的预设：让相应课程的现象清晰可见的设置。</translation>
     </message>
     <message>
         <source>Model</source>
-        <translation type="unfinished"></translation>
+        <translation>模型</translation>
     </message>
     <message>
         <source>Compare</source>
-        <translation type="unfinished"></translation>
+        <translation>比较</translation>
     </message>
     <message>
         <source>Training</source>
-        <translation type="unfinished"></translation>
+        <translation>训练</translation>
     </message>
     <message>
         <source>AdamW</source>
-        <translation type="unfinished"></translation>
+        <translation>AdamW</translation>
     </message>
     <message>
         <source>SGD with momentum</source>
-        <translation type="unfinished"></translation>
+        <translation>带动量的 SGD</translation>
     </message>
     <message>
         <source>Optimizer</source>
-        <translation type="unfinished"></translation>
+        <translation>优化器</translation>
     </message>
     <message>
         <source>Learning rate</source>
-        <translation type="unfinished"></translation>
+        <translation>学习率</translation>
     </message>
     <message>
         <source>Step size of the optimizer (&gt; 0).</source>
-        <translation type="unfinished"></translation>
+        <translation>优化器的步长（&gt; 0）。</translation>
     </message>
     <message>
         <source>Batch size</source>
-        <translation type="unfinished"></translation>
+        <translation>批大小</translation>
     </message>
     <message>
         <source>Examples per step (1 … 65536).</source>
-        <translation type="unfinished"></translation>
+        <translation>每步的样本数（1 … 65536）。</translation>
     </message>
     <message>
         <source>Seed</source>
-        <translation type="unfinished"></translation>
+        <translation>随机种子</translation>
     </message>
     <message>
         <source>Initial weights and batches: the same seed gives the same run.</source>
-        <translation type="unfinished"></translation>
+        <translation>决定初始权重和批数据：相同的种子得到相同的运行。</translation>
     </message>
     <message>
         <source>Steps</source>
-        <translation type="unfinished"></translation>
+        <translation>步数</translation>
     </message>
     <message>
         <source>The run stops by itself after this many.</source>
-        <translation type="unfinished"></translation>
+        <translation>运行到这么多步后自动停止。</translation>
     </message>
     <message>
         <source>Loss weight</source>
-        <translation type="unfinished"></translation>
+        <translation>Loss 权重</translation>
     </message>
     <message>
         <source>The loss is multiplied by this before backward, as auxiliary losses are. Small weights push FP16 gradients below 2⁻²⁴, where they flush to zero.</source>
-        <translation type="unfinished"></translation>
+        <translation>在 backward 之前把 loss 乘以这个数，就像辅助 loss 那样。很小的权重会把 FP16 梯度压到 2⁻²⁴ 以下，在那里它们会被冲为零。</translation>
     </message>
     <message>
         <source>Instrument every</source>
-        <translation type="unfinished"></translation>
+        <translation>采样间隔</translation>
     </message>
     <message>
         <source>Histograms and rounding counts every N steps (1 = every step; larger keeps runs fast).</source>
-        <translation type="unfinished"></translation>
+        <translation>每 N 步记录一次直方图和舍入计数（1 = 每步；越大运行越快）。</translation>
     </message>
     <message>
         <source>GradScaler</source>
-        <translation type="unfinished"></translation>
+        <translation>GradScaler</translation>
     </message>
     <message>
         <source>Initial scale</source>
-        <translation type="unfinished"></translation>
+        <translation>初始 scale</translation>
     </message>
     <message>
         <source>PyTorch&apos;s default: 65536 = 2¹⁶.</source>
-        <translation type="unfinished"></translation>
+        <translation>PyTorch 的默认值：65536 = 2¹⁶。</translation>
     </message>
     <message>
         <source>Growth factor</source>
-        <translation type="unfinished"></translation>
+        <translation>增长系数</translation>
     </message>
     <message>
         <source>Scale multiplier after a run of clean steps (&gt; 1; default 2).</source>
-        <translation type="unfinished"></translation>
+        <translation>连续若干步正常后 scale 乘以的系数（&gt; 1；默认 2）。</translation>
     </message>
     <message>
         <source>Backoff factor</source>
-        <translation type="unfinished"></translation>
+        <translation>回退系数</translation>
     </message>
     <message>
         <source>Scale multiplier when gradients contain inf/NaN (in (0, 1); default 0.5).</source>
-        <translation type="unfinished"></translation>
+        <translation>梯度含有 inf/NaN 时 scale 乘以的系数（在 (0, 1) 内；默认 0.5）。</translation>
     </message>
     <message>
         <source>Growth interval</source>
-        <translation type="unfinished"></translation>
+        <translation>增长间隔</translation>
     </message>
     <message>
         <source>Clean steps before the scale grows (default 2000).</source>
-        <translation type="unfinished"></translation>
+        <translation>scale 增长前需要连续正常的步数（默认 2000）。</translation>
     </message>
     <message>
         <source>Gradient clipping</source>
-        <translation type="unfinished"></translation>
+        <translation>梯度裁剪</translation>
     </message>
     <message>
         <source>Off</source>
-        <translation type="unfinished"></translation>
+        <translation>关闭</translation>
     </message>
     <message>
         <source>After unscale_ (correct)</source>
-        <translation type="unfinished"></translation>
+        <translation>在 unscale_ 之后（正确）</translation>
     </message>
     <message>
         <source>Before unscale_ (wrong: clips scaled gradients)</source>
-        <translation type="unfinished"></translation>
+        <translation>在 unscale_ 之前（错误：裁剪的是放大后的梯度）</translation>
     </message>
     <message>
         <source>Clip by norm</source>
-        <translation type="unfinished"></translation>
+        <translation>按范数裁剪</translation>
     </message>
     <message>
         <source>Max norm</source>
-        <translation type="unfinished"></translation>
+        <translation>最大范数</translation>
     </message>
     <message>
         <source>clip_grad_norm_&apos;s max_norm (&gt; 0).</source>
-        <translation type="unfinished"></translation>
+        <translation>clip_grad_norm_ 的 max_norm（&gt; 0）。</translation>
     </message>
     <message>
         <source>not a number</source>
-        <translation type="unfinished"></translation>
+        <translation>不是数字</translation>
     </message>
     <message>
         <source>not a whole number</source>
-        <translation type="unfinished"></translation>
+        <translation>不是整数</translation>
     </message>
     <message>
         <source>not a whole number ≥ 0</source>
-        <translation type="unfinished"></translation>
+        <translation>不是 ≥ 0 的整数</translation>
     </message>
 </context>
 <context>
     <name>ScalePlot</name>
     <message>
         <source>step</source>
-        <translation type="unfinished"></translation>
+        <translation>步</translation>
     </message>
     <message>
         <source>loss scale (log₂ axis)</source>
-        <translation type="unfinished"></translation>
+        <translation>loss scale（log₂ 轴）</translation>
     </message>
     <message>
         <source>No mode in this run uses a GradScaler
 (fp16-amp-scaled does).</source>
-        <translation type="unfinished"></translation>
+        <translation>本次运行中没有模式使用 GradScaler
+（fp16-amp-scaled 会使用）。</translation>
     </message>
     <message>
         <source>%1: skipped step</source>
-        <translation type="unfinished"></translation>
+        <translation>%1：跳过的步骤</translation>
     </message>
 </context>
 <context>
     <name>SessionFile</name>
     <message>
         <source>missing</source>
-        <translation type="unfinished"></translation>
+        <translation>缺失</translation>
     </message>
     <message>
         <source>expected a number or &quot;nan&quot;, &quot;inf&quot;, &quot;-inf&quot;</source>
-        <translation type="unfinished"></translation>
+        <translation>应为数字或 &quot;nan&quot;、&quot;inf&quot;、&quot;-inf&quot;</translation>
     </message>
     <message>
         <source>expected an integer</source>
-        <translation type="unfinished"></translation>
+        <translation>应为整数</translation>
     </message>
     <message>
         <source>must not be negative</source>
-        <translation type="unfinished"></translation>
+        <translation>不能为负</translation>
     </message>
     <message>
         <source>expected true or false</source>
-        <translation type="unfinished"></translation>
+        <translation>应为 true 或 false</translation>
     </message>
     <message>
         <source>expected a string</source>
-        <translation type="unfinished"></translation>
+        <translation>应为字符串</translation>
     </message>
     <message>
         <source>expected an object</source>
-        <translation type="unfinished"></translation>
+        <translation>应为对象</translation>
     </message>
     <message>
         <source>expected an array</source>
-        <translation type="unfinished"></translation>
+        <translation>应为数组</translation>
     </message>
     <message>
         <source>unknown precision mode &apos;%1&apos;</source>
-        <translation type="unfinished"></translation>
+        <translation>未知的精度模式“%1”</translation>
     </message>
     <message>
         <source>expected [exponent, count]</source>
-        <translation type="unfinished"></translation>
+        <translation>应为 [指数, 计数]</translation>
     </message>
     <message>
         <source>exponent %1 is outside [%2, %3]</source>
-        <translation type="unfinished"></translation>
+        <translation>指数 %1 超出 [%2, %3]</translation>
     </message>
     <message>
         <source>unknown model &apos;%1&apos;</source>
-        <translation type="unfinished"></translation>
+        <translation>未知的模型“%1”</translation>
     </message>
     <message>
         <source>unknown optimizer &apos;%1&apos;</source>
-        <translation type="unfinished"></translation>
+        <translation>未知的优化器“%1”</translation>
     </message>
     <message>
         <source>unknown clipping order &apos;%1&apos;</source>
-        <translation type="unfinished"></translation>
+        <translation>未知的裁剪顺序“%1”</translation>
     </message>
     <message>
         <source>must be in [1, 1024]</source>
-        <translation type="unfinished"></translation>
+        <translation>必须在 [1, 1024] 内</translation>
     </message>
     <message>
         <source>line %1, column %2</source>
-        <translation type="unfinished"></translation>
+        <translation>第 %1 行，第 %2 列</translation>
     </message>
     <message>
         <source>the file is empty</source>
-        <translation type="unfinished"></translation>
+        <translation>文件为空</translation>
     </message>
     <message>
         <source>not a valid session file (%1: %2); it may be damaged or cut short</source>
-        <translation type="unfinished"></translation>
+        <translation>不是有效的会话文件（%1：%2）；它可能已损坏或不完整</translation>
     </message>
     <message>
         <source>not an AmpScope session (the top level is not a JSON object)</source>
-        <translation type="unfinished"></translation>
+        <translation>不是 AmpScope 会话（顶层不是 JSON 对象）</translation>
     </message>
     <message>
         <source>not an AmpScope session (no &quot;format&quot; field)</source>
-        <translation type="unfinished"></translation>
+        <translation>不是 AmpScope 会话（没有 &quot;format&quot; 字段）</translation>
     </message>
     <message>
         <source>not an AmpScope session (format &quot;%1&quot;, expected &quot;%2&quot;)</source>
-        <translation type="unfinished"></translation>
+        <translation>不是 AmpScope 会话（格式为 &quot;%1&quot;，应为 &quot;%2&quot;）</translation>
     </message>
     <message>
         <source>not a string</source>
-        <translation type="unfinished"></translation>
+        <translation>不是字符串</translation>
     </message>
     <message>
         <source>field &quot;version&quot;: expected a positive integer</source>
-        <translation type="unfinished"></translation>
+        <translation>字段 &quot;version&quot;：应为正整数</translation>
     </message>
     <message>
         <source>written by a newer AmpScope (session format version %1; this AmpScope reads up to version %2). Update AmpScope to open it.</source>
-        <translation type="unfinished"></translation>
+        <translation>由更新版本的 AmpScope 写入（会话格式版本 %1；当前 AmpScope 最多读取版本 %2）。请更新 AmpScope 后再打开。</translation>
     </message>
     <message>
         <source>steps must increase (step %1 after %2)</source>
-        <translation type="unfinished"></translation>
+        <translation>步号必须递增（第 %1 步出现在第 %2 步之后）</translation>
     </message>
     <message>
         <source>field &quot;%1&quot;: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>字段 &quot;%1&quot;：%2</translation>
     </message>
     <message>
         <source>Cannot write %1: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>无法写入 %1：%2</translation>
     </message>
     <message>
         <source>Cannot open %1: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>无法打开 %1：%2</translation>
     </message>
 </context>
 <context>
     <name>StepTimePlot</name>
     <message>
         <source>step</source>
-        <translation type="unfinished"></translation>
+        <translation>步</translation>
     </message>
     <message>
         <source>step time (ms)</source>
-        <translation type="unfinished"></translation>
+        <translation>每步时间（毫秒）</translation>
     </message>
     <message>
         <source>%1: %2 ms (mean of steps %3–%4)</source>
-        <translation type="unfinished"></translation>
+        <translation>%1：%2 毫秒（第 %3–%4 步的平均）</translation>
     </message>
 </context>
 <context>
     <name>ThemeManager</name>
     <message>
         <source>&amp;Theme</source>
-        <translation type="unfinished"></translation>
+        <translation>主题(&amp;T)</translation>
     </message>
     <message>
         <source>&amp;Dark</source>
-        <translation type="unfinished"></translation>
+        <translation>深色(&amp;D)</translation>
     </message>
     <message>
         <source>&amp;Light</source>
-        <translation type="unfinished"></translation>
+        <translation>浅色(&amp;L)</translation>
     </message>
 </context>
 <context>
     <name>TrainingWorkspace</name>
     <message>
         <source>Run</source>
-        <translation type="unfinished"></translation>
+        <translation>运行</translation>
     </message>
     <message>
         <source>Loss</source>
-        <translation type="unfinished"></translation>
+        <translation>损失</translation>
     </message>
     <message>
         <source>Loss scale</source>
-        <translation type="unfinished"></translation>
+        <translation>Loss scale</translation>
     </message>
     <message>
         <source>Gradient exponents</source>
-        <translation type="unfinished"></translation>
+        <translation>梯度指数</translation>
     </message>
     <message>
         <source>Exponents over time</source>
-        <translation type="unfinished"></translation>
+        <translation>指数随时间变化</translation>
     </message>
     <message>
         <source>Underflow</source>
-        <translation type="unfinished"></translation>
+        <translation>下溢</translation>
     </message>
     <message>
         <source>Op dtypes</source>
-        <translation type="unfinished"></translation>
+        <translation>算子 dtype</translation>
     </message>
     <message>
         <source>Memory ledger</source>
-        <translation type="unfinished"></translation>
+        <translation>内存账本</translation>
     </message>
     <message>
         <source>Training</source>
-        <translation type="unfinished"></translation>
+        <translation>训练</translation>
     </message>
     <message>
         <source>Run or pause the comparison (Space)</source>
-        <translation type="unfinished"></translation>
+        <translation>运行或暂停比较（空格）</translation>
     </message>
     <message>
         <source>Step</source>
-        <translation type="unfinished"></translation>
+        <translation>单步</translation>
     </message>
     <message>
         <source>Exactly one training step in every mode (→ or S)</source>
-        <translation type="unfinished"></translation>
+        <translation>每种模式恰好训练一步（→ 或 S）</translation>
     </message>
     <message>
         <source>Stop</source>
-        <translation type="unfinished"></translation>
+        <translation>停止</translation>
     </message>
     <message>
         <source>Stop after the step in flight; the plots keep the run</source>
-        <translation type="unfinished"></translation>
+        <translation>在当前步完成后停止；图表保留本次运行</translation>
     </message>
     <message>
         <source>Reset</source>
-        <translation type="unfinished"></translation>
+        <translation>重置</translation>
     </message>
     <message>
         <source>Stop and clear the plots; the next run starts at step 1</source>
-        <translation type="unfinished"></translation>
+        <translation>停止并清空图表；下次运行从第 1 步开始</translation>
     </message>
     <message>
         <source> Speed cap </source>
-        <translation type="unfinished"></translation>
+        <translation> 速度上限 </translation>
     </message>
     <message>
         <source>unlimited</source>
-        <translation type="unfinished"></translation>
+        <translation>不限</translation>
     </message>
     <message>
         <source> steps/s</source>
-        <translation type="unfinished"></translation>
+        <translation> 步/秒</translation>
     </message>
     <message>
         <source>At most this many steps per second, so a class can watch slowly (0 = unlimited)</source>
-        <translation type="unfinished"></translation>
+        <translation>每秒最多这么多步，便于课堂上慢慢观察（0 = 不限）</translation>
     </message>
     <message>
         <source>Inject overflow</source>
-        <translation type="unfinished"></translation>
+        <translation>注入溢出</translation>
     </message>
     <message>
         <source>Put an inf into one gradient element of every mode at the next step: the GradScaler skips the step and halves its scale; modes without a scaler diverge.</source>
-        <translation type="unfinished"></translation>
+        <translation>在下一步给每种模式的一个梯度元素放入 inf：GradScaler 会跳过该步并把 scale 减半；没有 scaler 的模式会发散。</translation>
     </message>
     <message>
         <source>Per mode: native (real low-precision kernels) or emulated (FP32 arithmetic with exact IEEE rounding where autocast would cast), and where a mode diverged.</source>
-        <translation type="unfinished"></translation>
+        <translation>每种模式：原生（真正的低精度 kernel）或模拟（FP32 运算，在 autocast 会转换的位置做精确的 IEEE 舍入），以及模式在何处发散。</translation>
     </message>
     <message>
         <source>Training failed</source>
-        <translation type="unfinished"></translation>
+        <translation>训练失败</translation>
     </message>
     <message>
         <source>The run stopped with an error:
 %1</source>
-        <translation type="unfinished"></translation>
+        <translation>运行因错误而停止：
+%1</translation>
     </message>
     <message>
         <source>Pause</source>
-        <translation type="unfinished"></translation>
+        <translation>暂停</translation>
     </message>
     <message>
         <source>Resume</source>
-        <translation type="unfinished"></translation>
+        <translation>继续</translation>
     </message>
     <message>
         <source>Fix the fields marked in the run panel first</source>
-        <translation type="unfinished"></translation>
+        <translation>请先修正运行面板中标出的字段</translation>
     </message>
     <message>
         <source>step %1</source>
-        <translation type="unfinished"></translation>
+        <translation>第 %1 步</translation>
     </message>
     <message>
         <source>%1 steps/s</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 步/秒</translation>
     </message>
     <message>
         <source> · native</source>
-        <translation type="unfinished"></translation>
+        <translation> · 原生</translation>
     </message>
     <message>
         <source> · &lt;i&gt;emulated&lt;/i&gt;</source>
-        <translation type="unfinished"></translation>
+        <translation> · &lt;i&gt;模拟&lt;/i&gt;</translation>
     </message>
     <message>
         <source> &lt;span style=&apos;color:#c00000&apos;&gt;&lt;b&gt;✕ diverged @%1&lt;/b&gt;&lt;/span&gt;</source>
-        <translation type="unfinished"></translation>
+        <translation> &lt;span style=&apos;color:#c00000&apos;&gt;&lt;b&gt;✕ 在第 %1 步发散&lt;/b&gt;&lt;/span&gt;</translation>
     </message>
 </context>
 <context>
     <name>UnderflowPlot</name>
     <message>
         <source>Flushed to zero</source>
-        <translation type="unfinished"></translation>
+        <translation>冲为零</translation>
     </message>
     <message>
         <source>Subnormal</source>
-        <translation type="unfinished"></translation>
+        <translation>次正规数</translation>
     </message>
     <message>
         <source>Overflowed</source>
-        <translation type="unfinished"></translation>
+        <translation>溢出</translation>
     </message>
     <message>
         <source>Elements that were non-zero before a rounding point and exactly zero after it (solid line).</source>
-        <translation type="unfinished"></translation>
+        <translation>在舍入点之前非零、之后恰好为零的元素（实线）。</translation>
     </message>
     <message>
         <source>Elements left subnormal after rounding: they kept only part of their precision (dashed line).</source>
-        <translation type="unfinished"></translation>
+        <translation>舍入后成为次正规数的元素：它们只保留了部分精度（虚线）。</translation>
     </message>
     <message>
         <source>Elements that were finite before a rounding point and ±inf after it (dotted line).</source>
-        <translation type="unfinished"></translation>
+        <translation>在舍入点之前有限、之后为 ±inf 的元素（点线）。</translation>
     </message>
     <message>
         <source>count</source>
-        <translation type="unfinished"></translation>
+        <translation>个数</translation>
     </message>
     <message>
         <source>% of elements</source>
-        <translation type="unfinished"></translation>
+        <translation>元素百分比</translation>
     </message>
     <message>
         <source>All rounding points</source>
-        <translation type="unfinished"></translation>
+        <translation>所有舍入点</translation>
     </message>
     <message>
         <source>step</source>
-        <translation type="unfinished"></translation>
+        <translation>步</translation>
     </message>
     <message>
         <source>elements per instrumented step</source>
-        <translation type="unfinished"></translation>
+        <translation>每个采样步骤的元素数</translation>
     </message>
     <message>
         <source>flushed</source>
-        <translation type="unfinished"></translation>
+        <translation>冲为零</translation>
     </message>
     <message>
         <source>subnormal</source>
-        <translation type="unfinished"></translation>
+        <translation>次正规数</translation>
     </message>
     <message>
         <source>overflowed</source>
-        <translation type="unfinished"></translation>
+        <translation>溢出</translation>
     </message>
     <message>
         <source>Layer %1</source>
-        <translation type="unfinished"></translation>
+        <translation>第 %1 层</translation>
     </message>
     <message>
         <source>% of elements at rounding points</source>
-        <translation type="unfinished"></translation>
+        <translation>舍入点处元素的百分比</translation>
     </message>
 </context>
 <context>
     <name>UnderflowTableWidget</name>
     <message>
         <source>Small gradients, as in the chapter: an FP32 tensor cast to FP16 and to BF16. FP16&apos;s smallest subnormal is about 6e-8, so 1e-8 and 1e-9 become &lt;b&gt;0&lt;/b&gt; (the parameter gets no update). BF16 keeps FP32&apos;s exponent range: every value survives, only with fewer digits.&lt;br&gt;%1 became zero &amp;nbsp; %2 stored as a subnormal (reduced precision). Double-click a row to inspect its value.</source>
-        <translation type="unfinished"></translation>
+        <translation>与章节中一样的小梯度：一个 FP32 张量分别转换成 FP16 和 BF16。FP16 最小的次正规数约为 6e-8，所以 1e-8 和 1e-9 变成 &lt;b&gt;0&lt;/b&gt;（参数得不到更新）。BF16 保留了 FP32 的指数范围：每个值都保留下来，只是有效数字更少。&lt;br&gt;%1 变成零 &amp;nbsp; %2 以次正规数存储（精度降低）。双击某一行可查看它的值。</translation>
     </message>
     <message>
         <source>0</source>
-        <translation type="unfinished"></translation>
+        <translation>0</translation>
     </message>
     <message>
         <source>subnormal</source>
-        <translation type="unfinished"></translation>
+        <translation>次正规数</translation>
     </message>
     <message>
         <source>value</source>
-        <translation type="unfinished"></translation>
+        <translation>数值</translation>
     </message>
     <message>
         <source>FP32</source>
-        <translation type="unfinished"></translation>
+        <translation>FP32</translation>
     </message>
     <message>
         <source>FP16</source>
-        <translation type="unfinished"></translation>
+        <translation>FP16</translation>
     </message>
     <message>
         <source>BF16</source>
-        <translation type="unfinished"></translation>
+        <translation>BF16</translation>
     </message>
     <message>
         <source>Underflow: %1 is below half of %2&apos;s smallest subnormal and became 0.</source>
-        <translation type="unfinished"></translation>
+        <translation>下溢：%1 小于 %2 最小次正规数的一半，变成了 0。</translation>
     </message>
     <message>
         <source>Subnormal in %1: relative error %2.</source>
-        <translation type="unfinished"></translation>
+        <translation>在 %1 中是次正规数：相对误差 %2。</translation>
     </message>
     <message>
         <source>Relative error %1.</source>
-        <translation type="unfinished"></translation>
+        <translation>相对误差 %1。</translation>
     </message>
 </context>
 <context>
     <name>ampscope::ui</name>
     <message>
         <source>AmpScope: watch mixed-precision training happen.</source>
-        <translation type="unfinished"></translation>
+        <translation>AmpScope：观察混合精度训练的过程。</translation>
     </message>
     <message>
         <source>Show this help and exit.</source>
-        <translation type="unfinished"></translation>
+        <translation>显示此帮助并退出。</translation>
     </message>
     <message>
         <source>Print the versions of AmpScope, Qt and LibTorch and exit.</source>
-        <translation type="unfinished"></translation>
+        <translation>打印 AmpScope、Qt 和 LibTorch 的版本并退出。</translation>
     </message>
     <message>
         <source>Render the main window into the PNG &lt;file&gt; and exit.</source>
-        <translation type="unfinished"></translation>
+        <translation>把主窗口渲染为 PNG 文件 &lt;file&gt; 并退出。</translation>
     </message>
     <message>
         <source>file</source>
-        <translation type="unfinished"></translation>
+        <translation>文件</translation>
     </message>
     <message>
         <source>Window size for --screenshot, e.g. 1400x900.</source>
-        <translation type="unfinished"></translation>
+        <translation>--screenshot 的窗口大小，例如 1400x900。</translation>
     </message>
     <message>
         <source>WxH</source>
-        <translation type="unfinished"></translation>
+        <translation>宽x高</translation>
     </message>
     <message>
         <source>Device pixel ratio of the screenshot, e.g. 2 for a HiDPI image.</source>
-        <translation type="unfinished"></translation>
+        <translation>截图的设备像素比，例如 2 表示 HiDPI 图像。</translation>
     </message>
     <message>
         <source>S</source>
-        <translation type="unfinished"></translation>
+        <translation>S</translation>
     </message>
     <message>
         <source>Unexpected argument: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>意外的参数：%1</translation>
     </message>
     <message>
         <source>--size must be WIDTHxHEIGHT with positive integers, e.g. 1400x900 (got &quot;%1&quot;)</source>
-        <translation type="unfinished"></translation>
+        <translation>--size 必须是由正整数组成的 宽x高，例如 1400x900（收到 &quot;%1&quot;）</translation>
     </message>
     <message>
         <source>--size: at most %1 pixels per edge (got &quot;%2&quot;)</source>
-        <translation type="unfinished"></translation>
+        <translation>--size：每边最多 %1 像素（收到 &quot;%2&quot;）</translation>
     </message>
     <message>
         <source>--scale must be a number greater than 0 and at most %1 (got &quot;%2&quot;)</source>
-        <translation type="unfinished"></translation>
+        <translation>--scale 必须是大于 0 且不超过 %1 的数（收到 &quot;%2&quot;）</translation>
     </message>
     <message>
         <source>--screenshot needs a file name</source>
-        <translation type="unfinished"></translation>
+        <translation>--screenshot 需要一个文件名</translation>
     </message>
     <message>
         <source>--size and --scale only apply to --screenshot</source>
-        <translation type="unfinished"></translation>
+        <translation>--size 和 --scale 只能与 --screenshot 一起使用</translation>
     </message>
 </context>
 <context>
     <name>ampscope::ui::formats</name>
     <message>
         <source>Enter a number of elements, e.g. 1e9 or 1,000,000,000.</source>
-        <translation type="unfinished"></translation>
+        <translation>请输入元素个数，例如 1e9 或 1,000,000,000。</translation>
     </message>
     <message>
         <source>&quot;%1&quot; is not a number. Use digits, optionally with an exponent (7e9) or thousands separators (1,000,000).</source>
-        <translation type="unfinished"></translation>
+        <translation>“%1”不是数字。请使用数字，可带指数（7e9）或千位分隔符（1,000,000）。</translation>
     </message>
     <message>
         <source>Too many elements: at most 1e18.</source>
-        <translation type="unfinished"></translation>
+        <translation>元素太多：最多 1e18。</translation>
     </message>
     <message>
         <source>The element count cannot be negative.</source>
-        <translation type="unfinished"></translation>
+        <translation>元素个数不能为负。</translation>
     </message>
     <message>
         <source>The element count must be a whole number.</source>
-        <translation type="unfinished"></translation>
+        <translation>元素个数必须是整数。</translation>
     </message>
 </context>
 <context>
     <name>main</name>
     <message>
         <source>ampscope: cannot write the screenshot to %1</source>
-        <translation type="unfinished"></translation>
+        <translation>ampscope：无法把截图写入 %1</translation>
     </message>
     <message>
         <source>Saved %1 (%2x%3 pixels)</source>
-        <translation type="unfinished"></translation>
+        <translation>已保存 %1（%2x%3 像素）</translation>
     </message>
 </context>
 </TS>

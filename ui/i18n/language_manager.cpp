@@ -10,6 +10,8 @@
 #include <QSettings>
 #include <QtDebug>
 
+#include "ui/i18n/context_fallback_translator.h"
+
 namespace ampscope::ui {
 
 namespace {
@@ -40,14 +42,15 @@ QString LanguageManager::preferredLanguage() {
 bool LanguageManager::setLanguage(const QString& code, Persist persist) {
   error_.clear();
   if (!isAvailable(code)) {
-    error_ = tr("Unknown language '%1' (available: %2)").arg(code, availableLanguages().join(QStringLiteral(", ")));
+    error_ = tr("Unknown language '%1' (available: %2)")
+                 .arg(code, availableLanguages().join(QStringLiteral(", ")));
     return false;
   }
   std::unique_ptr<QTranslator> app;
   std::unique_ptr<QTranslator> qt;
   bool qtLoaded = false;
   if (code == kChinese) {
-    app = std::make_unique<QTranslator>();
+    app = std::make_unique<ContextFallbackTranslator>();
     if (!app->load(kAppCatalogue)) {
       error_ = tr("The Chinese translation (%1) could not be loaded.").arg(kAppCatalogue);
       return false;
@@ -56,8 +59,9 @@ bool LanguageManager::setLanguage(const QString& code, Persist persist) {
     qtLoaded = qt->load(QLocale(kChinese), QStringLiteral("qtbase"), QStringLiteral("_"),
                         QLibraryInfo::path(QLibraryInfo::TranslationsPath));
     if (!qtLoaded) {
-      qWarning("Qt's own zh_CN catalogue (qtbase_zh_CN.qm) was not found in %s; standard dialogs stay English",
-               qPrintable(QLibraryInfo::path(QLibraryInfo::TranslationsPath)));
+      qWarning(
+          "Qt's own zh_CN catalogue (qtbase_zh_CN.qm) was not found in %s; standard dialogs stay English",
+          qPrintable(QLibraryInfo::path(QLibraryInfo::TranslationsPath)));
       qt.reset();
     }
   }
@@ -90,7 +94,8 @@ QMenu* LanguageManager::addMenuTo(QMenu* parent) {
   for (const QString& code : availableLanguages()) {
     // Each language is named in its own script, untranslated, so that someone who cannot read the
     // current UI language still finds theirs.
-    QAction* action = menu_->addAction(code == kChinese ? QStringLiteral("简体中文") : QStringLiteral("English"));
+    QAction* action =
+        menu_->addAction(code == kChinese ? QStringLiteral("简体中文") : QStringLiteral("English"));
     action->setCheckable(true);
     action->setData(code);
     group_->addAction(action);

@@ -55,7 +55,7 @@ class LanguageManager : public QObject {
   std::unique_ptr<QTranslator> appTranslator_;
   std::unique_ptr<QTranslator> qtTranslator_;
   QPointer<QMenu> menu_;
-  QActionGroup* group_ = nullptr;
+  QPointer<QActionGroup> group_;
 };
 
 }  // namespace ampscope::ui

@@ -1,8 +1,9 @@
 #include "ui/lessons/clip_norm_plot.h"
 
+#include <qcustomplot.h>
+
 #include <QEvent>
 #include <cmath>
-#include <qcustomplot.h>
 
 #include "ui/training/mode_palette.h"
 #include "ui/training/telemetry_store.h"

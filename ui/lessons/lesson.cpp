@@ -92,7 +92,8 @@ QStringList requireStringList(const QJsonValue& value, const QString& field) {
   for (qsizetype i = 0; i < array.size(); ++i) {
     const QString item = requireString(array.at(i), QStringLiteral("%1[%2]").arg(field).arg(i));
     if (out.contains(item)) {
-      throw FieldError{QStringLiteral("%1[%2]").arg(field).arg(i), QStringLiteral("'%1' is listed twice").arg(item)};
+      throw FieldError{QStringLiteral("%1[%2]").arg(field).arg(i),
+                       QStringLiteral("'%1' is listed twice").arg(item)};
     }
     out << item;
   }
@@ -119,25 +120,25 @@ QStringList modeNames() {
 // Applies the keys of `object` (everything but "model") on top of `config`: used for the lesson's own
 // config (over the model's preset) and for a variant's overrides (over the lesson's config).
 void applyConfigKeys(const QJsonObject& object, const QString& path, RunConfig& config) {
-  rejectUnknownKeys(object, path,
-                    {QStringLiteral("model"), QStringLiteral("modes"), QStringLiteral("optimizer"),
-                     QStringLiteral("lr"), QStringLiteral("momentum"), QStringLiteral("weight-decay"),
-                     QStringLiteral("adam-eps"), QStringLiteral("batch"), QStringLiteral("seed"),
-                     QStringLiteral("steps"), QStringLiteral("loss-weight"), QStringLiteral("instrument-every"),
-                     QStringLiteral("threads"), QStringLiteral("scaler"), QStringLiteral("scaler-for-pure-fp16"),
-                     QStringLiteral("clip")});
+  rejectUnknownKeys(
+      object, path,
+      {QStringLiteral("model"), QStringLiteral("modes"), QStringLiteral("optimizer"), QStringLiteral("lr"),
+       QStringLiteral("momentum"), QStringLiteral("weight-decay"), QStringLiteral("adam-eps"),
+       QStringLiteral("batch"), QStringLiteral("seed"), QStringLiteral("steps"),
+       QStringLiteral("loss-weight"), QStringLiteral("instrument-every"), QStringLiteral("threads"),
+       QStringLiteral("scaler"), QStringLiteral("scaler-for-pure-fp16"), QStringLiteral("clip")});
   auto has = [&](const char* key) { return object.contains(QLatin1String(key)); };
   auto at = [&](const char* key) { return object.value(QLatin1String(key)); };
   auto field = [&](const char* key) { return join(path, QLatin1String(key)); };
 
   if (has("modes")) {
     const QStringList names = requireStringList(at("modes"), field("modes"));
-    if (names.isEmpty()) throw FieldError{field("modes"), QStringLiteral("expected at least one precision mode")};
+    if (names.isEmpty())
+      throw FieldError{field("modes"), QStringLiteral("expected at least one precision mode")};
     config.modes.clear();
     for (qsizetype i = 0; i < names.size(); ++i) {
-      config.modes.push_back(requireEnum<PrecisionMode>(QJsonValue(names[i]),
-                                                        QStringLiteral("%1[%2]").arg(field("modes")).arg(i),
-                                                        parseMode, modeNames()));
+      config.modes.push_back(requireEnum<PrecisionMode>(
+          QJsonValue(names[i]), QStringLiteral("%1[%2]").arg(field("modes")).arg(i), parseMode, modeNames()));
     }
   }
   if (has("optimizer")) {
@@ -155,36 +156,43 @@ void applyConfigKeys(const QJsonObject& object, const QString& path, RunConfig& 
   if (has("instrument-every")) {
     config.instrumentEvery = requireInteger(at("instrument-every"), field("instrument-every"), 1);
   }
-  if (has("threads")) config.threadsPerMode = static_cast<int>(requireInteger(at("threads"), field("threads"), 1));
+  if (has("threads"))
+    config.threadsPerMode = static_cast<int>(requireInteger(at("threads"), field("threads"), 1));
   if (has("scaler-for-pure-fp16")) {
     config.scalerForPureFp16 = requireBool(at("scaler-for-pure-fp16"), field("scaler-for-pure-fp16"));
   }
   if (has("scaler")) {
     const QString scalerPath = field("scaler");
     const QJsonObject scaler = requireObject(at("scaler"), scalerPath);
-    rejectUnknownKeys(scaler, scalerPath,
-                      {QStringLiteral("init-scale"), QStringLiteral("growth-factor"), QStringLiteral("backoff-factor"),
-                       QStringLiteral("growth-interval"), QStringLiteral("enabled")});
+    rejectUnknownKeys(
+        scaler, scalerPath,
+        {QStringLiteral("init-scale"), QStringLiteral("growth-factor"), QStringLiteral("backoff-factor"),
+         QStringLiteral("growth-interval"), QStringLiteral("enabled")});
     auto sfield = [&](const char* key) { return join(scalerPath, QLatin1String(key)); };
     auto sat = [&](const char* key) { return scaler.value(QLatin1String(key)); };
-    if (scaler.contains(QLatin1String("init-scale"))) config.scaler.initScale = requireNumber(sat("init-scale"), sfield("init-scale"));
-    if (scaler.contains(QLatin1String("growth-factor"))) config.scaler.growthFactor = requireNumber(sat("growth-factor"), sfield("growth-factor"));
-    if (scaler.contains(QLatin1String("backoff-factor"))) config.scaler.backoffFactor = requireNumber(sat("backoff-factor"), sfield("backoff-factor"));
-    if (scaler.contains(QLatin1String("growth-interval"))) config.scaler.growthInterval = requireInteger(sat("growth-interval"), sfield("growth-interval"), 1);
-    if (scaler.contains(QLatin1String("enabled"))) config.scaler.enabled = requireBool(sat("enabled"), sfield("enabled"));
+    if (scaler.contains(QLatin1String("init-scale")))
+      config.scaler.initScale = requireNumber(sat("init-scale"), sfield("init-scale"));
+    if (scaler.contains(QLatin1String("growth-factor")))
+      config.scaler.growthFactor = requireNumber(sat("growth-factor"), sfield("growth-factor"));
+    if (scaler.contains(QLatin1String("backoff-factor")))
+      config.scaler.backoffFactor = requireNumber(sat("backoff-factor"), sfield("backoff-factor"));
+    if (scaler.contains(QLatin1String("growth-interval")))
+      config.scaler.growthInterval = requireInteger(sat("growth-interval"), sfield("growth-interval"), 1);
+    if (scaler.contains(QLatin1String("enabled")))
+      config.scaler.enabled = requireBool(sat("enabled"), sfield("enabled"));
   }
   if (has("clip")) {
     const QString clipPath = field("clip");
     const QJsonObject clip = requireObject(at("clip"), clipPath);
     rejectUnknownKeys(clip, clipPath, {QStringLiteral("order"), QStringLiteral("max-norm")});
     if (clip.contains(QLatin1String("order"))) {
-      config.clipOrder = requireEnum<ClipOrder>(clip.value(QLatin1String("order")), join(clipPath, QStringLiteral("order")),
-                                                parseClipOrder,
-                                                {QStringLiteral("off"), QStringLiteral("after-unscale"),
-                                                 QStringLiteral("before-unscale")});
+      config.clipOrder = requireEnum<ClipOrder>(
+          clip.value(QLatin1String("order")), join(clipPath, QStringLiteral("order")), parseClipOrder,
+          {QStringLiteral("off"), QStringLiteral("after-unscale"), QStringLiteral("before-unscale")});
     }
     if (clip.contains(QLatin1String("max-norm"))) {
-      config.clipMaxNorm = requireNumber(clip.value(QLatin1String("max-norm")), join(clipPath, QStringLiteral("max-norm")));
+      config.clipMaxNorm =
+          requireNumber(clip.value(QLatin1String("max-norm")), join(clipPath, QStringLiteral("max-norm")));
     }
   }
 }
@@ -196,7 +204,8 @@ QString lessonFieldFor(const std::string& engineField) {
   static const QStringList scalerKeys = {QStringLiteral("init-scale"), QStringLiteral("growth-factor"),
                                          QStringLiteral("backoff-factor"), QStringLiteral("growth-interval")};
   if (scalerKeys.contains(f)) return QStringLiteral("scaler.") + f;
-  if (f == QLatin1String("clip-max-norm") || f == QLatin1String("max-norm")) return QStringLiteral("clip.max-norm");
+  if (f == QLatin1String("clip-max-norm") || f == QLatin1String("max-norm"))
+    return QStringLiteral("clip.max-norm");
   if (f == QLatin1String("clip") || f == QLatin1String("clip-order")) return QStringLiteral("clip.order");
   return f;
 }
@@ -213,12 +222,13 @@ void requireValid(const RunConfig& config, const QString& path) {
 
 RunConfig parseBaseConfig(const QJsonValue& value, const QString& path) {
   const QJsonObject object = requireObject(value, path);
-  if (!object.contains(QLatin1String("model"))) throw FieldError{join(path, QStringLiteral("model")), QStringLiteral("missing")};
-  if (!object.contains(QLatin1String("modes"))) throw FieldError{join(path, QStringLiteral("modes")), QStringLiteral("missing")};
-  const ModelKind model = requireEnum<ModelKind>(object.value(QLatin1String("model")), join(path, QStringLiteral("model")),
-                                                 parseModel,
-                                                 {QStringLiteral("tiny-mlp"), QStringLiteral("deep-mlp"),
-                                                  QStringLiteral("tiny-transformer")});
+  if (!object.contains(QLatin1String("model")))
+    throw FieldError{join(path, QStringLiteral("model")), QStringLiteral("missing")};
+  if (!object.contains(QLatin1String("modes")))
+    throw FieldError{join(path, QStringLiteral("modes")), QStringLiteral("missing")};
+  const ModelKind model = requireEnum<ModelKind>(
+      object.value(QLatin1String("model")), join(path, QStringLiteral("model")), parseModel,
+      {QStringLiteral("tiny-mlp"), QStringLiteral("deep-mlp"), QStringLiteral("tiny-transformer")});
   RunConfig config = presetFor(model);
   config.model = model;
   QJsonObject rest = object;
@@ -235,7 +245,8 @@ Lesson::Anchor parseAnchor(const QJsonValue& value, const QString& path) {
     if (object.contains(QLatin1String("x")) || object.contains(QLatin1String("y"))) {
       throw FieldError{path, QStringLiteral("give either a feature or x/y, not both")};
     }
-    const QString feature = requireString(object.value(QLatin1String("feature")), join(path, QStringLiteral("feature")));
+    const QString feature =
+        requireString(object.value(QLatin1String("feature")), join(path, QStringLiteral("feature")));
     const std::optional<double> x = Lesson::featureX(feature);
     if (!x) {
       throw FieldError{join(path, QStringLiteral("feature")),
@@ -259,9 +270,10 @@ Lesson::Anchor parseAnchor(const QJsonValue& value, const QString& path) {
 }  // namespace
 
 const QStringList& Lesson::knownFeatures() {
-  static const QStringList features = {QStringLiteral("fp16-max"),          QStringLiteral("fp16-min-normal"),
-                                       QStringLiteral("fp16-min-subnormal"), QStringLiteral("bf16-min-normal"),
-                                       QStringLiteral("bf16-min-subnormal"), QStringLiteral("first-step")};
+  static const QStringList features = {
+      QStringLiteral("fp16-max"),           QStringLiteral("fp16-min-normal"),
+      QStringLiteral("fp16-min-subnormal"), QStringLiteral("bf16-min-normal"),
+      QStringLiteral("bf16-min-subnormal"), QStringLiteral("first-step")};
   return features;
 }
 
@@ -295,7 +307,8 @@ std::optional<Lesson> Lesson::fromJson(const QByteArray& json, const QString& so
   QJsonParseError parseError;
   const QJsonDocument document = QJsonDocument::fromJson(json, &parseError);
   if (parseError.error != QJsonParseError::NoError) {
-    return fail(QStringLiteral("not valid JSON at byte %1: %2").arg(parseError.offset).arg(parseError.errorString()));
+    return fail(
+        QStringLiteral("not valid JSON at byte %1: %2").arg(parseError.offset).arg(parseError.errorString()));
   }
   if (!document.isObject()) return fail(QStringLiteral("the top level must be a JSON object"));
   const QJsonObject root = document.object();
@@ -312,17 +325,21 @@ std::optional<Lesson> Lesson::fromJson(const QByteArray& json, const QString& so
     lesson.id = requireString(root.value(QLatin1String("id")), QStringLiteral("id"));
     for (QChar c : lesson.id) {
       if (!(c.isLower() || c.isDigit() || c == u'-') || c.unicode() > 127) {
-        throw FieldError{QStringLiteral("id"), QStringLiteral("use lower-case ASCII letters, digits and '-' only")};
+        throw FieldError{QStringLiteral("id"),
+                         QStringLiteral("use lower-case ASCII letters, digits and '-' only")};
       }
     }
-    lesson.section = static_cast<int>(requireInteger(root.value(QLatin1String("section")), QStringLiteral("section"), 1));
+    lesson.section =
+        static_cast<int>(requireInteger(root.value(QLatin1String("section")), QStringLiteral("section"), 1));
     lesson.title = requireLocalized(root.value(QLatin1String("title")), QStringLiteral("title"), false);
-    lesson.narrative = requireLocalized(root.value(QLatin1String("narrative")), QStringLiteral("narrative"), true);
+    lesson.narrative =
+        requireLocalized(root.value(QLatin1String("narrative")), QStringLiteral("narrative"), true);
 
     const QJsonValue configValue = root.value(QLatin1String("config"));
     if (configValue.isString()) {
       if (configValue.toString() != QLatin1String("none")) {
-        throw FieldError{QStringLiteral("config"), QStringLiteral("expected an object or the string \"none\"")};
+        throw FieldError{QStringLiteral("config"),
+                         QStringLiteral("expected an object or the string \"none\"")};
       }
     } else {
       lesson.config = parseBaseConfig(configValue, QStringLiteral("config"));
@@ -330,55 +347,69 @@ std::optional<Lesson> Lesson::fromJson(const QByteArray& json, const QString& so
     }
 
     if (root.contains(QLatin1String("variants"))) {
-      if (!lesson.config) throw FieldError{QStringLiteral("variants"), QStringLiteral("a lesson without a config has no variants")};
+      if (!lesson.config)
+        throw FieldError{QStringLiteral("variants"),
+                         QStringLiteral("a lesson without a config has no variants")};
       const QJsonValue variantsValue = root.value(QLatin1String("variants"));
-      if (!variantsValue.isArray()) throw FieldError{QStringLiteral("variants"), QStringLiteral("expected an array")};
+      if (!variantsValue.isArray())
+        throw FieldError{QStringLiteral("variants"), QStringLiteral("expected an array")};
       const QJsonArray array = variantsValue.toArray();
       for (qsizetype i = 0; i < array.size(); ++i) {
         const QString path = QStringLiteral("variants[%1]").arg(i);
         const QJsonObject object = requireObject(array.at(i), path);
-        rejectUnknownKeys(object, path, {QStringLiteral("id"), QStringLiteral("label"), QStringLiteral("config")});
+        rejectUnknownKeys(object, path,
+                          {QStringLiteral("id"), QStringLiteral("label"), QStringLiteral("config")});
         Variant variant;
         variant.id = requireString(object.value(QLatin1String("id")), join(path, QStringLiteral("id")));
-        variant.label = requireLocalized(object.value(QLatin1String("label")), join(path, QStringLiteral("label")), false);
+        variant.label = requireLocalized(object.value(QLatin1String("label")),
+                                         join(path, QStringLiteral("label")), false);
         variant.config = *lesson.config;
         if (object.contains(QLatin1String("config"))) {
           const QString configPath = join(path, QStringLiteral("config"));
           const QJsonObject overrides = requireObject(object.value(QLatin1String("config")), configPath);
           if (overrides.contains(QLatin1String("model"))) {
-            throw FieldError{join(configPath, QStringLiteral("model")), QStringLiteral("a variant cannot change the model")};
+            throw FieldError{join(configPath, QStringLiteral("model")),
+                             QStringLiteral("a variant cannot change the model")};
           }
           applyConfigKeys(overrides, configPath, variant.config);
           requireValid(variant.config, configPath);
         }
         for (const Variant& other : lesson.variants) {
-          if (other.id == variant.id) throw FieldError{join(path, QStringLiteral("id")), QStringLiteral("duplicate variant id '%1'").arg(variant.id)};
+          if (other.id == variant.id)
+            throw FieldError{join(path, QStringLiteral("id")),
+                             QStringLiteral("duplicate variant id '%1'").arg(variant.id)};
         }
         lesson.variants << variant;
       }
     }
 
     lesson.panels = requireStringList(root.value(QLatin1String("panels")), QStringLiteral("panels"));
-    if (lesson.panels.isEmpty()) throw FieldError{QStringLiteral("panels"), QStringLiteral("name at least one panel to bring forward")};
+    if (lesson.panels.isEmpty())
+      throw FieldError{QStringLiteral("panels"), QStringLiteral("name at least one panel to bring forward")};
 
     if (root.contains(QLatin1String("callouts"))) {
       const QJsonValue calloutsValue = root.value(QLatin1String("callouts"));
-      if (!calloutsValue.isArray()) throw FieldError{QStringLiteral("callouts"), QStringLiteral("expected an array")};
+      if (!calloutsValue.isArray())
+        throw FieldError{QStringLiteral("callouts"), QStringLiteral("expected an array")};
       const QJsonArray array = calloutsValue.toArray();
       for (qsizetype i = 0; i < array.size(); ++i) {
         const QString path = QStringLiteral("callouts[%1]").arg(i);
         const QJsonObject object = requireObject(array.at(i), path);
-        rejectUnknownKeys(object, path, {QStringLiteral("panel"), QStringLiteral("text"), QStringLiteral("anchor")});
+        rejectUnknownKeys(object, path,
+                          {QStringLiteral("panel"), QStringLiteral("text"), QStringLiteral("anchor")});
         Callout callout;
-        callout.panel = requireString(object.value(QLatin1String("panel")), join(path, QStringLiteral("panel")));
+        callout.panel =
+            requireString(object.value(QLatin1String("panel")), join(path, QStringLiteral("panel")));
         if (!lesson.panels.contains(callout.panel)) {
           throw FieldError{join(path, QStringLiteral("panel")),
                            QStringLiteral("'%1' is not among the lesson's panels (%2)")
                                .arg(callout.panel, lesson.panels.join(QStringLiteral(", ")))};
         }
-        callout.text = requireLocalized(object.value(QLatin1String("text")), join(path, QStringLiteral("text")), false);
+        callout.text =
+            requireLocalized(object.value(QLatin1String("text")), join(path, QStringLiteral("text")), false);
         if (object.contains(QLatin1String("anchor"))) {
-          callout.anchor = parseAnchor(object.value(QLatin1String("anchor")), join(path, QStringLiteral("anchor")));
+          callout.anchor =
+              parseAnchor(object.value(QLatin1String("anchor")), join(path, QStringLiteral("anchor")));
         }
         lesson.callouts << callout;
       }
@@ -394,7 +425,8 @@ std::optional<Lesson> Lesson::fromJson(const QByteArray& json, const QString& so
         }
       }
       if (lesson.hasControl(QStringLiteral("inject-overflow")) && !lesson.config) {
-        throw FieldError{QStringLiteral("controls"), QStringLiteral("inject-overflow needs a training config")};
+        throw FieldError{QStringLiteral("controls"),
+                         QStringLiteral("inject-overflow needs a training config")};
       }
     }
     return lesson;

@@ -13,11 +13,12 @@
 //                          "steps": 400, "loss-weight": 1e-5, "instrument-every": 5, "threads": 1,
 //                          "scaler": {"init-scale": 65536, "growth-factor": 2, "backoff-factor": 0.5,
 //                                     "growth-interval": 20, "enabled": true},
-//                          "scaler-for-pure-fp16": false, "clip": {"order": "after-unscale", "max-norm": 1} },
+//                          "scaler-for-pure-fp16": false, "clip": {"order": "after-unscale", "max-norm": 1}
+//                          },
 //     "variants": [ {"id": "wrong", "label": {...}, "config": { ...keys overriding "config"... }} ],
 //     "panels": ["loss", "histogram"],
-//     "callouts": [ {"panel": "histogram", "text": {...}, "anchor": {"x": -24, "y": 0} | {"feature": "fp16-min-subnormal"}} ],
-//     "controls": ["inject-overflow"] }
+//     "callouts": [ {"panel": "histogram", "text": {...}, "anchor": {"x": -24, "y": 0} | {"feature":
+//     "fp16-min-subnormal"}} ], "controls": ["inject-overflow"] }
 // A config starts from presetFor(model) and the keys given override it; the result must pass validate().
 #pragma once
 
@@ -67,10 +68,10 @@ class Lesson {
   static const QStringList& knownControls();
 
   QString id;
-  int section = 0;        // the chapter section (seed-digest §1..§10)
-  QString sourceFile;     // where it was read from, for messages
+  int section = 0;     // the chapter section (seed-digest §1..§10)
+  QString sourceFile;  // where it was read from, for messages
   LocalizedText title;
-  LocalizedText narrative;  // paragraphs separated by blank lines ("\n\n")
+  LocalizedText narrative;          // paragraphs separated by blank lines ("\n\n")
   std::optional<RunConfig> config;  // nullopt: the lesson trains nothing ("config": "none")
   QVector<Variant> variants;        // empty, or alternatives; the first one is applied when the lesson opens
   QStringList panels;

@@ -14,7 +14,8 @@ namespace {
 constexpr int kIdRole = Qt::UserRole;
 }
 
-LessonBrowser::LessonBrowser(const LessonLibrary& library, QWidget* parent) : QDialog(parent), library_(library) {
+LessonBrowser::LessonBrowser(const LessonLibrary& library, QWidget* parent)
+    : QDialog(parent), library_(library) {
   setObjectName(QStringLiteral("lessonBrowser"));
   auto* layout = new QVBoxLayout(this);
   intro_ = new QLabel(this);
@@ -36,26 +37,36 @@ LessonBrowser::LessonBrowser(const LessonLibrary& library, QWidget* parent) : QD
   connect(tree_, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) {
     if (!item->data(0, kIdRole).toString().isEmpty()) accept();
   });
-  connect(tree_, &QTreeWidget::currentItemChanged, this, [this] {
-    buttons_->button(QDialogButtonBox::Open)->setEnabled(!chosenId().isEmpty());
-  });
+  connect(tree_, &QTreeWidget::currentItemChanged, this,
+          [this] { buttons_->button(QDialogButtonBox::Open)->setEnabled(!chosenId().isEmpty()); });
   resize(560, 480);
   retranslate();
 }
 
 QString LessonBrowser::sectionName(int section) {
   switch (section) {
-    case 1: return tr("Number formats: range versus precision");
-    case 2: return tr("Memory and bandwidth per data type");
-    case 3: return tr("model.half() versus mixed precision");
-    case 4: return tr("Autocast picks a precision per operation");
-    case 5: return tr("Gradient underflow");
-    case 6: return tr("Loss scaling and GradScaler");
-    case 7: return tr("BF16 needs no GradScaler");
-    case 8: return tr("Gradient clipping with a scaler");
-    case 9: return tr("What mixed precision does to memory");
-    case 10: return tr("Measuring whether it helps");
-    default: return tr("Section %1").arg(section);
+    case 1:
+      return tr("Number formats: range versus precision");
+    case 2:
+      return tr("Memory and bandwidth per data type");
+    case 3:
+      return tr("model.half() versus mixed precision");
+    case 4:
+      return tr("Autocast picks a precision per operation");
+    case 5:
+      return tr("Gradient underflow");
+    case 6:
+      return tr("Loss scaling and GradScaler");
+    case 7:
+      return tr("BF16 needs no GradScaler");
+    case 8:
+      return tr("Gradient clipping with a scaler");
+    case 9:
+      return tr("What mixed precision does to memory");
+    case 10:
+      return tr("Measuring whether it helps");
+    default:
+      return tr("Section %1").arg(section);
   }
 }
 
@@ -76,8 +87,9 @@ void LessonBrowser::changeEvent(QEvent* event) {
 
 void LessonBrowser::retranslate() {
   setWindowTitle(tr("Lessons"));
-  intro_->setText(tr("Each lesson follows one section of the mixed-precision chapter. Open one to load its "
-                     "configuration and bring its panels forward."));
+  intro_->setText(
+      tr("Each lesson follows one section of the mixed-precision chapter. Open one to load its "
+         "configuration and bring its panels forward."));
   buttons_->button(QDialogButtonBox::Open)->setText(tr("&Open"));
   buttons_->button(QDialogButtonBox::Cancel)->setText(tr("Cancel"));
   rebuild();
@@ -92,7 +104,8 @@ void LessonBrowser::rebuild() {
   QTreeWidgetItem* select = nullptr;
   for (const Lesson& lesson : library_.lessons()) {
     if (lesson.section != lastSection) {
-      sectionItem = new QTreeWidgetItem(tree_, {tr("§%1 %2").arg(lesson.section).arg(sectionName(lesson.section))});
+      sectionItem =
+          new QTreeWidgetItem(tree_, {tr("§%1 %2").arg(lesson.section).arg(sectionName(lesson.section))});
       sectionItem->setFlags(Qt::ItemIsEnabled);
       QFont bold = sectionItem->font(0);
       bold.setBold(true);

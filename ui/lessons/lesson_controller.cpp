@@ -1,7 +1,8 @@
 #include "ui/lessons/lesson_controller.h"
 
-#include <QSettings>
 #include <qcustomplot.h>
+
+#include <QSettings>
 
 #include "ui/lessons/lesson_host.h"
 #include "ui/lessons/lesson_panel.h"
@@ -46,7 +47,8 @@ QString wrapForPlot(const QString& text) {
 }
 }  // namespace
 
-LessonController::LessonController(const LessonLibrary& library, LessonHost& host, LessonPanel& panel, QObject* parent)
+LessonController::LessonController(const LessonLibrary& library, LessonHost& host, LessonPanel& panel,
+                                   QObject* parent)
     : QObject(parent), library_(library), host_(host), panel_(panel) {
   connect(&panel_, &LessonPanel::nextRequested, this, &LessonController::next);
   connect(&panel_, &LessonPanel::previousRequested, this, &LessonController::previous);

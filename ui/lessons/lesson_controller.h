@@ -22,7 +22,8 @@ class LessonController : public QObject {
   Q_OBJECT
  public:
   // `library`, `host` and `panel` must outlive the controller.
-  LessonController(const LessonLibrary& library, LessonHost& host, LessonPanel& panel, QObject* parent = nullptr);
+  LessonController(const LessonLibrary& library, LessonHost& host, LessonPanel& panel,
+                   QObject* parent = nullptr);
   ~LessonController() override;
 
   bool openLesson(const QString& id);

@@ -25,33 +25,28 @@ bool LessonLibrary::load(const QString& folder) {
       ok = false;
       continue;
     }
-    const int before = size();
-    if (!addFromJson(file.readAll(), path)) {
-      ok = false;
-      continue;
-    }
     // The file name is how --lesson and the docs refer to a lesson; keep it equal to the id.
-    const QString expected = QFileInfo(name).completeBaseName();
-    if (size() > before && lessons_.back().id != expected) {
-      errors_ << QStringLiteral("%1: field 'id': '%2' differs from the file name '%3'")
-                     .arg(path, lessons_.back().id, expected);
-      lessons_.removeLast();
-      ok = false;
-    }
+    if (!addFromJson(file.readAll(), path, QFileInfo(name).completeBaseName())) ok = false;
   }
   sortBySection();
   return ok;
 }
 
-bool LessonLibrary::addFromJson(const QByteArray& json, const QString& source) {
+bool LessonLibrary::addFromJson(const QByteArray& json, const QString& source, const QString& expectedId) {
   QString error;
   std::optional<Lesson> lesson = Lesson::fromJson(json, source, &error);
   if (!lesson) {
     errors_ << error;
     return false;
   }
+  if (!expectedId.isEmpty() && lesson->id != expectedId) {
+    errors_ << QStringLiteral("%1: field 'id': '%2' differs from the file name '%3'")
+                   .arg(source, lesson->id, expectedId);
+    return false;
+  }
   if (const Lesson* existing = find(lesson->id)) {
-    errors_ << QStringLiteral("%1: field 'id': '%2' is already used by %3").arg(source, lesson->id, existing->sourceFile);
+    errors_ << QStringLiteral("%1: field 'id': '%2' is already used by %3")
+                   .arg(source, lesson->id, existing->sourceFile);
     return false;
   }
   lessons_ << *lesson;

@@ -18,13 +18,13 @@ class LessonLibrary {
   // Loads every *.json in `folder`. Returns false when any file failed (see errors()) or none was found.
   bool load(const QString& folder = defaultFolder());
   // Adds one lesson from memory (source names it in messages). Returns false and records an error
-  // when it does not parse or its id is already taken.
-  bool addFromJson(const QByteArray& json, const QString& source);
+  // when it does not parse, its id is already taken, or it differs from a non-empty `expectedId`.
+  bool addFromJson(const QByteArray& json, const QString& source, const QString& expectedId = QString());
 
   const QVector<Lesson>& lessons() const { return lessons_; }
   const QStringList& errors() const { return errors_; }
-  int indexOf(const QString& id) const;        // -1 when unknown
-  const Lesson* find(const QString& id) const; // nullptr when unknown
+  int indexOf(const QString& id) const;         // -1 when unknown
+  const Lesson* find(const QString& id) const;  // nullptr when unknown
   QStringList ids() const;
   bool isEmpty() const { return lessons_.isEmpty(); }
   int size() const { return static_cast<int>(lessons_.size()); }

@@ -123,12 +123,15 @@ void LessonPanel::retranslate() {
   lookForLabel_->setText(tr("What to look for (click to show the panel):"));
   variantLabel_->setText(tr("&Configuration:"));
   injectButton_->setText(tr("Inject overflow into the next step"));
-  injectButton_->setToolTip(tr("Puts an infinity into the next step's gradients: a GradScaler skips that step "
-                               "and halves its scale; modes without a scaler diverge."));
+  injectButton_->setToolTip(
+      tr("Puts an infinity into the next step's gradients: a GradScaler skips that step "
+         "and halves its scale; modes without a scaler diverge."));
   previousButton_->setText(tr("◀ Previous"));
-  previousButton_->setToolTip(tr("Previous lesson (%1)").arg(previousAction_->shortcut().toString(QKeySequence::NativeText)));
+  previousButton_->setToolTip(
+      tr("Previous lesson (%1)").arg(previousAction_->shortcut().toString(QKeySequence::NativeText)));
   nextButton_->setText(tr("Next ▶"));
-  nextButton_->setToolTip(tr("Next lesson (%1)").arg(nextAction_->shortcut().toString(QKeySequence::NativeText)));
+  nextButton_->setToolTip(
+      tr("Next lesson (%1)").arg(nextAction_->shortcut().toString(QKeySequence::NativeText)));
   browseButton_->setText(tr("All lessons…"));
   nextAction_->setText(tr("Next Lesson"));
   previousAction_->setText(tr("Previous Lesson"));

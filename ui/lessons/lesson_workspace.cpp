@@ -28,16 +28,16 @@ namespace {
 const QStringList kFormatsPanels = {QStringLiteral("formats"), QStringLiteral("formats-range"),
                                     QStringLiteral("formats-finfo"), QStringLiteral("formats-underflow"),
                                     QStringLiteral("formats-memory")};
-const QStringList kTrainingPanels = {QStringLiteral("run"),       QStringLiteral("loss"),
-                                     QStringLiteral("scale"),     QStringLiteral("histogram"),
-                                     QStringLiteral("heatmap"),   QStringLiteral("underflow"),
-                                     QStringLiteral("op-dtype"),  QStringLiteral("memory")};
+const QStringList kTrainingPanels = {QStringLiteral("run"),      QStringLiteral("loss"),
+                                     QStringLiteral("scale"),    QStringLiteral("histogram"),
+                                     QStringLiteral("heatmap"),  QStringLiteral("underflow"),
+                                     QStringLiteral("op-dtype"), QStringLiteral("memory")};
 const QString kClipNormId = QStringLiteral("grad-norm");
 const QString kStepTimeId = QStringLiteral("step-time");
 }  // namespace
 
-LessonWorkspace::LessonWorkspace(MainWindow& window, TrainingWorkspace& workspace, const QString& folder)
-    : QObject(&window), window_(window), workspace_(workspace) {
+LessonWorkspace::LessonWorkspace(MainWindow& window, const QString& folder)
+    : QObject(&window), window_(window), workspace_(*window.trainingWorkspace()) {
   if (!library_.load(folder)) {
     // A broken lesson file must not take the app down: report it and keep the lessons that loaded.
     for (const QString& error : library_.errors()) qWarning("lesson: %s", qPrintable(error));
@@ -60,9 +60,10 @@ LessonWorkspace::LessonWorkspace(MainWindow& window, TrainingWorkspace& workspac
   for (QDockWidget* dock : ownDocks_) dock->hide();
 
   controller_ = new LessonController(library_, *this, *panel_, this);
-  connect(controller_, &LessonController::missingPanel, this, [](const QString& lesson, const QString& panel) {
-    qWarning("lesson %s: the window has no panel '%s'", qPrintable(lesson), qPrintable(panel));
-  });
+  connect(controller_, &LessonController::missingPanel, this,
+          [](const QString& lesson, const QString& panel) {
+            qWarning("lesson %s: the window has no panel '%s'", qPrintable(lesson), qPrintable(panel));
+          });
   connect(panel_, &LessonPanel::browseRequested, this, &LessonWorkspace::browse);
 
   menu_ = new QMenu(&window_);

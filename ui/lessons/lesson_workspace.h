@@ -29,9 +29,9 @@ class TrainingWorkspace;
 class LessonWorkspace : public QObject, public LessonHost {
   Q_OBJECT
  public:
-  // Loads the lessons from `folder` (the resources by default) and builds the docks and the menu.
-  LessonWorkspace(MainWindow& window, TrainingWorkspace& workspace,
-                  const QString& folder = LessonLibrary::defaultFolder());
+  // Loads the lessons from `folder` (the resources by default) and builds the docks and the menu in
+  // `window`, whose training workspace runs the lessons' configurations.
+  explicit LessonWorkspace(MainWindow& window, const QString& folder = LessonLibrary::defaultFolder());
   ~LessonWorkspace() override;
 
   const LessonLibrary& library() const { return library_; }

@@ -1,8 +1,9 @@
 #include "ui/lessons/step_time_plot.h"
 
+#include <qcustomplot.h>
+
 #include <QEvent>
 #include <cmath>
-#include <qcustomplot.h>
 
 #include "ui/training/mode_palette.h"
 #include "ui/training/telemetry_store.h"
@@ -64,7 +65,8 @@ void StepTimePlot::updateLane(PrecisionMode mode, Lane& lane) {
                             .arg(kWarmupSteps + kTimedSteps));
     lane.mean->data()->clear();
     lane.mean->addData(kWarmupSteps + 1, mean);
-    lane.mean->addData(std::max<double>(static_cast<double>(lane.lastStep), kWarmupSteps + kTimedSteps), mean);
+    lane.mean->addData(std::max<double>(static_cast<double>(lane.lastStep), kWarmupSteps + kTimedSteps),
+                       mean);
   } else {
     lane.times->setName(ModePalette::label(mode));
   }
@@ -89,7 +91,8 @@ void StepTimePlot::appendFromStore() {
     for (; it != s->recent.end(); ++it) {
       keys << static_cast<double>(it->step);
       values << it->stepTimeMs;
-      if (it->step > kWarmupSteps && it->step <= kWarmupSteps + kTimedSteps && std::isfinite(it->stepTimeMs)) {
+      if (it->step > kWarmupSteps && it->step <= kWarmupSteps + kTimedSteps &&
+          std::isfinite(it->stepTimeMs)) {
         lane.timedSum += it->stepTimeMs;
         ++lane.timedCount;
       }

@@ -1,5 +1,7 @@
 #include "ui/presentation/presenter_mode.h"
 
+#include <qcustomplot.h>
+
 #include <QAction>
 #include <QApplication>
 #include <QDockWidget>
@@ -9,7 +11,6 @@
 #include <QMenuBar>
 #include <QStatusBar>
 #include <QToolBar>
-#include <qcustomplot.h>
 
 #include "ui/training/plot_panel.h"
 
@@ -21,6 +22,13 @@ const char* const kBaseWidth = "ampscopeBasePenWidth";
 const char* const kBaseLabelFont = "ampscopeBaseLabelFont";
 const char* const kBaseTickFont = "ampscopeBaseTickFont";
 const char* const kBaseFont = "ampscopeBaseFont";
+
+// Widget classes QApplication may hold a theme font for (QApplicationPrivate's font hash).
+const char* const kThemedFontClasses[] = {
+    "QMenuBar",     "QMenu",       "QMenuItem",         "QToolButton", "QPushButton",      "QCheckBox",
+    "QRadioButton", "QLabel",      "QTipLabel",         "QStatusBar",  "QDockWidgetTitle", "QGroupBox",
+    "QTabBar",      "QHeaderView", "QAbstractItemView", "QListView",   "QComboMenuItem",   "QComboLineEdit",
+    "QLineEdit",    "QTextEdit",   "QMessageBoxLabel",  "QSmallFont",  "QMiniFont"};
 
 double scaledSize(QObject* object, const char* property, double current, double scale) {
   QVariant base = object->property(property);
@@ -108,14 +116,28 @@ void PresenterMode::setScaled(bool on) {
     const QSignalBlocker block(scale_);
     scale_->setChecked(on);
   }
-  QFont font = QApplication::font();
   if (on) {
-    baseFontPointSize_ = font.pointSizeF();
-    font.setPointSizeF(baseFontPointSize_ * kScale);
-  } else if (baseFontPointSize_ > 0) {
-    font.setPointSizeF(baseFontPointSize_);
+    baseFont_ = QApplication::font();
+    // The platform theme may give widget classes fonts of their own (labels, menus, tool buttons ...),
+    // even ones equal to the application font; those entries do not follow the application font, so
+    // every class that may have one is scaled (and restored) one by one.
+    baseClassFonts_.clear();
+    for (const char* className : kThemedFontClasses)
+      baseClassFonts_.append({className, QApplication::font(className)});
+    QFont font = baseFont_;
+    font.setPointSizeF(baseFont_.pointSizeF() * kScale);
+    QApplication::setFont(font);
+    for (const auto& [className, classFont] : std::as_const(baseClassFonts_)) {
+      QFont scaled = classFont;
+      scaled.setPointSizeF(classFont.pointSizeF() * kScale);
+      QApplication::setFont(scaled, className);
+    }
+  } else {
+    QApplication::setFont(baseFont_);
+    for (const auto& [className, classFont] : std::as_const(baseClassFonts_))
+      QApplication::setFont(classFont, className);
+    baseClassFonts_.clear();
   }
-  QApplication::setFont(font);
   scaleAllPlots();
 }
 
@@ -130,8 +152,10 @@ void PresenterMode::setControlsHidden(bool on) {
     hiddenByUs_.clear();
     QList<QWidget*> candidates;
     if (window_->menuBar()) candidates << window_->menuBar();
-    if (QStatusBar* status = window_->findChild<QStatusBar*>(QString(), Qt::FindDirectChildrenOnly)) candidates << status;
-    for (QToolBar* bar : window_->findChildren<QToolBar*>(QString(), Qt::FindDirectChildrenOnly)) candidates << bar;
+    if (QStatusBar* status = window_->findChild<QStatusBar*>(QString(), Qt::FindDirectChildrenOnly))
+      candidates << status;
+    for (QToolBar* bar : window_->findChildren<QToolBar*>(QString(), Qt::FindDirectChildrenOnly))
+      candidates << bar;
     for (QDockWidget* dock : window_->findChildren<QDockWidget*>()) {
       if (controlDocks_.contains(dock->objectName())) candidates << dock;
     }

@@ -9,7 +9,10 @@
 // plots) scales its own lines through PlotPanel::setLineScale, other plots get their pens scaled here.
 #pragma once
 
+#include <QFont>
+#include <QList>
 #include <QObject>
+#include <QPair>
 #include <QPointer>
 #include <QStringList>
 
@@ -64,7 +67,8 @@ class PresenterMode : public QObject {
   QPointer<QMenu> menu_;
   bool scaled_ = false;
   bool controlsHidden_ = false;
-  double baseFontPointSize_ = 0;
+  QFont baseFont_;
+  QList<QPair<const char*, QFont>> baseClassFonts_;
   QStringList controlDocks_;
   QList<QPointer<QWidget>> hiddenByUs_;
 };

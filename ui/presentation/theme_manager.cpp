@@ -1,5 +1,7 @@
 #include "ui/presentation/theme_manager.h"
 
+#include <qcustomplot.h>
+
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
@@ -8,7 +10,6 @@
 #include <QSettings>
 #include <QStyle>
 #include <QStyleFactory>
-#include <qcustomplot.h>
 
 namespace ampscope::ui {
 
@@ -26,10 +27,14 @@ struct PlotColors {
 
 PlotColors plotColors(ThemeManager::Theme theme) {
   if (theme == ThemeManager::Theme::Dark) {
-    return {QColor(30, 30, 30), QColor(24, 24, 24), QColor(220, 220, 220), QColor(80, 80, 80), QColor(50, 50, 50),
-            QColor(40, 40, 40, 230)};
+    return {QColor(30, 30, 30), QColor(24, 24, 24), QColor(220, 220, 220),
+            QColor(80, 80, 80), QColor(50, 50, 50), QColor(40, 40, 40, 230)};
   }
-  return {Qt::white, Qt::white, QColor(30, 30, 30), QColor(200, 200, 200), QColor(230, 230, 230),
+  return {Qt::white,
+          Qt::white,
+          QColor(30, 30, 30),
+          QColor(200, 200, 200),
+          QColor(230, 230, 230),
           QColor(255, 255, 255, 230)};
 }
 }  // namespace
@@ -106,7 +111,8 @@ void ThemeManager::apply(Theme theme, bool persist) {
   }
   if (persist) QSettings().setValue(kThemeKey, themeName(theme));
   if (group_) {
-    for (QAction* action : group_->actions()) action->setChecked(action->data().toString() == themeName(theme));
+    for (QAction* action : group_->actions())
+      action->setChecked(action->data().toString() == themeName(theme));
   }
   if (changed) emit themeChanged(theme);
 }

@@ -23,8 +23,8 @@ class ThemeManager : public QObject {
   explicit ThemeManager(QObject* parent = nullptr);
   ~ThemeManager() override;
 
-  static Theme savedTheme();                   // Light unless Dark was saved
-  static QString themeName(Theme theme);       // "light", "dark" (settings and command line)
+  static Theme savedTheme();              // Light unless Dark was saved
+  static QString themeName(Theme theme);  // "light", "dark" (settings and command line)
   static std::optional<Theme> parseTheme(const QString& name);
   static QPalette palette(Theme theme);
 
@@ -48,7 +48,7 @@ class ThemeManager : public QObject {
   Theme theme_ = Theme::Light;
   bool applied_ = false;
   QPointer<QMenu> menu_;
-  QActionGroup* group_ = nullptr;
+  QPointer<QActionGroup> group_;
 };
 
 }  // namespace ampscope::ui

@@ -1,0 +1,110 @@
+// Switching the UI language at run time: AmpScope's zh_CN catalogue and Qt's own are installed, every
+// sampled widget retranslates its visible texts (labels, buttons, plot axes, lesson prose), and going
+// back to English restores the source strings.
+#include "ui/i18n/language_manager.h"
+
+#include <gtest/gtest.h>
+#include <qcustomplot.h>
+
+#include <QApplication>
+#include <QDialogButtonBox>
+#include <QLabel>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QTest>
+
+#include "ui/lessons/clip_norm_plot.h"
+#include "ui/lessons/lesson_browser.h"
+#include "ui/lessons/lesson_library.h"
+#include "ui/lessons/lesson_panel.h"
+#include "ui/training/telemetry_store.h"
+
+namespace ampscope::ui {
+namespace {
+
+bool containsHan(const QString& text) {
+  static const QRegularExpression han(QStringLiteral("\\p{Han}"));
+  return text.contains(han);
+}
+
+class LanguageSwitch : public ::testing::Test {
+ protected:
+  void TearDown() override { languages.setLanguage(QStringLiteral("en")); }
+  // Delivers the LanguageChange events QApplication posts to the top-level widgets.
+  static void settle() { QCoreApplication::sendPostedEvents(nullptr, QEvent::LanguageChange); }
+  LanguageManager languages;
+};
+
+TEST_F(LanguageSwitch, ChineseRetranslatesLessonWidgetsPlotsAndLessonText) {
+  LessonLibrary library;
+  ASSERT_TRUE(library.load());
+  LessonPanel panel;
+  panel.setLesson(&library.at(0), 0, library.size());
+  LessonBrowser browser(library);
+  TelemetryStore store;
+  ClipNormPlot plot(&store);
+  panel.show();
+  plot.show();
+  auto* next = panel.findChild<QPushButton*>(QStringLiteral("lessonNext"));
+  ASSERT_NE(next, nullptr);
+  const QString englishNext = next->text();
+  const QString englishAxis = plot.plot()->yAxis->label();
+  EXPECT_EQ(panel.titleLabel()->text(), library.at(0).title.en);
+
+  ASSERT_TRUE(languages.setLanguage(QStringLiteral("zh_CN"))) << languages.errorString().toStdString();
+  settle();
+  EXPECT_EQ(languages.language(), QStringLiteral("zh_CN"));
+  EXPECT_TRUE(containsHan(next->text())) << next->text().toStdString();
+  EXPECT_NE(next->text(), englishNext);
+  EXPECT_TRUE(containsHan(browser.windowTitle())) << browser.windowTitle().toStdString();
+  EXPECT_TRUE(containsHan(plot.plot()->yAxis->label())) << plot.plot()->yAxis->label().toStdString();
+  EXPECT_TRUE(containsHan(plot.plot()->xAxis->label())) << plot.plot()->xAxis->label().toStdString();
+  // Lesson prose comes from the lesson file, chosen by the default locale the manager switched.
+  EXPECT_EQ(panel.titleLabel()->text(), library.at(0).title.zhCN);
+
+  ASSERT_TRUE(languages.setLanguage(QStringLiteral("en")));
+  settle();
+  EXPECT_EQ(next->text(), englishNext);
+  EXPECT_EQ(plot.plot()->yAxis->label(), englishAxis);
+  EXPECT_EQ(panel.titleLabel()->text(), library.at(0).title.en);
+}
+
+TEST_F(LanguageSwitch, QtsOwnStandardButtonsAreTranslatedToo) {
+  ASSERT_TRUE(languages.setLanguage(QStringLiteral("zh_CN")));
+  // qt6-translations-l10n ships qtbase_zh_CN.qm; QPlatformTheme's standard button texts come from it.
+  EXPECT_TRUE(languages.qtCatalogueLoaded());
+  QDialogButtonBox box(QDialogButtonBox::Cancel);
+  EXPECT_TRUE(containsHan(box.button(QDialogButtonBox::Cancel)->text()))
+      << box.button(QDialogButtonBox::Cancel)->text().toStdString();
+}
+
+TEST_F(LanguageSwitch, TheChoiceIsRememberedAndCommandLineChoicesAreNot) {
+  ASSERT_TRUE(languages.setLanguage(QStringLiteral("zh_CN")));
+  EXPECT_EQ(LanguageManager::preferredLanguage(), QStringLiteral("zh_CN"));
+  ASSERT_TRUE(languages.setLanguage(QStringLiteral("en"), LanguageManager::Persist::No));
+  EXPECT_EQ(LanguageManager::preferredLanguage(), QStringLiteral("zh_CN"));
+  ASSERT_TRUE(languages.setLanguage(QStringLiteral("en")));
+  EXPECT_EQ(LanguageManager::preferredLanguage(), QStringLiteral("en"));
+}
+
+TEST_F(LanguageSwitch, AnUnknownLanguageIsRefusedWithTheAvailableOnes) {
+  EXPECT_FALSE(languages.setLanguage(QStringLiteral("fr")));
+  EXPECT_TRUE(languages.errorString().contains(QStringLiteral("zh_CN")))
+      << languages.errorString().toStdString();
+  EXPECT_EQ(languages.language(), QStringLiteral("en"));
+}
+
+TEST_F(LanguageSwitch, TheLanguageMenuChecksTheCurrentLanguage) {
+  QMenu view;
+  QMenu* menu = languages.addMenuTo(&view);
+  ASSERT_EQ(menu->actions().size(), 2);
+  menu->actions().at(1)->trigger();  // 简体中文
+  EXPECT_EQ(languages.language(), QStringLiteral("zh_CN"));
+  EXPECT_TRUE(menu->actions().at(1)->isChecked());
+  EXPECT_FALSE(menu->actions().at(0)->isChecked());
+  settle();
+  EXPECT_TRUE(containsHan(menu->title())) << menu->title().toStdString();
+}
+
+}  // namespace
+}  // namespace ampscope::ui

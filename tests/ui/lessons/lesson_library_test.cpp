@@ -1,0 +1,255 @@
+// The shipped lessons and the lesson-file parser: every lesson loads, follows one chapter section, is
+// complete in both languages, and a broken file is reported by file name and field.
+#include "ui/lessons/lesson_library.h"
+
+#include <gtest/gtest.h>
+
+#include <QRegularExpression>
+#include <QSet>
+
+#include "ampscope/engine/run_config.h"
+#include "ui/lessons/lesson.h"
+#include "ui/lessons/lesson_controller.h"
+
+namespace ampscope::ui {
+namespace {
+
+bool containsHan(const QString& text) {
+  static const QRegularExpression han(QStringLiteral("\\p{Han}"));
+  return text.contains(han);
+}
+
+LessonLibrary shipped() {
+  LessonLibrary library;
+  library.load();
+  return library;
+}
+
+// A minimal valid lesson; tests replace one piece to break it.
+QByteArray lessonJson(
+    const QString& configJson = QStringLiteral(R"({"model": "tiny-mlp", "modes": ["fp32"]})"),
+    const QString& extra = QString()) {
+  return QStringLiteral(R"({"id": "probe", "section": 4,
+      "title": {"en": "Probe", "zh_CN": "探针"},
+      "narrative": {"en": ["One."], "zh_CN": ["一。"]},
+      "config": %1, "panels": ["loss"] %2})")
+      .arg(configJson, extra)
+      .toUtf8();
+}
+
+QString parseError(const QByteArray& json) {
+  QString error;
+  EXPECT_FALSE(Lesson::fromJson(json, QStringLiteral("bad.json"), &error).has_value());
+  return error;
+}
+
+TEST(LessonLibrary, EveryShippedLessonParses) {
+  LessonLibrary library;
+  const bool ok = library.load();
+  EXPECT_TRUE(ok) << library.errors().join(QLatin1Char('\n')).toStdString();
+  EXPECT_TRUE(library.errors().isEmpty()) << library.errors().join(QLatin1Char('\n')).toStdString();
+  EXPECT_EQ(library.size(), 10);
+}
+
+TEST(LessonLibrary, OneLessonPerChapterSectionInOrder) {
+  // seed-digest.md has sections 1..10; the library lists them in chapter order.
+  const LessonLibrary library = shipped();
+  ASSERT_EQ(library.size(), 10);
+  for (int i = 0; i < library.size(); ++i)
+    EXPECT_EQ(library.at(i).section, i + 1) << library.at(i).id.toStdString();
+}
+
+TEST(LessonLibrary, EveryLessonIsCompleteInEnglishAndChinese) {
+  const LessonLibrary library = shipped();
+  for (const Lesson& lesson : library.lessons()) {
+    SCOPED_TRACE(lesson.id.toStdString());
+    EXPECT_FALSE(lesson.title.en.isEmpty());
+    EXPECT_TRUE(containsHan(lesson.title.zhCN));
+    EXPECT_GE(lesson.narrative.en.split(QStringLiteral("\n\n")).size(), 2);
+    EXPECT_TRUE(containsHan(lesson.narrative.zhCN));
+    EXPECT_FALSE(lesson.callouts.isEmpty()) << "a lesson says what to look for";
+    for (const Lesson::Callout& callout : lesson.callouts) {
+      EXPECT_FALSE(callout.text.en.isEmpty());
+      EXPECT_TRUE(containsHan(callout.text.zhCN)) << callout.text.en.toStdString();
+    }
+    for (const Lesson::Variant& variant : lesson.variants) EXPECT_TRUE(containsHan(variant.label.zhCN));
+  }
+}
+
+TEST(LessonLibrary, TheAppOpensWithTheFirstSection) {
+  const LessonLibrary library = shipped();
+  EXPECT_EQ(LessonController::defaultLessonId(library), QStringLiteral("formats"));
+}
+
+TEST(LessonLibrary, FormatAndMemoryLessonsTrainNothing) {
+  const LessonLibrary library = shipped();
+  for (const char* id : {"formats", "memory"}) {
+    ASSERT_NE(library.find(QLatin1String(id)), nullptr) << id;
+    EXPECT_FALSE(library.find(QLatin1String(id))->config.has_value()) << id;
+  }
+}
+
+TEST(LessonLibrary, HalfVersusAutocastComparesPureFp16WithAmpUnderSmallSgdSteps) {
+  // The stall comes from update rounding: SGD without momentum, lr small enough that lr*g is below half
+  // an FP16 ulp of typical weights (|w| ~ 0.05 has ulp 2^-15, about 3e-5).
+  const LessonLibrary library = shipped();
+  const Lesson* lesson = library.find(QStringLiteral("half-vs-autocast"));
+  ASSERT_NE(lesson, nullptr);
+  ASSERT_TRUE(lesson->config);
+  const RunConfig& c = *lesson->config;
+  EXPECT_EQ(c.optimizer, OptimizerKind::SGD);
+  EXPECT_EQ(c.momentum, 0.0);
+  EXPECT_LE(c.lr, 1e-3);
+  const auto has = [&](PrecisionMode m) {
+    return std::find(c.modes.begin(), c.modes.end(), m) != c.modes.end();
+  };
+  EXPECT_TRUE(has(PrecisionMode::FP16Pure));
+  EXPECT_TRUE(has(PrecisionMode::FP16AmpScaled));
+  EXPECT_TRUE(has(PrecisionMode::BF16Amp));
+}
+
+TEST(LessonLibrary, UnderflowLessonComparesTheFourModesOfTheChapter) {
+  const LessonLibrary library = shipped();
+  const Lesson* lesson = library.find(QStringLiteral("underflow"));
+  ASSERT_NE(lesson, nullptr);
+  ASSERT_TRUE(lesson->config);
+  const std::vector<PrecisionMode> expected = {PrecisionMode::FP32, PrecisionMode::FP16Amp,
+                                               PrecisionMode::FP16AmpScaled, PrecisionMode::BF16Amp};
+  EXPECT_EQ(lesson->config->modes, expected);
+  EXPECT_EQ(lesson->config->model, ModelKind::DeepMLP);
+  // The deep-MLP preset's small loss weight is what pushes FP16 gradients below 2^-24.
+  EXPECT_EQ(lesson->config->lossWeight, presetFor(ModelKind::DeepMLP).lossWeight);
+}
+
+TEST(LessonLibrary, LossScalingLessonShortensTheGrowthIntervalAndOffersInjectOverflow) {
+  const LessonLibrary library = shipped();
+  const Lesson* lesson = library.find(QStringLiteral("loss-scaling"));
+  ASSERT_NE(lesson, nullptr);
+  ASSERT_TRUE(lesson->config);
+  // PyTorch's defaults (init 2^16, growth 2, backoff 0.5) with the interval cut from 2000 to 20.
+  EXPECT_EQ(lesson->config->scaler.initScale, 65536.0);
+  EXPECT_EQ(lesson->config->scaler.growthFactor, 2.0);
+  EXPECT_EQ(lesson->config->scaler.backoffFactor, 0.5);
+  EXPECT_EQ(lesson->config->scaler.growthInterval, 20);
+  EXPECT_TRUE(lesson->hasControl(QStringLiteral("inject-overflow")));
+}
+
+TEST(LessonLibrary, ClippingLessonHasTheChaptersOrderAndTheWrongOneAsVariants) {
+  const LessonLibrary library = shipped();
+  const Lesson* lesson = library.find(QStringLiteral("clipping"));
+  ASSERT_NE(lesson, nullptr);
+  ASSERT_EQ(lesson->variants.size(), 2);
+  EXPECT_EQ(lesson->configFor(0)->clipOrder, ClipOrder::AfterUnscale);
+  EXPECT_EQ(lesson->configFor(1)->clipOrder, ClipOrder::BeforeUnscale);
+  // Everything else is the same run.
+  EXPECT_EQ(lesson->configFor(0)->lr, lesson->configFor(1)->lr);
+  EXPECT_EQ(lesson->configFor(0)->clipMaxNorm, 1.0);
+  EXPECT_EQ(lesson->configFor(1)->clipMaxNorm, 1.0);
+}
+
+TEST(LessonLibrary, MeasuringLessonBringsTheStepTimePlotForward) {
+  const LessonLibrary library = shipped();
+  const Lesson* lesson = library.find(QStringLiteral("measuring"));
+  ASSERT_NE(lesson, nullptr);
+  EXPECT_EQ(lesson->panels.front(), QStringLiteral("step-time"));
+  // The chapter's method needs at least 5 warm-up + 20 timed steps.
+  ASSERT_TRUE(lesson->config);
+  EXPECT_GE(lesson->config->steps, 25);
+}
+
+TEST(LessonLibrary, FeatureAnchorsSitAtTheFormatsBinaryExponents) {
+  // IEEE-754 binary16: smallest subnormal 2^-24, smallest normal 2^-14, max 65504 = 1.999*2^15.
+  EXPECT_EQ(Lesson::featureX(QStringLiteral("fp16-min-subnormal")), -24.0);
+  EXPECT_EQ(Lesson::featureX(QStringLiteral("fp16-min-normal")), -14.0);
+  EXPECT_EQ(Lesson::featureX(QStringLiteral("fp16-max")), 15.0);
+  // bfloat16 shares float32's exponent: smallest normal 2^-126, smallest subnormal 2^-133.
+  EXPECT_EQ(Lesson::featureX(QStringLiteral("bf16-min-normal")), -126.0);
+  EXPECT_EQ(Lesson::featureX(QStringLiteral("bf16-min-subnormal")), -133.0);
+  EXPECT_FALSE(Lesson::featureX(QStringLiteral("fp8-max")).has_value());
+}
+
+TEST(LessonParser, AMinimalLessonStartsFromTheModelPreset) {
+  QString error;
+  const auto lesson = Lesson::fromJson(lessonJson(), QStringLiteral("probe.json"), &error);
+  ASSERT_TRUE(lesson) << error.toStdString();
+  RunConfig expected = presetFor(ModelKind::TinyMLP);
+  EXPECT_EQ(lesson->config->lr, expected.lr);
+  EXPECT_EQ(lesson->config->batchSize, expected.batchSize);
+  EXPECT_EQ(lesson->config->modes, std::vector<PrecisionMode>{PrecisionMode::FP32});
+}
+
+TEST(LessonParser, AWrongTypeNamesTheFileAndTheField) {
+  const QString error =
+      parseError(lessonJson(QStringLiteral(R"({"model": "tiny-mlp", "modes": ["fp32"], "lr": "fast"})")));
+  EXPECT_TRUE(error.startsWith(QStringLiteral("bad.json: "))) << error.toStdString();
+  EXPECT_TRUE(error.contains(QStringLiteral("'config.lr'"))) << error.toStdString();
+  EXPECT_TRUE(error.contains(QStringLiteral("expected a number"))) << error.toStdString();
+}
+
+TEST(LessonParser, AnUnknownKeyIsAnErrorNotSilentlyIgnored) {
+  const QString error =
+      parseError(lessonJson(QStringLiteral(R"({"model": "tiny-mlp", "modes": ["fp32"], "lrr": 0.1})")));
+  EXPECT_TRUE(error.contains(QStringLiteral("'config.lrr'"))) << error.toStdString();
+  EXPECT_TRUE(error.contains(QStringLiteral("unknown field"))) << error.toStdString();
+}
+
+TEST(LessonParser, AnUnknownModeListsTheKnownOnes) {
+  const QString error =
+      parseError(lessonJson(QStringLiteral(R"({"model": "tiny-mlp", "modes": ["fp32", "fp8"]})")));
+  EXPECT_TRUE(error.contains(QStringLiteral("'config.modes[1]'"))) << error.toStdString();
+  EXPECT_TRUE(error.contains(QStringLiteral("fp16-amp-scaled"))) << error.toStdString();
+}
+
+TEST(LessonParser, AConfigTheEngineRejectsIsReportedWithTheEnginesReason) {
+  const QString error =
+      parseError(lessonJson(QStringLiteral(R"({"model": "tiny-mlp", "modes": ["fp32"], "lr": -1})")));
+  EXPECT_TRUE(error.contains(QStringLiteral("'config.lr'"))) << error.toStdString();
+  EXPECT_TRUE(error.contains(QStringLiteral("invalid configuration"))) << error.toStdString();
+}
+
+TEST(LessonParser, AMissingTranslationIsAnError) {
+  QByteArray json = lessonJson();
+  json.replace(R"("title": {"en": "Probe", "zh_CN": "探针"})", R"("title": {"en": "Probe"})");
+  const QString error = parseError(json);
+  EXPECT_TRUE(error.contains(QStringLiteral("'title.zh_CN'"))) << error.toStdString();
+}
+
+TEST(LessonParser, ACalloutMustPointAtOneOfTheLessonsPanels) {
+  const QString error = parseError(
+      lessonJson(QStringLiteral(R"({"model": "tiny-mlp", "modes": ["fp32"]})"),
+                 QStringLiteral(R"(, "callouts": [{"panel": "scale", "text": {"en": "x", "zh_CN": "x"}}])")));
+  EXPECT_TRUE(error.contains(QStringLiteral("'callouts[0].panel'"))) << error.toStdString();
+}
+
+TEST(LessonParser, AnUnknownFeatureAnchorIsAnError) {
+  const QString error = parseError(lessonJson(
+      QStringLiteral(R"({"model": "tiny-mlp", "modes": ["fp32"]})"),
+      QStringLiteral(
+          R"(, "callouts": [{"panel": "loss", "text": {"en": "x", "zh_CN": "x"}, "anchor": {"feature": "nowhere"}}])")));
+  EXPECT_TRUE(error.contains(QStringLiteral("'callouts[0].anchor.feature'"))) << error.toStdString();
+  EXPECT_TRUE(error.contains(QStringLiteral("fp16-min-subnormal"))) << error.toStdString();
+}
+
+TEST(LessonParser, InjectOverflowNeedsATrainingConfig) {
+  const QString error = parseError(
+      lessonJson(QStringLiteral(R"("none")"), QStringLiteral(R"(, "controls": ["inject-overflow"])")));
+  EXPECT_TRUE(error.contains(QStringLiteral("'controls'"))) << error.toStdString();
+}
+
+TEST(LessonParser, BrokenJsonGivesTheByteOffset) {
+  const QString error = parseError(QByteArray("{\"id\": \"x\",, }"));
+  EXPECT_TRUE(error.contains(QStringLiteral("not valid JSON at byte"))) << error.toStdString();
+}
+
+TEST(LessonLibrary, ADuplicateIdIsRejectedNamingBothFiles) {
+  LessonLibrary library;
+  ASSERT_TRUE(library.addFromJson(lessonJson(), QStringLiteral("a.json")));
+  EXPECT_FALSE(library.addFromJson(lessonJson(), QStringLiteral("b.json")));
+  ASSERT_EQ(library.errors().size(), 1);
+  EXPECT_TRUE(library.errors().front().contains(QStringLiteral("b.json")));
+  EXPECT_TRUE(library.errors().front().contains(QStringLiteral("a.json")));
+  EXPECT_EQ(library.size(), 1);
+}
+
+}  // namespace
+}  // namespace ampscope::ui
