@@ -13,10 +13,12 @@ namespace ampscope::ui::formats {
 namespace {
 
 constexpr int kLabelWidth = 96;     // format names on the left
-constexpr int kVerdictWidth = 210;  // "gradients: ..." on the right
+constexpr int kVerdictWidth = 210;        // "✓ holds all typical gradients" on the right
+constexpr int kNarrowVerdictWidth = 100;  // "✓ holds all" when the widget is narrow
+constexpr int kNarrowBelow = 900;         // widths below this use the short verdicts
 constexpr int kRowHeight = 34;
 constexpr int kBarHeight = 18;
-constexpr int kLegendHeight = 30;
+constexpr int kLegendLineHeight = 22;
 constexpr int kAxisHeight = 50;
 
 const QColor kSubnormalFill(0xf5, 0xb9, 0x5a);
@@ -41,18 +43,58 @@ QString powerOfTwo(double exponent) {
 }  // namespace
 
 RangeStripWidget::RangeStripWidget(QWidget* parent) : QWidget(parent) {
-  setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+  QSizePolicy policy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+  policy.setHeightForWidth(true);
+  setSizePolicy(policy);
   setToolTip(tr("Each bar is one format on a log2 axis: pale orange the subnormal range (fewer significant "
                 "bits), blue the normal range, the tick at the right end its max. The green band is where "
                 "gradients of a typical network live; values left of a bar become zero."));
 }
 
 QSize RangeStripWidget::sizeHint() const {
-  const int rows = static_cast<int>(allDTypes().size());
-  return {1000, kLegendHeight + rows * kRowHeight + kAxisHeight};
+  return {1000, heightForWidth(1000)};
 }
 
-QSize RangeStripWidget::minimumSizeHint() const { return {kLabelWidth + kVerdictWidth + 360, sizeHint().height()}; }
+QSize RangeStripWidget::minimumSizeHint() const {
+  const int width = kLabelWidth + kNarrowVerdictWidth + 300;
+  return {width, heightForWidth(width)};
+}
+
+int RangeStripWidget::heightForWidth(int width) const {
+  const int rows = static_cast<int>(allDTypes().size());
+  return legendLayout(width).height + rows * kRowHeight + kAxisHeight;
+}
+
+QString RangeStripWidget::legendText(int item) {
+  switch (item) {
+    case 0: return tr("subnormal range");
+    case 1: return tr("normal range");
+    case 2:
+      return tr("typical gradients %1 … %2").arg(powerOfTwo(kGradientBandMinLog2), powerOfTwo(kGradientBandMaxLog2));
+    default: return tr("current value");
+  }
+}
+
+RangeStripWidget::LegendLayout RangeStripWidget::legendLayout(int width) const {
+  // Items flow left to right from the plot's left edge and wrap when the width runs out.
+  QFont small = font();
+  small.setPointSizeF(small.pointSizeF() * 0.9);
+  const QFontMetrics metrics(small);
+  LegendLayout layout;
+  int x = kLabelWidth;
+  int y = 4;
+  for (int item = 0; item < kLegendItems; ++item) {
+    const int itemWidth = 24 + metrics.horizontalAdvance(legendText(item)) + 22;
+    if (x > kLabelWidth && x + itemWidth > width) {
+      x = kLabelWidth;
+      y += kLegendLineHeight;
+    }
+    layout.positions[item] = QPoint(x, y);
+    x += itemWidth;
+  }
+  layout.height = y + kLegendLineHeight + 6;
+  return layout;
+}
 
 RangeStripWidget::GradientVerdict RangeStripWidget::gradientVerdict(DType dtype) {
   // Values below half the smallest subnormal round to zero; the bar's left end is the subnormal itself.
@@ -74,7 +116,10 @@ void RangeStripWidget::paintEvent(QPaintEvent*) {
   const QColor text = pal.color(QPalette::WindowText);
   const QColor faint = pal.color(QPalette::PlaceholderText);
 
-  const QRectF plot(kLabelWidth, kLegendHeight, width() - kLabelWidth - kVerdictWidth - 8,
+  const bool narrow = width() < kNarrowBelow;
+  const int verdictWidth = narrow ? kNarrowVerdictWidth : kVerdictWidth;
+  const LegendLayout legend = legendLayout(width());
+  const QRectF plot(kLabelWidth, legend.height, width() - kLabelWidth - verdictWidth - 8,
                     allDTypes().size() * kRowHeight);
   auto xOf = [&](double log2Value) {
     const double t = (log2Value - kAxisMinLog2) / (kAxisMaxLog2 - kAxisMinLog2);
@@ -85,24 +130,24 @@ void RangeStripWidget::paintEvent(QPaintEvent*) {
   QFont small = font();
   small.setPointSizeF(small.pointSizeF() * 0.9);
   p.setFont(small);
-  double lx = kLabelWidth;
-  auto legendItem = [&](const QColor& fill, const QColor& edge, const QString& label) {
-    p.setPen(edge);
-    p.setBrush(fill);
-    p.drawRect(QRectF(lx, 8, 18, 12));
+  const QColor fills[kLegendItems] = {kSubnormalFill, kNormalFill, kBandFill, kMarker};
+  const QColor edges[kLegendItems] = {kSubnormalFill.darker(130), kNormalFill.darker(130), kBandEdge, kMarker};
+  for (int item = 0; item < kLegendItems; ++item) {
+    const QPoint at = legend.positions[item];
+    p.setPen(edges[item]);
+    p.setBrush(fills[item]);
+    p.drawRect(QRectF(at.x(), at.y() + 4, 18, 12));
     p.setPen(text);
-    const double w = p.fontMetrics().horizontalAdvance(label);
-    p.drawText(QRectF(lx + 24, 4, w + 4, 20), Qt::AlignVCenter | Qt::AlignLeft, label);
-    lx += 24 + w + 22;
-  };
-  legendItem(kSubnormalFill, kSubnormalFill.darker(130), tr("subnormal range"));
-  legendItem(kNormalFill, kNormalFill.darker(130), tr("normal range"));
-  legendItem(kBandFill, kBandEdge, tr("typical gradients %1 … %2").arg(powerOfTwo(kGradientBandMinLog2), powerOfTwo(kGradientBandMaxLog2)));
-  legendItem(kMarker, kMarker, tr("current value"));
+    p.drawText(QRectF(at.x() + 24, at.y(), width() - at.x() - 24, 20), Qt::AlignVCenter | Qt::AlignLeft,
+               legendText(item));
+  }
 
-  // Grid lines every 20 binades.
+  // Tick labels every 20 binades, or 40 when they would crowd each other.
+  const int tickStep = plot.width() / ((kAxisMaxLog2 - kAxisMinLog2) / 20) >= 48 ? 20 : 40;
+
+  // Grid lines at the ticks.
   p.setPen(QPen(pal.color(QPalette::Midlight), 1, Qt::DotLine));
-  for (int e = -160; e <= 120; e += 20) p.drawLine(QPointF(xOf(e), plot.top()), QPointF(xOf(e), plot.bottom()));
+  for (int e = -160; e <= 120; e += tickStep) p.drawLine(QPointF(xOf(e), plot.top()), QPointF(xOf(e), plot.bottom()));
   p.setPen(QPen(faint, 1, Qt::DashLine));
   p.drawLine(QPointF(xOf(0), plot.top()), QPointF(xOf(0), plot.bottom()));
 
@@ -181,20 +226,21 @@ void RangeStripWidget::paintEvent(QPaintEvent*) {
     QColor verdictColor;
     switch (gradientVerdict(dtype)) {
       case GradientVerdict::HoldsAll:
-        verdict = tr("✓ holds all typical gradients");
+        verdict = narrow ? tr("✓ holds all") : tr("✓ holds all typical gradients");
         verdictColor = QColor(kExactColor);
         break;
       case GradientVerdict::LosesSmallest:
-        verdict = tr("✗ below %1 → 0: loss scaling").arg(powerOfTwo(std::round(subLo)));
+        verdict = narrow ? tr("✗ < %1 → 0").arg(powerOfTwo(std::round(subLo)))
+                         : tr("✗ below %1 → 0: loss scaling").arg(powerOfTwo(std::round(subLo)));
         verdictColor = QColor(kFlushedColor);
         break;
       case GradientVerdict::LosesAll:
-        verdict = tr("✗ gradients → 0: needs scaling");
+        verdict = narrow ? tr("✗ all → 0") : tr("✗ gradients → 0: needs scaling");
         verdictColor = QColor(kFlushedColor);
         break;
     }
     p.setPen(verdictColor);
-    p.drawText(QRectF(plot.right() + 16, top - 4, kVerdictWidth - 16, kBarHeight + 8),
+    p.drawText(QRectF(plot.right() + 16, top - 4, verdictWidth - 16, kBarHeight + 8),
                Qt::AlignVCenter | Qt::AlignLeft, verdict);
     ++row;
   }
@@ -203,7 +249,7 @@ void RangeStripWidget::paintEvent(QPaintEvent*) {
   const double axisY = plot.bottom() + 6;
   p.setPen(QPen(text, 1));
   p.drawLine(QPointF(plot.left(), axisY), QPointF(plot.right(), axisY));
-  for (int e = -160; e <= 120; e += 20) {
+  for (int e = -160; e <= 120; e += tickStep) {
     const double x = xOf(e);
     p.drawLine(QPointF(x, axisY), QPointF(x, axisY + 4));
     p.drawText(QRectF(x - 40, axisY + 5, 80, 16), Qt::AlignHCenter | Qt::AlignTop, powerOfTwo(e));

@@ -36,11 +36,21 @@ class RangeStripWidget : public QWidget {
 
   QSize sizeHint() const override;
   QSize minimumSizeHint() const override;
+  bool hasHeightForWidth() const override { return true; }
+  int heightForWidth(int width) const override;
 
  protected:
   void paintEvent(QPaintEvent* event) override;
 
  private:
+  static constexpr int kLegendItems = 4;
+  struct LegendLayout {
+    QPoint positions[kLegendItems];
+    int height = 0;
+  };
+  LegendLayout legendLayout(int width) const;
+  static QString legendText(int item);
+
   double m_value = 0;
 };
 
