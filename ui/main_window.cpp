@@ -13,6 +13,8 @@
 #include "ui/about_dialog.h"
 #include "ui/export/export_manager.h"
 #include "ui/formats/number_formats_panel.h"
+#include "ui/session/session_controller.h"
+#include "ui/training/run_controller.h"
 #include "ui/training/training_workspace.h"
 
 namespace ampscope::ui {
@@ -53,6 +55,21 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   // Live-training workspace (ui/training): constructed here, after the number-format panel.
   m_training = new TrainingWorkspace(this, m_viewMenu);
   ExportManager::install(this, m_fileMenu);  // File -> Export..., every plot's context menu (ui/export)
+
+  // Sessions (ui/session): the File menu's Open/Save/Recent/Export/Reproduce commands, autosave while
+  // training, and the recorder that keeps every step (the store the plots read decimates old ones).
+  m_session = new SessionController(this, QString(), this);
+  m_session->installMenu(m_fileMenu);
+  RunController* run = m_training->controller();
+  connect(run, &RunController::runStarted, m_session, [this, run] { m_session->onRunStarted(run->config()); });
+  connect(run, &RunController::recordsDrained, m_session, &SessionController::onRecords, Qt::DirectConnection);
+  connect(run, &RunController::stateChanged, m_session, [this](RunState state) {
+    if (state != RunState::Running) m_session->onRunStopped();
+  });
+  m_session->setLoadHandler([this](const Session& session) {
+    m_training->applyConfig(session.config);
+    m_training->controller()->showRecords(session.config, session.records);
+  });
 
   resize(1400, 900);
 }
@@ -125,8 +142,14 @@ AboutDialog* MainWindow::showAbout() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+  // Unsaved recorded steps: offer to save (never asks on the offscreen platform).
+  if (!m_session->confirmClose()) {
+    event->ignore();
+    return;
+  }
   // Stop live training (ui/training) here, before the window goes.
   m_training->shutdown();
+  m_session->shutdown();  // a clean exit leaves no autosave behind
   if (m_persistLayout) saveLayout();
   QMainWindow::closeEvent(event);
 }

@@ -17,6 +17,7 @@ class NumberFormatsPanel;
 }
 
 class AboutDialog;
+class SessionController;
 class TrainingWorkspace;
 
 class MainWindow : public QMainWindow {
@@ -50,6 +51,8 @@ class MainWindow : public QMainWindow {
   QAction* resetLayoutAction() const { return m_resetLayoutAction; }
   QAction* aboutAction() const { return m_aboutAction; }
   TrainingWorkspace* trainingWorkspace() const { return m_training; }
+  // File menu sessions, data export, Reproduce in PyTorch, autosave and the restore offer.
+  SessionController* sessionController() const { return m_session; }
 
  public slots:
   // Opens Help -> About (non-blocking, window-modal); returns the dialog.
@@ -70,6 +73,7 @@ class MainWindow : public QMainWindow {
   formats::NumberFormatsPanel* m_formatsPanel = nullptr;
   QDockWidget* m_formatsDock = nullptr;
   TrainingWorkspace* m_training = nullptr;
+  SessionController* m_session = nullptr;
   QByteArray m_defaultState;
   bool m_persistLayout = true;
 };

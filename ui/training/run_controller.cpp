@@ -154,10 +154,27 @@ void RunController::drainNow() {
   const int64_t first = batch.front().step;
   const int64_t last = batch.back().step;
   store_.append(batch);
+  emit recordsDrained(batch);
   const qint64 now = clock_.elapsed();
   rateSamples_.emplace_back(now, last);
   while (rateSamples_.size() > 2 && now - rateSamples_.front().first > kRateWindowMs) rateSamples_.pop_front();
   emit dataAppended(first, last);
+}
+
+void RunController::showRecords(const RunConfig& config, const std::vector<StepRecord>& records) {
+  drainTimer_.stop();
+  runner_->reset();
+  sink_->drain();
+  store_.clear();
+  rateSamples_.clear();
+  config_ = config;
+  store_.setConfig(config);
+  emit storeCleared();
+  if (!records.empty()) {
+    store_.append(records);
+    emit dataAppended(records.front().step, records.back().step);
+  }
+  emitStateIfChanged();
 }
 
 void RunController::onRunnerState(RunState) {

@@ -62,6 +62,9 @@ class RunController : public QObject {
   void injectOverflowNextStep();
   void shutdown();                           // close, stop, join; idempotent
   void drainNow();                           // what the timer does, callable from tests
+  // A recorded run (an opened session): stops any run, and the store and views show these records
+  // under `config` without training (storeCleared, then one dataAppended).
+  void showRecords(const RunConfig& config, const std::vector<StepRecord>& records);
 
  signals:
   void dataAppended(qint64 firstStep, qint64 lastStep);
@@ -69,6 +72,9 @@ class RunController : public QObject {
   void runStarted();      // a new comparison exists (store cleared, config() set)
   void storeCleared();
   void errorOccurred(const QString& message);
+  // Every drained batch at full resolution, just before dataAppended (the session recorder keeps it;
+  // the store decimates). Connect directly: the reference is valid only during the emission.
+  void recordsDrained(const std::vector<ampscope::StepRecord>& records);
 
  private:
   void onSinkNotified();
