@@ -245,6 +245,43 @@ TEST_F(NumberFormatsPanelTest, BadInputMarksTheFieldAndKeepsTheRows) {
   EXPECT_EQ(row(DType::FP16)->result().stored, 0.25);
 }
 
+TEST_F(NumberFormatsPanelTest, AnyTextEitherParsesConsistentlyOrIsMarkedBad) {
+  // Edge cases plus a fixed-seed stream of random strings over the characters numbers are made of.
+  QStringList inputs{QStringLiteral("1e400"), QStringLiteral("-1e-400"), QStringLiteral("4.9e-324"),
+                     QStringLiteral("0b1"), QStringLiteral("0x"), QStringLiteral("0x7fffffffffffffff"),
+                     QStringLiteral("0xFFFFFFFFFFFFFFFFFF"), QStringLiteral("   "), QStringLiteral("1e"),
+                     QStringLiteral("+"), QStringLiteral("-inf"), QStringLiteral("NaN"), QStringLiteral("∞"),
+                     QStringLiteral("1,5"), QStringLiteral("0x1p-3"), QStringLiteral("448"), QStringLiteral("480")};
+  const QString alphabet = QStringLiteral("0123456789.eE+-xXbBinfaNpc ");
+  uint32_t state = 12345;
+  auto next = [&state] { return state = state * 1664525u + 1013904223u; };  // LCG: reproducible
+  for (int i = 0; i < 300; ++i) {
+    QString text;
+    const int length = 1 + static_cast<int>(next() >> 28);
+    for (int c = 0; c < length; ++c) text += alphabet[static_cast<int>((next() >> 16) % alphabet.size())];
+    inputs << text;
+  }
+  for (DType patternType : {DType::FP16, DType::FP8E4M3FN, DType::FP64}) {
+    panel.setPatternDType(patternType);
+    for (const QString& text : inputs) {
+      panel.valueEdit()->setText(text);
+      const ParsedValue parsed = parseValue(text.trimmed().toStdString(), patternType);
+      ASSERT_EQ(panel.isInputValid(), parsed.ok && !text.trimmed().isEmpty()) << text.toStdString();
+      if (!panel.isInputValid()) continue;
+      for (DType dtype : allDTypes()) {
+        const double expected = parsed.isBitPattern && dtype == patternType ? decode(dtype, parsed.bits)
+                                                                             : roundTo(dtype, panel.currentValue());
+        const double stored = row(dtype)->result().stored;
+        if (std::isnan(expected)) {
+          EXPECT_TRUE(std::isnan(stored)) << text.toStdString();
+        } else {
+          EXPECT_EQ(stored, expected) << text.toStdString() << " in " << dtypeDisplayName(dtype).toStdString();
+        }
+      }
+    }
+  }
+}
+
 TEST_F(NumberFormatsPanelTest, FormulaShowsTheActualFieldsAndBias) {
   type(QStringLiteral("0.1"));
   // FP16 0.1 = 0x2e66: exponent field 11, bias 15, significand 1 + 614/1024 = 1.599609375.
