@@ -400,7 +400,7 @@ void HistogramPlot::fitToData() {
   }
   // Always keep FP16's landmarks (flush edge to max) in view: they are the lesson.
   lo = std::min(lo, static_cast<int>(kFp16FlushEdgeLog2) - 4);
-  hi = std::max(hi, 21);  // room for the overflow label right of FP16's max
+  hi = std::max(hi, 24);  // room for the overflow label right of FP16's max
   plot()->xAxis->setRange(lo - 3, hi + 1.5);  // the zero bar's label is wider than a bar
   // Head room for the zone labels at the top.
   if (logCounts_->isChecked())

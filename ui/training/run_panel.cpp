@@ -8,6 +8,7 @@
 #include <QListWidget>
 #include <QLocale>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
@@ -113,7 +114,9 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
   clip_ = new QComboBox(clipBox);
   clip_->addItem(tr("Off"), static_cast<int>(ClipOrder::Off));
   clip_->addItem(tr("After unscale_ (correct)"), static_cast<int>(ClipOrder::AfterUnscale));
-  clip_->addItem(tr("Before unscale_ (wrong: clips scaled gradients)"), static_cast<int>(ClipOrder::BeforeUnscale));
+  clip_->addItem(tr("Before unscale_ (wrong)"), static_cast<int>(ClipOrder::BeforeUnscale));
+  clip_->setItemData(2, tr("Clips the scaled gradients: max_norm then means nothing (the lesson's mistake)."),
+                     Qt::ToolTipRole);
   clipForm->addRow(tr("Clip by norm"), clip_);
   addNumberRow(clipForm, QStringLiteral("clip"), tr("Max norm"), tr("clip_grad_norm_'s max_norm (> 0)."));
   layout->addWidget(clipBox);
@@ -130,6 +133,8 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
   connect(clip_, &QComboBox::currentIndexChanged, this, &RunPanel::reparse);
   connect(modes_, &QListWidget::itemChanged, this, &RunPanel::reparse);
   setConfig(presetFor(ModelKind::TinyMLP));
+  // Only vertical scrolling: the dock is at least as wide as the form.
+  scroll->setMinimumWidth(content->sizeHint().width() + scroll->verticalScrollBar()->sizeHint().width() + 4);
 }
 
 void RunPanel::addErrorLabel(const QString& name, QWidget* parent, QFormLayout* form, QWidget*, const QString&) {
