@@ -17,10 +17,11 @@ int main(int argc, char** argv) {
   // Test mode moves QStandardPaths (and QSettings' user files) under ~/.qttest; the temporary
   // directory and the per-process organization name keep parallel test binaries apart as well.
   QStandardPaths::setTestModeEnabled(true);
-  QTemporaryDir settingsDir;
+  QTemporaryDir settingsDir;  // created 0700, as XDG_RUNTIME_DIR must be
   if (settingsDir.isValid()) {
     QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir.path());
     QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settingsDir.path());
+    if (qEnvironmentVariableIsEmpty("XDG_RUNTIME_DIR")) qputenv("XDG_RUNTIME_DIR", settingsDir.path().toLocal8Bit());
   }
   QCoreApplication::setOrganizationName(
       QStringLiteral("AmpScopeTests-%1").arg(QCoreApplication::applicationPid()));
