@@ -6,6 +6,9 @@
 #include <QFileInfo>
 #include <QRegularExpression>
 
+#include "ui/i18n/language_manager.h"
+#include "ui/lessons/lesson_library.h"
+
 #include <cmath>
 
 namespace ampscope::ui {
@@ -48,7 +51,14 @@ AppOptions parseAppOptions(const QStringList& arguments) {
   const QCommandLineOption steps(QStringLiteral("steps"),
                                  tr("With --screenshot: train <N> steps (the run panel's configuration) first."),
                                  tr("N"));
-  parser.addOptions({help, version, screenshot, size, scale, steps});
+  const QCommandLineOption lesson(QStringLiteral("lesson"), tr("Open the lesson <name> at start (see the Lessons menu)."),
+                                  tr("name"));
+  const QCommandLineOption language(QStringLiteral("lang"), tr("User interface language for this run: en or zh_CN."),
+                                    tr("code"));
+  const QCommandLineOption theme(QStringLiteral("theme"), tr("Theme for this run: light or dark."), tr("theme"));
+  const QCommandLineOption presenter(QStringLiteral("presenter"),
+                                     tr("Start with presenter scaling (larger text and plot lines)."));
+  parser.addOptions({help, version, screenshot, size, scale, steps, lesson, language, theme, presenter});
 
   if (!parser.parse(arguments)) return error(parser.errorText());
   if (!parser.positionalArguments().isEmpty()) {
@@ -105,6 +115,29 @@ AppOptions parseAppOptions(const QStringList& arguments) {
   } else if (parser.isSet(steps)) {
     return error(tr("--steps only applies to --screenshot"));
   }
+  if (parser.isSet(lesson)) {
+    LessonLibrary library;
+    library.load();
+    options.lesson = parser.value(lesson);
+    if (!library.find(options.lesson)) {
+      return error(tr("unknown lesson \"%1\"; the lessons are: %2")
+                       .arg(options.lesson, library.ids().join(QStringLiteral(", "))));
+    }
+  }
+  if (parser.isSet(language)) {
+    options.language = parser.value(language);
+    if (!LanguageManager::isAvailable(options.language)) {
+      return error(tr("--lang must be one of %1 (got \"%2\")")
+                       .arg(LanguageManager::availableLanguages().join(QStringLiteral(", ")), options.language));
+    }
+  }
+  if (parser.isSet(theme)) {
+    options.theme = parser.value(theme);
+    if (options.theme != QLatin1String("light") && options.theme != QLatin1String("dark")) {
+      return error(tr("--theme must be light or dark (got \"%1\")").arg(options.theme));
+    }
+  }
+  options.presenter = parser.isSet(presenter);
   return options;
 }
 

@@ -21,6 +21,15 @@ struct AppOptions {
   // --steps N (with --screenshot): train N steps of the run panel's configuration first.
   qint64 steps = 0;    // 0: no training
 
+  // --lesson NAME: open this lesson at start (default: the one opened last, else the first).
+  QString lesson;
+  // --lang en|zh_CN: the UI language for this run (not saved; default: the saved choice or the system's).
+  QString language;
+  // --theme light|dark: the theme for this run (not saved; default: the saved choice).
+  QString theme;
+  // --presenter: start with presenter scaling on (larger fonts and plot lines).
+  bool presenter = false;
+
   bool screenshotRequested() const { return !screenshotPath.isEmpty(); }
 };
 

@@ -3,16 +3,22 @@
 #include <QApplication>
 #include <QEventLoop>
 #include <QIcon>
+#include <QMenu>
 #include <QPixmap>
 #include <QTimer>
 
 #include <cstdio>
+#include <optional>
 
 #include "ampscope/engine/version.h"
 #include "ui/about_dialog.h"
 #include "ui/app_options.h"
 #include "ui/export/headless_trainer.h"
+#include "ui/i18n/language_manager.h"
+#include "ui/lessons/lesson_workspace.h"
 #include "ui/main_window.h"
+#include "ui/presentation/presenter_mode.h"
+#include "ui/presentation/theme_manager.h"
 
 namespace {
 
@@ -99,17 +105,44 @@ int main(int argc, char** argv) {
   QApplication::setApplicationVersion(QString::fromStdString(ampscope::ampscopeVersion()));
   QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/ampscope.svg")));
 
+  // Language and theme before the window exists, so it is built in them. Command-line choices apply to
+  // this run only; the menus' choices are remembered.
+  using ampscope::ui::LanguageManager;
+  using ampscope::ui::ThemeManager;
+  LanguageManager languages;
+  if (options.language.isEmpty()) {
+    languages.setLanguage(LanguageManager::preferredLanguage(), LanguageManager::Persist::No);
+  } else {
+    languages.setLanguage(options.language, LanguageManager::Persist::No);
+  }
+  ThemeManager themes;
+  const std::optional<ThemeManager::Theme> theme = ThemeManager::parseTheme(options.theme);
+  themes.apply(theme.value_or(ThemeManager::savedTheme()), /*persist=*/false);
+
   ampscope::ui::MainWindow window;
+  ampscope::ui::PresenterMode presenter(&window);
+  ampscope::ui::LessonWorkspace lessons(window);
+  window.viewMenu()->addSeparator();
+  presenter.addMenuTo(window.viewMenu());
+  themes.addMenuTo(window.viewMenu());
+  languages.addMenuTo(window.viewMenu());
+  // After the layout is restored: the lesson brings its panels forward in it.
+  const auto openLesson = [&] {
+    if (!lessons.openStartLesson(options.lesson)) lessons.openStartLesson();
+    if (options.presenter) presenter.setScaled(true);
+  };
   if (options.screenshotRequested()) {
     // A screenshot shows the default layout and leaves the user's saved layout alone.
     window.setLayoutPersistence(false);
     window.restoreLayout();
+    openLesson();
     if (options.size.isValid()) window.resize(options.size);
     if (options.steps > 0 && trainBeforeScreenshot(window, options) != ampscope::ui::kExitOk)
       return ampscope::ui::kExitRuntimeError;
     return takeScreenshot(window, options);
   }
   window.restoreLayout();
+  openLesson();
   window.show();
   return QApplication::exec();
 }

@@ -2,6 +2,7 @@
 
 #include <qcustomplot.h>
 
+#include <QHash>
 #include <QSettings>
 
 #include "ui/lessons/lesson_host.h"
@@ -15,9 +16,11 @@ const QString kLastLessonKey = QStringLiteral("lessons/last");
 const QColor kCalloutColor(240, 150, 20);
 // Feature anchors have no y of their own: they sit this far down the plot (0 = top edge, 1 = bottom).
 constexpr double kFeatureAnchorRatioY = 0.2;
-// The label sits this many pixels right of and above the point the arrow touches.
+// The label sits this many pixels right of and below the point the arrow touches (below, because
+// feature anchors sit near the top of the plot); several labels in one plot are stacked further down.
 constexpr double kLabelOffsetX = 24;
-constexpr double kLabelOffsetY = -36;
+constexpr double kLabelOffsetY = 36;
+constexpr double kLabelStackStep = 64;
 // QCPItemText does not wrap; callouts are broken into lines of about this many Latin-letter widths.
 constexpr int kWrapWidth = 48;
 
@@ -152,6 +155,7 @@ void LessonController::addPlotCallouts() {
   const Lesson* lesson = currentLesson();
   if (!lesson) return;
   const QLocale locale;
+  QHash<QCustomPlot*, int> labelsPerPlot;
   for (const Lesson::Callout& callout : lesson->callouts) {
     if (callout.anchor.kind == Lesson::Anchor::Kind::None) continue;
     QCustomPlot* plot = plotIn(host_.panelWidget(callout.panel));
@@ -170,14 +174,15 @@ void LessonController::addPlotCallouts() {
       arrow->end->setCoords(callout.anchor.x, kFeatureAnchorRatioY);
     }
     arrow->start->setParentAnchor(arrow->end);
-    arrow->start->setCoords(kLabelOffsetX, kLabelOffsetY);
+    const int stacked = labelsPerPlot[plot]++;
+    arrow->start->setCoords(kLabelOffsetX, kLabelOffsetY + stacked * kLabelStackStep);
 
     auto* label = new QCPItemText(plot);
     label->setObjectName(QStringLiteral("lessonCalloutText"));
     label->setClipToAxisRect(false);
     label->position->setParentAnchor(arrow->start);
     label->position->setCoords(0, 0);
-    label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+    label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
     label->setText(callout.text.text(locale));
     label->setColor(Qt::black);
     label->setBrush(QBrush(kCalloutColor.lighter(170)));

@@ -56,7 +56,12 @@ LessonWorkspace::LessonWorkspace(MainWindow& window, const QString& folder)
     connect(run, &RunController::storeCleared, plot, &PlotPanel::refresh);
     connect(run, &RunController::runStarted, plot, &PlotPanel::refresh);
   }
-  // Only the lessons that use them show these two; they start closed (View menu or a lesson opens them).
+  // They share the gradient-histogram dock's tab group (the two lessons that use them do not need the
+  // histogram), so raising one gives it a full-size plot. Only those lessons show them; they start closed.
+  if (QDockWidget* histogram = workspace_.dock(QStringLiteral("histogram"))) {
+    for (QDockWidget* dock : ownDocks_) window_.tabifyDockWidget(histogram, dock);
+    histogram->raise();
+  }
   for (QDockWidget* dock : ownDocks_) dock->hide();
 
   controller_ = new LessonController(library_, *this, *panel_, this);

@@ -8,6 +8,7 @@
 #include <QSet>
 
 #include "ampscope/engine/run_config.h"
+#include "ui/app_options.h"
 #include "ui/lessons/lesson.h"
 #include "ui/lessons/lesson_controller.h"
 
@@ -249,6 +250,32 @@ TEST(LessonLibrary, ADuplicateIdIsRejectedNamingBothFiles) {
   EXPECT_TRUE(library.errors().front().contains(QStringLiteral("b.json")));
   EXPECT_TRUE(library.errors().front().contains(QStringLiteral("a.json")));
   EXPECT_EQ(library.size(), 1);
+}
+
+TEST(LessonCommandLine, AnUnknownLessonIsAUsageErrorThatListsTheLessons) {
+  const AppOptions options =
+      parseAppOptions({QStringLiteral("ampscope"), QStringLiteral("--lesson"), QStringLiteral("nope")});
+  EXPECT_EQ(options.action, AppOptions::Action::Error);
+  EXPECT_TRUE(options.message.contains(QStringLiteral("nope")));
+  for (const QString& id : shipped().ids()) EXPECT_TRUE(options.message.contains(id)) << id.toStdString();
+}
+
+TEST(LessonCommandLine, KnownLessonLanguageAndThemeAreAccepted) {
+  const AppOptions options = parseAppOptions({QStringLiteral("ampscope"), QStringLiteral("--lesson=clipping"),
+                                              QStringLiteral("--lang=zh_CN"), QStringLiteral("--theme=dark"),
+                                              QStringLiteral("--presenter")});
+  ASSERT_EQ(options.action, AppOptions::Action::Run) << options.message.toStdString();
+  EXPECT_EQ(options.lesson, QStringLiteral("clipping"));
+  EXPECT_EQ(options.language, QStringLiteral("zh_CN"));
+  EXPECT_EQ(options.theme, QStringLiteral("dark"));
+  EXPECT_TRUE(options.presenter);
+}
+
+TEST(LessonCommandLine, AnUnknownLanguageOrThemeIsAUsageError) {
+  EXPECT_EQ(parseAppOptions({QStringLiteral("ampscope"), QStringLiteral("--lang=fr")}).action,
+            AppOptions::Action::Error);
+  EXPECT_EQ(parseAppOptions({QStringLiteral("ampscope"), QStringLiteral("--theme=solarized")}).action,
+            AppOptions::Action::Error);
 }
 
 }  // namespace
