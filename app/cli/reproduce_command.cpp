@@ -125,7 +125,8 @@ ReproduceOptions parse(const std::vector<std::string>& args) {
          c.clipOrder = *parsed;
          clipOrderGiven = true;
        }},
-      {"--init-scale", [&](const std::string& f, const std::string& v) { c.scaler.initScale = number(f, v); }},
+      {"--init-scale",
+       [&](const std::string& f, const std::string& v) { c.scaler.initScale = number(f, v); }},
       {"--growth-interval",
        [&](const std::string& f, const std::string& v) { c.scaler.growthInterval = integer(f, v); }},
       {"--growth-factor",

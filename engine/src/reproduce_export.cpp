@@ -103,8 +103,8 @@ std::string pyString(const std::string& text) {
 std::string fileStem(const std::string& name) {
   std::string stem;
   for (char c : name) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '.' || c == '_' || c == '-';
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                    c == '_' || c == '-';
     stem += ok ? c : '_';
   }
   return stem.empty() ? std::string("tensor") : stem;
@@ -117,7 +117,6 @@ void replaceAll(std::string& text, const std::string& from, const std::string& t
     text.replace(at, from.size(), to);
   }
 }
-
 
 std::string mlpTemplate();
 std::string transformerTemplate();
@@ -158,8 +157,7 @@ std::string modelCode(const RunConfig& config,
   std::string args = "vocab=" + shapeDim(shapes, "tok_emb.weight", 2, 0) +
                      ", context=" + shapeDim(shapes, "pos_emb", 2, 0) +
                      ", d_model=" + shapeDim(shapes, "tok_emb.weight", 2, 1) +
-                     ", heads=" + std::to_string(engineOptions.heads) +
-                     ", blocks=" + std::to_string(blocks) +
+                     ", heads=" + std::to_string(engineOptions.heads) + ", blocks=" + std::to_string(blocks) +
                      ", mlp_hidden=" + shapeDim(shapes, "blocks.0.mlp.0.weight", 2, 0);
   std::string code = transformerTemplate();
   replaceAll(code, "{{ARGS}}", args);
@@ -200,15 +198,14 @@ std::string configLiteral(const RunConfig& config, int64_t steps,
   py << "    # (state_dict name, file) in the engine's order\n";
   py << "    'parameters': [\n";
   for (const auto& [name, shape] : parameters) {
-    py << "        (" << pyString(name) << ", " << pyString("weights/" + fileStem(name) + ".npy")
-       << "),  # " << shapeTuple(shape) << "\n";
+    py << "        (" << pyString(name) << ", " << pyString("weights/" + fileStem(name) + ".npy") << "),  # "
+       << shapeTuple(shape) << "\n";
   }
   py << "    ],\n";
   py << "    # (name, file): every step's tensors stacked along a first axis of length 'steps'\n";
   py << "    'batch': [\n";
   for (const auto& name : batchTensorNames) {
-    py << "        (" << pyString(name) << ", " << pyString("batches/" + fileStem(name) + ".npy")
-       << "),\n";
+    py << "        (" << pyString(name) << ", " << pyString("batches/" + fileStem(name) + ".npy") << "),\n";
   }
   py << "    ],\n";
   py << "}";
@@ -294,8 +291,8 @@ std::string readmeText(const RunConfig& config, int64_t steps, bool withReferenc
 }  // namespace
 
 std::string npyHeader(const std::string& descr, const std::vector<int64_t>& shape) {
-  std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shapeTuple(shape) +
-                     ", }";
+  std::string dict =
+      "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shapeTuple(shape) + ", }";
   // Pad with spaces so that preamble + dict + '\n' is a multiple of 64.
   const size_t unpadded = kNpyPreamble + dict.size() + 1;
   const size_t padding = (kNpyAlignment - unpadded % kNpyAlignment) % kNpyAlignment;
@@ -306,9 +303,9 @@ std::string npyHeader(const std::string& descr, const std::vector<int64_t>& shap
                                 " bytes does not fit format 1.0");
   }
   std::string out = "\x93NUMPY";
-  out += static_cast<char>(1);  // major version
-  out += static_cast<char>(0);  // minor version
-  out += static_cast<char>(dict.size() & 0xff);         // header length, little-endian uint16
+  out += static_cast<char>(1);                   // major version
+  out += static_cast<char>(0);                   // minor version
+  out += static_cast<char>(dict.size() & 0xff);  // header length, little-endian uint16
   out += static_cast<char>((dict.size() >> 8) & 0xff);
   return out + dict;
 }
@@ -332,8 +329,7 @@ std::string reproduceScript(const RunConfig& config, int64_t steps,
   return script;
 }
 
-ReproduceExportResult exportReproduction(const RunConfig& config, int64_t steps,
-                                         const std::string& directory,
+ReproduceExportResult exportReproduction(const RunConfig& config, int64_t steps, const std::string& directory,
                                          const std::vector<StepRecord>& recorded) {
   ReproduceExportResult result;
   if (steps < 1) {

@@ -39,8 +39,8 @@ TEST(CliReproduce, WritesScriptWeightsBatchesReadmeAndTheAppsLosses) {
 
 TEST(CliReproduce, NoReferenceSkipsTrainingAndTheLossFile) {
   const fs::path dir = freshDir("noref");
-  const auto result = CliRunner().setTimeoutSeconds(120).run(
-      {"reproduce", dir.string(), "--steps", "3", "--no-reference"});
+  const auto result =
+      CliRunner().setTimeoutSeconds(120).run({"reproduce", dir.string(), "--steps", "3", "--no-reference"});
   ASSERT_EQ(result.exitCode, 0) << result.err;
   EXPECT_TRUE(fs::exists(dir / "run.py"));
   EXPECT_FALSE(fs::exists(dir / "ampscope_loss.csv"));
@@ -76,9 +76,9 @@ TEST(CliReproduce, RunPyReproducesTheDeepMlpUnderflowRun) {
     GTEST_SKIP() << "/usr/bin/python3 lacks numpy or torch (apt install python3-torch)";
   }
   const fs::path dir = freshDir("deep");
-  auto result = CliRunner().setTimeoutSeconds(600).run(
-      {"reproduce", dir.string(), "--model", "deep-mlp", "--steps", "60", "--modes",
-       "fp32,fp16-amp,fp16-amp-scaled,bf16-amp", "--quiet"});
+  auto result = CliRunner().setTimeoutSeconds(600).run({"reproduce", dir.string(), "--model", "deep-mlp",
+                                                        "--steps", "60", "--modes",
+                                                        "fp32,fp16-amp,fp16-amp-scaled,bf16-amp", "--quiet"});
   ASSERT_EQ(result.exitCode, 0) << result.err;
   result = python.setTimeoutSeconds(600).run({(dir / "run.py").string(), "--quiet"});
   ASSERT_EQ(result.exitCode, 0) << result.err;

@@ -85,10 +85,10 @@ std::map<std::string, double> largestDifferencePerMode(const RunConfig& config, 
   const auto result = exportReproduction(config, steps, dir.string(), records);
   EXPECT_TRUE(result.ok) << result.error;
   const fs::path csv = dir / "out.csv";
-  EXPECT_EQ(runCommand("'" + kPython + "' '" + (dir / "run.py").string() + "' --quiet --csv '" +
-                           csv.string() + "'",
-                       output),
-            0)
+  EXPECT_EQ(
+      runCommand("'" + kPython + "' '" + (dir / "run.py").string() + "' --quiet --csv '" + csv.string() + "'",
+                 output),
+      0)
       << *output;
   std::map<std::pair<int64_t, std::string>, double> python;
   std::ifstream in(csv);
@@ -133,8 +133,7 @@ TEST(NpyHeader, ShapeTuplesFollowPythonRepr) {
   // A 1-tuple needs its trailing comma, a 0-d array has the empty tuple.
   EXPECT_EQ(npyHeader("<i8", {5}),
             expectedHeader("{'descr': '<i8', 'fortran_order': False, 'shape': (5,), }"));
-  EXPECT_EQ(npyHeader("<f4", {}),
-            expectedHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (), }"));
+  EXPECT_EQ(npyHeader("<f4", {}), expectedHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (), }"));
   EXPECT_EQ(npyHeader("<f4", {200, 32, 128}),
             expectedHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (200, 32, 128), }"));
 }
@@ -176,12 +175,20 @@ TEST(NpyRoundTrip, NumpyLoadsExactlyWhatWasWritten) {
   const fs::path dir = freshDir("roundtrip");
   const float inf = std::numeric_limits<float>::infinity();
   // Special values: -0, the smallest subnormal 2^-149, the largest float, infinities, NaN.
-  const std::vector<float> floats = {0.0f, -0.0f, 1.0f, 1e-8f, std::ldexp(1.0f, -149),
-                                     std::numeric_limits<float>::max(), inf, -inf,
-                                     std::numeric_limits<float>::quiet_NaN(), 3.14159265f, -65504.0f,
+  const std::vector<float> floats = {0.0f,
+                                     -0.0f,
+                                     1.0f,
+                                     1e-8f,
+                                     std::ldexp(1.0f, -149),
+                                     std::numeric_limits<float>::max(),
+                                     inf,
+                                     -inf,
+                                     std::numeric_limits<float>::quiet_NaN(),
+                                     3.14159265f,
+                                     -65504.0f,
                                      0.1f};
-  const std::vector<int64_t> ints = {0, -1, 9, std::numeric_limits<int64_t>::max(),
-                                     std::numeric_limits<int64_t>::min(), 42};
+  const std::vector<int64_t> ints = {
+      0, -1, 9, std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min(), 42};
   std::string error;
   ASSERT_TRUE(writeNpyFloat32((dir / "f.npy").string(), {3, 4}, floats, &error)) << error;
   ASSERT_TRUE(writeNpyInt64((dir / "i.npy").string(), {2, 1, 3}, ints, &error)) << error;
@@ -198,9 +205,9 @@ TEST(NpyRoundTrip, NumpyLoadsExactlyWhatWasWritten) {
       "print(float(s))\n";
   std::ofstream(dir / "check.py") << script;
   std::string output;
-  ASSERT_EQ(runCommand("'" + kPython + "' '" + (dir / "check.py").string() + "' '" + dir.string() + "'",
-                       &output),
-            0)
+  ASSERT_EQ(
+      runCommand("'" + kPython + "' '" + (dir / "check.py").string() + "' '" + dir.string() + "'", &output),
+      0)
       << output;
   std::ostringstream expected;
   expected << "float32 (3, 4) int64 (2, 1, 3) float32 ()\n";
@@ -263,7 +270,8 @@ TEST(ReproduceExport, WritesWeightsBatchesScriptAndReadme) {
 // kernels sum. Observed on Debian 12: 0 (bitwise identical for all 200 steps); the bound 1e-4 leaves
 // room for another BLAS or thread count, where summation order changes the last bits.
 TEST(ReproduceExport, PyTorchRerunOfTinyMlpFp32MatchesTheEngineFor200Steps) {
-  if (!pythonHas("numpy, torch")) GTEST_SKIP() << kPython << " lacks numpy or torch (apt install python3-torch)";
+  if (!pythonHas("numpy, torch"))
+    GTEST_SKIP() << kPython << " lacks numpy or torch (apt install python3-torch)";
   constexpr int64_t kSteps = 200;
   RunConfig config = presetFor(ModelKind::TinyMLP);
   config.modes = {PrecisionMode::FP32};
@@ -281,10 +289,10 @@ TEST(ReproduceExport, PyTorchRerunOfTinyMlpFp32MatchesTheEngineFor200Steps) {
 
   std::string output;
   const fs::path csv = dir / "out.csv";
-  ASSERT_EQ(runCommand("'" + kPython + "' '" + (dir / "run.py").string() + "' --quiet --csv '" +
-                           csv.string() + "'",
-                       &output),
-            0)
+  ASSERT_EQ(
+      runCommand("'" + kPython + "' '" + (dir / "run.py").string() + "' --quiet --csv '" + csv.string() + "'",
+                 &output),
+      0)
       << output;
 
   std::map<int64_t, double> python;
@@ -315,10 +323,11 @@ TEST(ReproduceExport, PyTorchRerunOfTinyMlpFp32MatchesTheEngineFor200Steps) {
       worstStep = record.step;
     }
   }
-  std::printf("[ reproduce ] TinyMLP fp32, %lld steps: largest |loss(PyTorch) - loss(AmpScope)| = %.3g "
-              "at step %lld (first loss %.9g, last %.9g)\n",
-              static_cast<long long>(kSteps), largest, static_cast<long long>(worstStep),
-              records.front().modes[0].loss, records.back().modes[0].loss);
+  std::printf(
+      "[ reproduce ] TinyMLP fp32, %lld steps: largest |loss(PyTorch) - loss(AmpScope)| = %.3g "
+      "at step %lld (first loss %.9g, last %.9g)\n",
+      static_cast<long long>(kSteps), largest, static_cast<long long>(worstStep),
+      records.front().modes[0].loss, records.back().modes[0].loss);
   EXPECT_LT(largest, 1e-4);
   // The loss moved: the comparison is over a run that trains, not over a constant.
   EXPECT_LT(records.back().modes[0].loss, records.front().modes[0].loss - 0.1);
@@ -326,11 +335,13 @@ TEST(ReproduceExport, PyTorchRerunOfTinyMlpFp32MatchesTheEngineFor200Steps) {
 
 // The low-precision modes run on the CPU the same way in both: bf16 through real CPU autocast /
 // bfloat16 parameters, fp16 through the same exact round-to-FP16 emulation at autocast's cast points
-// or, for fp16-pure, after every op and update (README.txt), with the same GradScaler rule. A wrong rounding point would show within a few steps.
-// Observed on Debian 12: 0 for every mode over 50 steps. The bound is looser than fp32's because one
-// flipped rounding (a value near a tie) can move a low-precision loss by ~1e-3 and grow from there.
+// or, for fp16-pure, after every op and update (README.txt), with the same GradScaler rule. A wrong rounding
+// point would show within a few steps. Observed on Debian 12: 0 for every mode over 50 steps. The bound is
+// looser than fp32's because one flipped rounding (a value near a tie) can move a low-precision loss by ~1e-3
+// and grow from there.
 TEST(ReproduceExport, PyTorchRerunOfLowPrecisionModesMatchesTheEngine) {
-  if (!pythonHas("numpy, torch")) GTEST_SKIP() << kPython << " lacks numpy or torch (apt install python3-torch)";
+  if (!pythonHas("numpy, torch"))
+    GTEST_SKIP() << kPython << " lacks numpy or torch (apt install python3-torch)";
   RunConfig config = presetFor(ModelKind::TinyMLP);
   config.modes = {PrecisionMode::FP16AmpScaled, PrecisionMode::FP16Amp, PrecisionMode::BF16Amp,
                   PrecisionMode::BF16Pure, PrecisionMode::FP16Pure};
@@ -349,7 +360,8 @@ TEST(ReproduceExport, PyTorchRerunOfLowPrecisionModesMatchesTheEngine) {
 // The tiny Transformer (embedding, causal attention with softmax, LayerNorm, GELU MLP): the run.py
 // model is sized from the exported shapes and follows the engine op for op. Observed: 0 in every mode.
 TEST(ReproduceExport, PyTorchRerunOfTinyTransformerMatchesTheEngine) {
-  if (!pythonHas("numpy, torch")) GTEST_SKIP() << kPython << " lacks numpy or torch (apt install python3-torch)";
+  if (!pythonHas("numpy, torch"))
+    GTEST_SKIP() << kPython << " lacks numpy or torch (apt install python3-torch)";
   RunConfig config = presetFor(ModelKind::TinyTransformer);
   config.modes = {PrecisionMode::FP32, PrecisionMode::FP16AmpScaled, PrecisionMode::BF16Amp};
   std::string output;

@@ -45,16 +45,26 @@ QByteArray RunExporter::toCsv(const std::vector<StepRecord>& records) {
       "flushed_to_zero,subnormal,overflowed,nan\n";
   for (const auto& record : records) {
     for (const auto& s : record.modes) {
-      const QByteArray row[] = {
-          QByteArray::number(qint64(s.step)), QByteArray::fromStdString(modeName(s.mode)),
-          number(s.loss), number(s.lossScale), s.skipped ? "1" : "0", s.foundInf ? "1" : "0",
-          number(s.gradNormBeforeClip), number(s.gradNormAfterClip), number(s.clipNormSeen),
-          number(s.lr), number(s.stepTimeMs), QByteArray::number(qint64(s.currentBytes)),
-          QByteArray::number(qint64(s.peakBytes)), s.diverged ? "1" : "0", s.instrumented ? "1" : "0",
-          QByteArray::number(qint64(s.rounding.elements)),
-          QByteArray::number(qint64(s.rounding.flushedToZero)),
-          QByteArray::number(qint64(s.rounding.subnormal)),
-          QByteArray::number(qint64(s.rounding.overflowed)), QByteArray::number(qint64(s.rounding.nan))};
+      const QByteArray row[] = {QByteArray::number(qint64(s.step)),
+                                QByteArray::fromStdString(modeName(s.mode)),
+                                number(s.loss),
+                                number(s.lossScale),
+                                s.skipped ? "1" : "0",
+                                s.foundInf ? "1" : "0",
+                                number(s.gradNormBeforeClip),
+                                number(s.gradNormAfterClip),
+                                number(s.clipNormSeen),
+                                number(s.lr),
+                                number(s.stepTimeMs),
+                                QByteArray::number(qint64(s.currentBytes)),
+                                QByteArray::number(qint64(s.peakBytes)),
+                                s.diverged ? "1" : "0",
+                                s.instrumented ? "1" : "0",
+                                QByteArray::number(qint64(s.rounding.elements)),
+                                QByteArray::number(qint64(s.rounding.flushedToZero)),
+                                QByteArray::number(qint64(s.rounding.subnormal)),
+                                QByteArray::number(qint64(s.rounding.overflowed)),
+                                QByteArray::number(qint64(s.rounding.nan))};
       for (size_t i = 0; i < std::size(row); ++i) {
         if (i > 0) csv += ',';
         csv += row[i];

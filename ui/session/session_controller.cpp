@@ -104,7 +104,9 @@ void SessionController::installMenu(QMenu* fileMenu) {
   connect(save_, &QAction::triggered, this, &SessionController::save);
 
   saveAs_ = new QAction(tr("Save Session &As…"), this);
-  saveAs_->setShortcut(QKeySequence::SaveAs);
+  // QKeySequence::SaveAs is empty on some Linux desktops; Ctrl+Shift+S is what they all use.
+  const QKeySequence saveAsKeys(QKeySequence::SaveAs);
+  saveAs_->setShortcut(saveAsKeys.isEmpty() ? QKeySequence(QStringLiteral("Ctrl+Shift+S")) : saveAsKeys);
   connect(saveAs_, &QAction::triggered, this, &SessionController::saveAs);
 
   QMenu* exportMenu = new QMenu(tr("&Export Run Data"), fileMenu);
@@ -114,8 +116,8 @@ void SessionController::installMenu(QMenu* fileMenu) {
   connect(exportJson_, &QAction::triggered, this, [this] { exportJson(); });
 
   reproduce_ = new QAction(tr("Reproduce in &PyTorch…"), this);
-  reproduce_->setStatusTip(
-      tr("Write a Python script with the initial weights and batches that reruns this experiment in PyTorch"));
+  reproduce_->setStatusTip(tr(
+      "Write a Python script with the initial weights and batches that reruns this experiment in PyTorch"));
   connect(reproduce_, &QAction::triggered, this, [this] { reproduceInPyTorch(); });
 
   fileMenu->insertAction(before, open_);
@@ -154,12 +156,11 @@ QString SessionController::askPath(PathKind kind, const QString& suggestion) {
 }
 
 QString SessionController::suggestedName(const QString& suffix) const {
-  const QString folder = path_.isEmpty()
-                             ? QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation)
-                             : QFileInfo(path_).absolutePath();
+  const QString folder = path_.isEmpty() ? QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation)
+                                         : QFileInfo(path_).absolutePath();
   const QString base = path_.isEmpty()
-                           ? QStringLiteral("ampscope-%1").arg(
-                                 QString::fromStdString(modelName(recorder_.session().config.model)))
+                           ? QStringLiteral("ampscope-%1")
+                                 .arg(QString::fromStdString(modelName(recorder_.session().config.model)))
                            : QFileInfo(path_).completeBaseName();
   return QDir(folder).filePath(suffix.isEmpty() ? base : base + QLatin1Char('.') + suffix);
 }
@@ -209,8 +210,8 @@ bool SessionController::saveTo(const QString& path) {
 }
 
 bool SessionController::exportCsv(const QString& chosen) {
-  const QString path = chosen.isEmpty() ? askPath(PathKind::ExportCsv, suggestedName(QStringLiteral("csv")))
-                                        : chosen;
+  const QString path =
+      chosen.isEmpty() ? askPath(PathKind::ExportCsv, suggestedName(QStringLiteral("csv"))) : chosen;
   if (path.isEmpty()) return false;
   QString error;
   if (!RunExporter::exportCsv(path, recorder_.records(), &error)) {
@@ -238,9 +239,9 @@ bool SessionController::reproduceInPyTorch(const QString& chosen) {
            true);
     return false;
   }
-  const QString folder =
-      chosen.isEmpty() ? askPath(PathKind::ReproduceFolder, suggestedName(QStringLiteral("pytorch")))
-                       : chosen;
+  const QString folder = chosen.isEmpty()
+                             ? askPath(PathKind::ReproduceFolder, suggestedName(QStringLiteral("pytorch")))
+                             : chosen;
   if (folder.isEmpty()) return false;
   const Session& session = recorder_.session();
   // The steps the app recorded (so every recorded loss has its batch), or the configured run length.

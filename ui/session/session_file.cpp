@@ -256,7 +256,8 @@ RunConfig configFromJson(const QJsonValue& v, const QString& path) {
   for (int i = 0; i < modes.size(); ++i) {
     const QString name = modes[i].toString();
     const auto mode = parseMode(name.toStdString());
-    if (!mode) throw FieldError{at(at(path, "modes"), i), SessionFile::tr("unknown precision mode '%1'").arg(name)};
+    if (!mode)
+      throw FieldError{at(at(path, "modes"), i), SessionFile::tr("unknown precision mode '%1'").arg(name)};
     c.modes.push_back(*mode);
   }
   const QString optimizer = readString(o, path, "optimizer");
@@ -285,12 +286,14 @@ RunConfig configFromJson(const QJsonValue& v, const QString& path) {
   const QJsonObject clip = readObject(required(o, path, "clip"), clipPath);
   const QString order = readString(clip, clipPath, "order");
   const auto clipOrder = parseClipOrder(order.toStdString());
-  if (!clipOrder) throw FieldError{at(clipPath, "order"), SessionFile::tr("unknown clipping order '%1'").arg(order)};
+  if (!clipOrder)
+    throw FieldError{at(clipPath, "order"), SessionFile::tr("unknown clipping order '%1'").arg(order)};
   c.clipOrder = *clipOrder;
   c.clipMaxNorm = readDouble(clip, clipPath, "max-norm");
   c.instrumentEvery = readInt(o, path, "instrument-every");
   const int64_t threads = readInt(o, path, "threads");
-  if (threads < 1 || threads > 1024) throw FieldError{at(path, "threads"), SessionFile::tr("must be in [1, 1024]")};
+  if (threads < 1 || threads > 1024)
+    throw FieldError{at(path, "threads"), SessionFile::tr("must be in [1, 1024]")};
   c.threadsPerMode = static_cast<int>(threads);
   const auto errors = validate(c);
   if (!errors.empty()) {
@@ -549,8 +552,7 @@ QByteArray SessionFile::toJson(const Session& session) {
   return out + footerJson();
 }
 
-std::optional<Session> SessionFile::fromJson(const QByteArray& json, const QString& source,
-                                             QString* error) {
+std::optional<Session> SessionFile::fromJson(const QByteArray& json, const QString& source, QString* error) {
   auto fail = [&](const QString& why) {
     if (error) *error = source + ": " + why;
     return std::nullopt;
@@ -562,7 +564,8 @@ std::optional<Session> SessionFile::fromJson(const QByteArray& json, const QStri
     return fail(SessionFile::tr("not a valid session file (%1: %2); it may be damaged or cut short")
                     .arg(lineColumn(json, parseError.offset), parseError.errorString()));
   }
-  if (!doc.isObject()) return fail(SessionFile::tr("not an AmpScope session (the top level is not a JSON object)"));
+  if (!doc.isObject())
+    return fail(SessionFile::tr("not an AmpScope session (the top level is not a JSON object)"));
   const QJsonObject root = doc.object();
   const QJsonValue format = root.value(QLatin1String("format"));
   if (format.toString() != QLatin1String(kFormat)) {
@@ -577,10 +580,11 @@ std::optional<Session> SessionFile::fromJson(const QByteArray& json, const QStri
     return fail(SessionFile::tr("field \"version\": expected a positive integer"));
   }
   if (version.toDouble() > kVersion) {
-    return fail(SessionFile::tr("written by a newer AmpScope (session format version %1; this AmpScope reads up to "
-                   "version %2). Update AmpScope to open it.")
-                    .arg(version.toInteger())
-                    .arg(kVersion));
+    return fail(
+        SessionFile::tr("written by a newer AmpScope (session format version %1; this AmpScope reads up to "
+                        "version %2). Update AmpScope to open it.")
+            .arg(version.toInteger())
+            .arg(kVersion));
   }
   try {
     Session session;
@@ -597,9 +601,9 @@ std::optional<Session> SessionFile::fromJson(const QByteArray& json, const QStri
       StepRecord record;
       record.step = readInt(ro, path, "step");
       if (record.step <= previous) {
-        throw FieldError{at(path, "step"), SessionFile::tr("steps must increase (step %1 after %2)")
-                                               .arg(record.step)
-                                               .arg(previous)};
+        throw FieldError{
+            at(path, "step"),
+            SessionFile::tr("steps must increase (step %1 after %2)").arg(record.step).arg(previous)};
       }
       previous = record.step;
       const QJsonArray modes = readArray(required(ro, path, "modes"), at(path, "modes"));

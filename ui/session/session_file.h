@@ -4,11 +4,11 @@
 // instrumented steps, the rounding points and exponent histograms.
 //
 // Format: UTF-8 JSON, {"format": "ampscope-session", "version": 1, "app": ..., "lesson": ...,
-// "config": {...}, "records": [...]}, one record (a step of every mode) per line. The config keys are those of the lesson files ("batch",
-// "loss-weight", "scaler": {"init-scale", ...}, "clip": {"order", "max-norm"}). JSON has no NaN or
-// infinity, and a NaN loss is exactly what a lesson wants kept, so every floating-point field is either
-// a JSON number or one of the strings "nan", "inf", "-inf". Histograms are sparse: "bins" lists
-// [exponent, count] pairs for the non-empty exponent bins only.
+// "config": {...}, "records": [...]}, one record (a step of every mode) per line. The config keys are those
+// of the lesson files ("batch", "loss-weight", "scaler": {"init-scale", ...}, "clip": {"order", "max-norm"}).
+// JSON has no NaN or infinity, and a NaN loss is exactly what a lesson wants kept, so every floating-point
+// field is either a JSON number or one of the strings "nan", "inf", "-inf". Histograms are sparse: "bins"
+// lists [exponent, count] pairs for the non-empty exponent bins only.
 //
 // Saving goes through QSaveFile: the old file is replaced only once the new one is completely written,
 // so a crash mid-save leaves the previous version. Opening never writes. A file that is not JSON, is cut

@@ -59,9 +59,9 @@ class SessionRecorder : public QObject {
   bool hasConfig_ = false;
   std::size_t instrumentedSteps_ = 0;  // records that still carry instruments
   uint64_t generation_ = 0;
-  uint64_t recordStride_ = 1;        // keep every n-th arriving step
+  uint64_t recordStride_ = 1;  // keep every n-th arriving step
   uint64_t recordsArrived_ = 0;
-  uint64_t instrumentStride_ = 1;    // keep the instruments of every n-th arriving instrumented step
+  uint64_t instrumentStride_ = 1;  // keep the instruments of every n-th arriving instrumented step
   uint64_t instrumentedArrived_ = 0;
 };
 

@@ -136,7 +136,8 @@ TEST(SessionController, RecordsARunSavesItAndReopensItIntoTheViews) {
   const QString saved = h.dir.filePath(QStringLiteral("first.ampscope"));
   EXPECT_EQ(h.controller.currentPath(), saved);
   EXPECT_FALSE(h.controller.isModified());
-  EXPECT_TRUE(h.window.windowTitle().startsWith(QStringLiteral("first.ampscope"))) << h.window.windowTitle().toStdString();
+  EXPECT_TRUE(h.window.windowTitle().startsWith(QStringLiteral("first.ampscope")))
+      << h.window.windowTitle().toStdString();
   EXPECT_EQ(h.controller.recentFiles()->files().value(0), saved);
   EXPECT_EQ(h.controller.recentMenu()->actions().size(), 3);  // the file, a separator, "Clear Recent"
 

@@ -60,8 +60,8 @@ TEST(RunExporter, CsvHasOneRowPerStepAndModeWithNonFiniteSpelledOut) {
   EXPECT_EQ(lines[0].count(','), lines[1].count(',')) << "every row has every column";
   EXPECT_TRUE(lines[1].startsWith("1,fp32,0.001,1,0,0,")) << lines[1].toStdString();
   EXPECT_TRUE(lines[2].startsWith("1,fp16-amp-scaled,0.001,65536,")) << lines[2].toStdString();
-  EXPECT_TRUE(lines[4].endsWith(",1,100,1,2,3,4")) << "instrumented step 2 carries its rounding totals: "
-                                                   << lines[4].toStdString();
+  EXPECT_TRUE(lines[4].endsWith(",1,100,1,2,3,4"))
+      << "instrumented step 2 carries its rounding totals: " << lines[4].toStdString();
   EXPECT_TRUE(lines[6].startsWith("3,fp16-amp-scaled,nan,inf,")) << lines[6].toStdString();
   EXPECT_TRUE(lines[7].isEmpty());
 }

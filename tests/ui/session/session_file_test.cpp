@@ -19,9 +19,9 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 ExponentHistogram histogram(int seed) {
   ExponentHistogram h;
-  h.counts[0] = 1;                                   // 2^-149, the smallest float32 subnormal's bin
+  h.counts[0] = 1;  // 2^-149, the smallest float32 subnormal's bin
   h.counts[static_cast<size_t>(-24 - ExponentHistogram::kMinExponent)] = 100 + seed;  // FP16's 2^-24
-  h.counts[ExponentHistogram::kBins - 1] = 7;        // 2^127
+  h.counts[ExponentHistogram::kBins - 1] = 7;                                         // 2^127
   h.zero = 3 + seed;
   h.posInf = 1;
   h.negInf = 2;
@@ -204,8 +204,8 @@ QString expectRefused(const QByteArray& bytes, const QString& needle) {
   QString error;
   const auto session = SessionFile::open(path, &error);
   EXPECT_FALSE(session.has_value());
-  EXPECT_TRUE(error.contains(needle)) << error.toStdString() << "\n  expected to contain: "
-                                      << needle.toStdString();
+  EXPECT_TRUE(error.contains(needle))
+      << error.toStdString() << "\n  expected to contain: " << needle.toStdString();
   EXPECT_EQ(readAll(path), bytes) << "opening a bad file must not change it";
   return error;
 }
@@ -247,13 +247,14 @@ TEST(SessionFile, SaveReplacesAnExistingFileCompletely) {
 
 TEST(SessionFile, SaveToAnUnwritableFolderFailsWithAMessage) {
   QString error;
-  EXPECT_FALSE(SessionFile::save(QStringLiteral("/nonexistent-folder/run.ampscope"), sampleSession(), &error));
+  EXPECT_FALSE(
+      SessionFile::save(QStringLiteral("/nonexistent-folder/run.ampscope"), sampleSession(), &error));
   EXPECT_TRUE(error.contains(QStringLiteral("/nonexistent-folder/run.ampscope"))) << error.toStdString();
 }
 
 TEST(SessionFile, GarbageIsRefusedWithLineAndColumn) {
-  const QString error = expectRefused(QByteArray("\x00\x01garbage\xff\xfe not json", 20),
-                                      QStringLiteral("line 1, column"));
+  const QString error =
+      expectRefused(QByteArray("\x00\x01garbage\xff\xfe not json", 20), QStringLiteral("line 1, column"));
   EXPECT_TRUE(error.contains(QStringLiteral("bad.ampscope"))) << error.toStdString();
 }
 

@@ -71,7 +71,8 @@ TEST(SessionMainWindow, ARecordedRunSavedAndOpenedReappearsWithoutTraining) {
   EXPECT_EQ(fp32->stepsSeen, 12);
   EXPECT_FALSE(fp32->latestTensors.empty()) << "histograms of the instrumented steps came back";
   EXPECT_EQ(window.sessionController()->currentPath(), path);
-  EXPECT_TRUE(window.windowTitle().startsWith(QStringLiteral("run.ampscope"))) << window.windowTitle().toStdString();
+  EXPECT_TRUE(window.windowTitle().startsWith(QStringLiteral("run.ampscope")))
+      << window.windowTitle().toStdString();
 }
 
 }  // namespace

@@ -45,8 +45,7 @@ struct ReproduceExportResult {
 // run; their losses go to ampscope_loss.csv (step,mode,loss). The folder is created if needed; files of
 // an earlier export in it are replaced. Fails with a message (never throws) on an invalid config,
 // steps < 1, or an unwritable folder.
-ReproduceExportResult exportReproduction(const RunConfig& config, int64_t steps,
-                                         const std::string& directory,
+ReproduceExportResult exportReproduction(const RunConfig& config, int64_t steps, const std::string& directory,
                                          const std::vector<StepRecord>& recorded = {});
 
 // The run.py text alone (used by exportReproduction; exposed for tests and the UI's preview).
