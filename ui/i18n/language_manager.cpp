@@ -77,7 +77,12 @@ bool LanguageManager::setLanguage(const QString& code, Persist persist) {
   if (qtTranslator_) QCoreApplication::installTranslator(qtTranslator_.get());
   if (appTranslator_) QCoreApplication::installTranslator(appTranslator_.get());
   const bool changed = language_ != code;
+  const QString previous = language_;
   language_ = code;
+  if (changed) {
+    if (!staticTextsLoaded_) staticTextsLoaded_ = staticTexts_.load();
+    staticTexts_.retranslateApplication(previous, code);
+  }
   if (persist == Persist::Yes) QSettings().setValue(kLanguageKey, code);
   syncMenu();
   if (changed) emit languageChanged(code);

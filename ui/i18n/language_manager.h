@@ -3,6 +3,7 @@
 // can be switched at run time from a menu, and remembers the choice in QSettings. Installing or removing
 // a translator makes Qt send QEvent::LanguageChange to every widget, which retranslates in changeEvent;
 // QLocale's default is switched first so lesson texts and number formatting follow the same language.
+// Fixed texts of widgets without a changeEvent are switched by StaticTextRetranslator.
 #pragma once
 
 #include <QObject>
@@ -11,6 +12,8 @@
 #include <QStringList>
 #include <QTranslator>
 #include <memory>
+
+#include "ui/i18n/static_text_retranslator.h"
 
 class QActionGroup;
 class QMenu;
@@ -54,6 +57,9 @@ class LanguageManager : public QObject {
   bool qtLoaded_ = false;
   std::unique_ptr<QTranslator> appTranslator_;
   std::unique_ptr<QTranslator> qtTranslator_;
+  // Widgets without a changeEvent of their own keep their constructor texts; this switches them.
+  StaticTextRetranslator staticTexts_;
+  bool staticTextsLoaded_ = false;
   QPointer<QMenu> menu_;
   QPointer<QActionGroup> group_;
 };

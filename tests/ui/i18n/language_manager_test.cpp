@@ -6,9 +6,12 @@
 #include <gtest/gtest.h>
 #include <qcustomplot.h>
 
+#include <QAction>
 #include <QApplication>
 #include <QDialogButtonBox>
+#include <QDockWidget>
 #include <QLabel>
+#include <QMenu>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QTest>
@@ -17,7 +20,10 @@
 #include "ui/lessons/lesson_browser.h"
 #include "ui/lessons/lesson_library.h"
 #include "ui/lessons/lesson_panel.h"
+#include "ui/main_window.h"
+#include "ui/training/loss_plot.h"
 #include "ui/training/telemetry_store.h"
+#include "ui/training/training_workspace.h"
 
 namespace ampscope::ui {
 namespace {
@@ -67,6 +73,32 @@ TEST_F(LanguageSwitch, ChineseRetranslatesLessonWidgetsPlotsAndLessonText) {
   EXPECT_EQ(next->text(), englishNext);
   EXPECT_EQ(plot.plot()->yAxis->label(), englishAxis);
   EXPECT_EQ(panel.titleLabel()->text(), library.at(0).title.en);
+}
+
+TEST_F(LanguageSwitch, MainWindowMenusDocksToolbarAndTrainingPlotsFollowTheLanguage) {
+  MainWindow window;
+  window.setLayoutPersistence(false);
+  TrainingWorkspace* training = window.trainingWorkspace();
+  const QString view = window.viewMenu()->title();
+  const QString lossDock = training->dock(QStringLiteral("loss"))->windowTitle();
+  const QString run = training->runPauseAction()->text();
+  const QString axis = training->lossPlot()->plot()->xAxis->label();
+
+  ASSERT_TRUE(languages.setLanguage(QStringLiteral("zh_CN")));
+  settle();
+  EXPECT_TRUE(containsHan(window.viewMenu()->title())) << window.viewMenu()->title().toStdString();
+  EXPECT_TRUE(containsHan(training->dock(QStringLiteral("loss"))->windowTitle()));
+  EXPECT_TRUE(containsHan(training->runPauseAction()->text()))
+      << training->runPauseAction()->text().toStdString();
+  EXPECT_TRUE(containsHan(training->lossPlot()->plot()->xAxis->label()));
+
+  ASSERT_TRUE(languages.setLanguage(QStringLiteral("en")));
+  settle();
+  EXPECT_EQ(window.viewMenu()->title(), view);
+  EXPECT_EQ(training->dock(QStringLiteral("loss"))->windowTitle(), lossDock);
+  EXPECT_EQ(training->runPauseAction()->text(), run);
+  EXPECT_EQ(training->lossPlot()->plot()->xAxis->label(), axis);
+  training->shutdown();
 }
 
 TEST_F(LanguageSwitch, QtsOwnStandardButtonsAreTranslatedToo) {
