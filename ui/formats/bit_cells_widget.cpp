@@ -20,6 +20,7 @@ constexpr int kWrapBelowWidth = 15; // a line of cells narrower than this wraps 
 constexpr int kCellHeight = 22;
 constexpr int kFieldGap = 5;        // extra space between sign | exponent | mantissa
 constexpr int kLineGap = 4;
+constexpr int kMaxLines = 4;        // FP64 in a very narrow dock: 4 lines of 16 cells
 
 }  // namespace
 
@@ -58,7 +59,7 @@ QSize BitCellsWidget::sizeHint() const {
 
 QSize BitCellsWidget::minimumSizeHint() const {
   const int total = formatSpec(m_dtype).totalBits;
-  const int perLine = total > 32 ? (total + 1) / 2 : total;
+  const int perLine = (total + kMaxLines - 1) / kMaxLines;
   const int w = widthFor(perLine, kMinCellWidth);
   return {w, heightForWidth(w)};
 }
@@ -70,11 +71,11 @@ BitCellsWidget::Geometry BitCellsWidget::computeGeometry(int width) const {
   const int total = spec.totalBits;
   const int labelHeight = fontMetrics().height();
 
-  // One line if the cells are still readable at this width; otherwise two lines of half the bits.
+  // One line if the cells are still readable at this width; otherwise two (then four) lines.
   int perLine = total;
   int cell = std::min(kMaxCellWidth, (width - 2 * kFieldGap - 2) / std::max(1, total));
-  if (cell < kWrapBelowWidth) {
-    perLine = (total + 1) / 2;
+  for (int lines = 2; cell < kWrapBelowWidth && lines <= kMaxLines; lines *= 2) {
+    perLine = (total + lines - 1) / lines;
     cell = std::clamp((width - 2 * kFieldGap - 2) / perLine, kMinCellWidth, kMaxCellWidth);
   }
 

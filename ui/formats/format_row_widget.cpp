@@ -184,17 +184,17 @@ void FormatRowWidget::applyLayout(bool compact) {
   }
   for (int c = 0; c < 4; ++c) m_grid->setColumnStretch(c, 0);
   if (compact) {
-    // Stacked: name, layout and badge on one line with the step buttons; then bits, formula, values.
+    // Stacked: name, layout and badge on one line; then bits, formula, and values beside the steps.
     m_headerLayout->setDirection(QBoxLayout::LeftToRight);
     m_headerLayout->setSpacing(10);
     m_headerBox->setMinimumWidth(0);
     m_headerBox->setMaximumWidth(QWIDGETSIZE_MAX);
-    m_stepsLayout->setDirection(QBoxLayout::LeftToRight);
-    m_grid->addWidget(m_headerBox, 0, 0);
-    m_grid->addWidget(m_stepsBox, 0, 1, Qt::AlignRight);
+    m_stepsLayout->setDirection(QBoxLayout::TopToBottom);
+    m_grid->addWidget(m_headerBox, 0, 0, 1, 2);
     m_grid->addWidget(m_bitCells, 1, 0, 1, 2);
     m_grid->addWidget(m_formula, 2, 0, 1, 2);
-    m_grid->addWidget(m_valueBox, 3, 0, 1, 2, Qt::AlignLeft);
+    m_grid->addWidget(m_valueBox, 3, 0, Qt::AlignLeft);
+    m_grid->addWidget(m_stepsBox, 3, 1, Qt::AlignRight | Qt::AlignVCenter);
     m_grid->setColumnStretch(0, 1);
   } else {
     // Side by side: name | bits over formula | values | step buttons.

@@ -179,9 +179,18 @@ TEST_F(NumberFormatsPanelTest, NarrowPanelStacksEachRowAndKeepsEverythingReachab
   clickBit(DType::FP64, 63);
   EXPECT_EQ(panel.currentValue(), -1.0);
 
+  // A very narrow dock: FP64's 64 bits take four lines of 16 and still fit.
+  panel.resize(380, 700);
+  QCoreApplication::processEvents();
+  EXPECT_EQ(fp64->bitCells()->lineCount(), 4);
+  for (int bit = 0; bit < 64; ++bit) {
+    EXPECT_TRUE(fp64->rect().contains(fp64->bitCells()->cellRect(bit).translated(fp64->bitCells()->pos()))) << bit;
+  }
+
   panel.resize(1300, 860);
   QCoreApplication::processEvents();
   EXPECT_FALSE(fp64->isCompact());
+  EXPECT_EQ(fp64->bitCells()->lineCount(), 2);
 }
 
 TEST_F(NumberFormatsPanelTest, FlippingIntoNaNWritesTheBitPattern) {
