@@ -23,6 +23,13 @@ LibTorch %4
     </message>
 </context>
 <context>
+    <name>AutosaveManager</name>
+    <message>
+        <source>Cannot write %1: %2</source>
+        <translation>无法写入 %1：%2</translation>
+    </message>
+</context>
+<context>
     <name>BitCellsWidget</name>
     <message>
         <source>s</source>
@@ -82,6 +89,227 @@ LibTorch %4
     <message>
         <source>max_norm = %1</source>
         <translation>max_norm = %1</translation>
+    </message>
+</context>
+<context>
+    <name>ExportDialog</name>
+    <message>
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <source>PNG image</source>
+        <translation>PNG 图像</translation>
+    </message>
+    <message>
+        <source>PDF (vector)</source>
+        <translation>PDF（矢量）</translation>
+    </message>
+    <message>
+        <source>SVG (vector)</source>
+        <translation>SVG（矢量）</translation>
+    </message>
+    <message>
+        <source>%1x (%2 dpi)</source>
+        <translation>%1x（%2 dpi）</translation>
+    </message>
+    <message>
+        <source>Pixels per screen pixel. 2x or 3x stays sharp on a projector or a HiDPI screen.</source>
+        <translation>每个屏幕像素对应的像素数。2x 或 3x 在投影仪或高分辨率屏幕上依然清晰。</translation>
+    </message>
+    <message>
+        <source>Slide, %1×%2 (larger fonts, thicker lines)</source>
+        <translation>幻灯片，%1×%2（更大的字体、更粗的线条）</translation>
+    </message>
+    <message>
+        <source>Custom</source>
+        <translation>自定义</translation>
+    </message>
+    <message>
+        <source> px</source>
+        <translation> 像素</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>&amp;What:</source>
+        <translation>内容(&amp;W)：</translation>
+    </message>
+    <message>
+        <source>&amp;Format:</source>
+        <translation>格式(&amp;F)：</translation>
+    </message>
+    <message>
+        <source>S&amp;cale:</source>
+        <translation>缩放(&amp;C)：</translation>
+    </message>
+    <message>
+        <source>Si&amp;ze:</source>
+        <translation>尺寸(&amp;Z)：</translation>
+    </message>
+    <message>
+        <source>F&amp;ile:</source>
+        <translation>文件(&amp;I)：</translation>
+    </message>
+    <message>
+        <source>&amp;Export</source>
+        <translation>导出(&amp;E)</translation>
+    </message>
+    <message>
+        <source>Replace file?</source>
+        <translation>替换文件？</translation>
+    </message>
+    <message>
+        <source>%1 already exists. Replace it?</source>
+        <translation>%1 已存在。要替换它吗？</translation>
+    </message>
+    <message>
+        <source>Current size, %1×%2</source>
+        <translation>当前尺寸，%1×%2</translation>
+    </message>
+    <message>
+        <source>%1×%2 pixels</source>
+        <translation>%1×%2 像素</translation>
+    </message>
+    <message>
+        <source>%1×%2 page, vector</source>
+        <translation>%1×%2 页面，矢量</translation>
+    </message>
+    <message>
+        <source>%1 files (*.%2)</source>
+        <translation>%1 文件 (*.%2)</translation>
+    </message>
+    <message>
+        <source>Export to</source>
+        <translation>导出到</translation>
+    </message>
+    <message>
+        <source>Export failed</source>
+        <translation>导出失败</translation>
+    </message>
+    <message>
+        <source>There is nothing to export.</source>
+        <translation>没有可导出的内容。</translation>
+    </message>
+</context>
+<context>
+    <name>ExportManager</name>
+    <message>
+        <source>&amp;Export…</source>
+        <translation>导出(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>Save a plot, a panel or the whole window as PNG, PDF or SVG</source>
+        <translation>把一个图表、一个面板或整个窗口保存为 PNG、PDF 或 SVG</translation>
+    </message>
+    <message>
+        <source>Copy &amp;window image</source>
+        <translation>复制窗口图像(&amp;W)</translation>
+    </message>
+    <message>
+        <source>%1 files (*.%2)</source>
+        <translation>%1 文件 (*.%2)</translation>
+    </message>
+    <message>
+        <source>Export plot</source>
+        <translation>导出图表</translation>
+    </message>
+    <message>
+        <source>Plot</source>
+        <translation>图表</translation>
+    </message>
+    <message>
+        <source>Whole window</source>
+        <translation>整个窗口</translation>
+    </message>
+    <message>
+        <source>Panel: %1</source>
+        <translation>面板：%1</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
+    </message>
+    <message>
+        <source>Plot: %1</source>
+        <translation>图表：%1</translation>
+    </message>
+    <message>
+        <source>Central area</source>
+        <translation>中央区域</translation>
+    </message>
+    <message>
+        <source>Exported %1</source>
+        <translation>已导出 %1</translation>
+    </message>
+    <message>
+        <source>Window image copied to the clipboard</source>
+        <translation>窗口图像已复制到剪贴板</translation>
+    </message>
+    <message>
+        <source>The window image could not be made</source>
+        <translation>无法生成窗口图像</translation>
+    </message>
+    <message>
+        <source>Export as PNG (%1x)…</source>
+        <translation>导出为 PNG（%1x）…</translation>
+    </message>
+    <message>
+        <source>Export as PDF…</source>
+        <translation>导出为 PDF…</translation>
+    </message>
+    <message>
+        <source>Export as SVG…</source>
+        <translation>导出为 SVG…</translation>
+    </message>
+    <message>
+        <source>Export as slide PNG (%1×%2)…</source>
+        <translation>导出为幻灯片 PNG（%1×%2）…</translation>
+    </message>
+    <message>
+        <source>Copy image</source>
+        <translation>复制图像</translation>
+    </message>
+    <message>
+        <source>Plot image copied to the clipboard</source>
+        <translation>图表图像已复制到剪贴板</translation>
+    </message>
+    <message>
+        <source>The plot image could not be made</source>
+        <translation>无法生成图表图像</translation>
+    </message>
+    <message>
+        <source>Export failed</source>
+        <translation>导出失败</translation>
+    </message>
+</context>
+<context>
+    <name>ExportWriter</name>
+    <message>
+        <source>No file name given.</source>
+        <translation>没有给出文件名。</translation>
+    </message>
+    <message>
+        <source>Cannot export to &quot;%1&quot;: %2 is not an image format AmpScope writes. Use .png, .pdf or .svg.</source>
+        <translation>无法导出到“%1”：%2 不是 AmpScope 能写入的图像格式。请使用 .png、.pdf 或 .svg。</translation>
+    </message>
+    <message>
+        <source>a name without an extension</source>
+        <translation>没有扩展名的文件名</translation>
+    </message>
+    <message>
+        <source>the image is empty or too large</source>
+        <translation>图像为空或过大</translation>
+    </message>
+    <message>
+        <source>the size %1x%2 at scale %3 is not a size that can be drawn</source>
+        <translation>缩放 %3 下的尺寸 %1x%2 无法绘制</translation>
+    </message>
+    <message>
+        <source>unknown format</source>
+        <translation>未知格式</translation>
     </message>
 </context>
 <context>
@@ -323,6 +551,37 @@ LibTorch %4
     </message>
 </context>
 <context>
+    <name>HeadlessTrainer</name>
+    <message>
+        <source>The number of steps must be positive (got %1).</source>
+        <translation>步数必须为正（收到 %1）。</translation>
+    </message>
+    <message>
+        <source>The run panel&apos;s configuration is not valid; fix it before training.</source>
+        <translation>运行面板中的配置无效；请先修正再训练。</translation>
+    </message>
+    <message>
+        <source>The run panel does not accept %1 steps.</source>
+        <translation>运行面板不接受 %1 步。</translation>
+    </message>
+    <message>
+        <source>Training could not start: %1</source>
+        <translation>训练无法开始：%1</translation>
+    </message>
+    <message>
+        <source>Training stopped at step %1: %2</source>
+        <translation>训练在第 %1 步停止：%2</translation>
+    </message>
+    <message>
+        <source>Training failed at step %1: %2</source>
+        <translation>训练在第 %1 步失败：%2</translation>
+    </message>
+    <message>
+        <source>Training reached step %1 of %2 within the %3 s time limit; stopped.</source>
+        <translation>在 %3 秒的时间限制内训练到第 %1 步（共 %2 步）；已停止。</translation>
+    </message>
+</context>
+<context>
     <name>HeatMapPlot</name>
     <message>
         <source>Scaled</source>
@@ -466,6 +725,16 @@ subnormal
     <message>
         <source>bin %1: |g| in [%2, %3)</source>
         <translation>区间 %1：|g| 在 [%2, %3) 内</translation>
+    </message>
+    <message>
+        <source>exact
+zeros</source>
+        <translation>精确
+零值</translation>
+    </message>
+    <message>
+        <source>exact zeros (g == 0)</source>
+        <translation>精确的零（g == 0）</translation>
     </message>
 </context>
 <context>
@@ -1026,6 +1295,13 @@ subnormal
     </message>
 </context>
 <context>
+    <name>PlotExporter</name>
+    <message>
+        <source>There is no plot to export.</source>
+        <translation>没有可导出的图表。</translation>
+    </message>
+</context>
+<context>
     <name>PlotPanel</name>
     <message>
         <source>Follow latest</source>
@@ -1120,6 +1396,18 @@ subnormal
     <message>
         <source>off axis</source>
         <translation>超出坐标轴</translation>
+    </message>
+    <message>
+        <source>✓ holds all</source>
+        <translation>✓ 全部可容纳</translation>
+    </message>
+    <message>
+        <source>✗ &lt; %1 → 0</source>
+        <translation>✗ &lt; %1 → 0</translation>
+    </message>
+    <message>
+        <source>✗ all → 0</source>
+        <translation>✗ 全部 → 0</translation>
     </message>
 </context>
 <context>
@@ -1283,10 +1571,6 @@ subnormal
         <translation>在 unscale_ 之后（正确）</translation>
     </message>
     <message>
-        <source>Before unscale_ (wrong: clips scaled gradients)</source>
-        <translation>在 unscale_ 之前（错误：裁剪的是放大后的梯度）</translation>
-    </message>
-    <message>
         <source>Clip by norm</source>
         <translation>按范数裁剪</translation>
     </message>
@@ -1310,6 +1594,14 @@ subnormal
         <source>not a whole number ≥ 0</source>
         <translation>不是 ≥ 0 的整数</translation>
     </message>
+    <message>
+        <source>Before unscale_ (wrong)</source>
+        <translation>在 unscale_ 之前（错误）</translation>
+    </message>
+    <message>
+        <source>Clips the scaled gradients: max_norm then means nothing (the lesson&apos;s mistake).</source>
+        <translation>裁剪的是放大后的梯度：此时 max_norm 失去意义（本课演示的错误）。</translation>
+    </message>
 </context>
 <context>
     <name>ScalePlot</name>
@@ -1330,6 +1622,165 @@ subnormal
     <message>
         <source>%1: skipped step</source>
         <translation>%1：跳过的步骤</translation>
+    </message>
+</context>
+<context>
+    <name>SessionController</name>
+    <message>
+        <source>Autosave failed</source>
+        <translation>自动保存失败</translation>
+    </message>
+    <message>
+        <source>AmpScope sessions (*.%1)</source>
+        <translation>AmpScope 会话 (*.%1)</translation>
+    </message>
+    <message>
+        <source>Open Session</source>
+        <translation>打开会话</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Save Session</source>
+        <translation>保存会话</translation>
+    </message>
+    <message>
+        <source>Export Run as CSV</source>
+        <translation>将运行导出为 CSV</translation>
+    </message>
+    <message>
+        <source>CSV files (*.csv)</source>
+        <translation>CSV 文件 (*.csv)</translation>
+    </message>
+    <message>
+        <source>Export Run as JSON</source>
+        <translation>将运行导出为 JSON</translation>
+    </message>
+    <message>
+        <source>JSON files (*.json)</source>
+        <translation>JSON 文件 (*.json)</translation>
+    </message>
+    <message>
+        <source>Reproduce in PyTorch: choose a folder</source>
+        <translation>在 PyTorch 中复现：选择一个文件夹</translation>
+    </message>
+    <message>
+        <source>&amp;Open Session…</source>
+        <translation>打开会话(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>Open a saved session: its configuration and recorded plots, without retraining</source>
+        <translation>打开已保存的会话：载入它的配置和记录的图表，无需重新训练</translation>
+    </message>
+    <message>
+        <source>Open &amp;Recent</source>
+        <translation>最近打开(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Save Session</source>
+        <translation>保存会话(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Save the configuration and every recorded step</source>
+        <translation>保存配置和记录的每一步</translation>
+    </message>
+    <message>
+        <source>Save Session &amp;As…</source>
+        <translation>会话另存为(&amp;A)…</translation>
+    </message>
+    <message>
+        <source>&amp;Export Run Data</source>
+        <translation>导出运行数据(&amp;E)</translation>
+    </message>
+    <message>
+        <source>As &amp;CSV (one row per step and mode)…</source>
+        <translation>为 &amp;CSV（每步每种模式一行）…</translation>
+    </message>
+    <message>
+        <source>As &amp;JSON (configuration, telemetry, histograms)…</source>
+        <translation>为 &amp;JSON（配置、遥测数据、直方图）…</translation>
+    </message>
+    <message>
+        <source>Reproduce in &amp;PyTorch…</source>
+        <translation>在 &amp;PyTorch 中复现…</translation>
+    </message>
+    <message>
+        <source>Write a Python script with the initial weights and batches that reruns this experiment in PyTorch</source>
+        <translation>写出一个包含初始权重和批数据的 Python 脚本，用 PyTorch 重新运行这个实验</translation>
+    </message>
+    <message>
+        <source>Cannot open the session</source>
+        <translation>无法打开会话</translation>
+    </message>
+    <message>
+        <source>Cannot save the session</source>
+        <translation>无法保存会话</translation>
+    </message>
+    <message>
+        <source>Export failed</source>
+        <translation>导出失败</translation>
+    </message>
+    <message>
+        <source>Reproduce in PyTorch</source>
+        <translation>在 PyTorch 中复现</translation>
+    </message>
+    <message>
+        <source>Start or open a run first: the export needs its configuration.</source>
+        <translation>请先开始或打开一次运行：导出需要它的配置。</translation>
+    </message>
+    <message>
+        <source>The export failed: %1</source>
+        <translation>导出失败：%1</translation>
+    </message>
+    <message numerus="yes">
+        <source>Wrote %n file(s) (%1 MB) to %2.
+
+Run it with:
+  python3 %3
+
+README.txt explains each precision mode and what to expect.</source>
+        <translation>
+            <numerusform>已写入 %n 个文件（%1 MB）到 %2。
+
+运行方法：
+  python3 %3
+
+README.txt 解释了每种精度模式以及预期结果。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Restore the last session?</source>
+        <translation>恢复上次的会话？</translation>
+    </message>
+    <message>
+        <source>AmpScope did not shut down cleanly. A session autosaved at %1 can be restored (its configuration and every step recorded until then).
+
+Restore it?</source>
+        <translation>AmpScope 上次没有正常关闭。可以恢复在 %1 自动保存的会话（包括它的配置和截至那时记录的每一步）。
+
+要恢复吗？</translation>
+    </message>
+    <message>
+        <source>Cannot restore the session</source>
+        <translation>无法恢复会话</translation>
+    </message>
+    <message>
+        <source>Save the session?</source>
+        <translation>保存会话？</translation>
+    </message>
+    <message>
+        <source>The recorded run has not been saved. Save it before closing?</source>
+        <translation>记录的运行尚未保存。关闭前要保存吗？</translation>
+    </message>
+    <message>
+        <source>Untitled</source>
+        <translation>未命名</translation>
+    </message>
+    <message>
+        <source>Clear Recent</source>
+        <translation>清除最近记录</translation>
     </message>
 </context>
 <context>
@@ -1617,18 +2068,6 @@ subnormal
 <context>
     <name>UnderflowPlot</name>
     <message>
-        <source>Flushed to zero</source>
-        <translation>冲为零</translation>
-    </message>
-    <message>
-        <source>Subnormal</source>
-        <translation>次正规数</translation>
-    </message>
-    <message>
-        <source>Overflowed</source>
-        <translation>溢出</translation>
-    </message>
-    <message>
         <source>Elements that were non-zero before a rounding point and exactly zero after it (solid line).</source>
         <translation>在舍入点之前非零、之后恰好为零的元素（实线）。</translation>
     </message>
@@ -1680,6 +2119,18 @@ subnormal
         <source>% of elements at rounding points</source>
         <translation>舍入点处元素的百分比</translation>
     </message>
+    <message>
+        <source>Flushed to zero ━</source>
+        <translation>冲为零 ━</translation>
+    </message>
+    <message>
+        <source>Subnormal ╍</source>
+        <translation>次正规数 ╍</translation>
+    </message>
+    <message>
+        <source>Overflowed ┈</source>
+        <translation>溢出 ┈</translation>
+    </message>
 </context>
 <context>
     <name>UnderflowTableWidget</name>
@@ -1722,6 +2173,13 @@ subnormal
     <message>
         <source>Relative error %1.</source>
         <translation>相对误差 %1。</translation>
+    </message>
+</context>
+<context>
+    <name>WidgetExporter</name>
+    <message>
+        <source>There is nothing to export: the panel is closed or has no size.</source>
+        <translation>没有可导出的内容：面板已关闭或没有尺寸。</translation>
     </message>
 </context>
 <context>
@@ -1786,6 +2244,85 @@ subnormal
         <source>--size and --scale only apply to --screenshot</source>
         <translation>--size 和 --scale 只能与 --screenshot 一起使用</translation>
     </message>
+    <message>
+        <source>With --screenshot: train &lt;N&gt; steps (the run panel&apos;s configuration) first.</source>
+        <translation>与 --screenshot 一起使用：先训练 &lt;N&gt; 步（使用运行面板中的配置）。</translation>
+    </message>
+    <message>
+        <source>N</source>
+        <translation>N</translation>
+    </message>
+    <message>
+        <source>Open the lesson &lt;name&gt; at start (see the Lessons menu).</source>
+        <translation>启动时打开课程 &lt;name&gt;（见“课程”菜单）。</translation>
+    </message>
+    <message>
+        <source>name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>User interface language for this run: en or zh_CN.</source>
+        <translation>本次运行的界面语言：en 或 zh_CN。</translation>
+    </message>
+    <message>
+        <source>code</source>
+        <translation>代码</translation>
+    </message>
+    <message>
+        <source>Theme for this run: light or dark.</source>
+        <translation>本次运行的主题：light 或 dark。</translation>
+    </message>
+    <message>
+        <source>theme</source>
+        <translation>主题</translation>
+    </message>
+    <message>
+        <source>Start with presenter scaling (larger text and plot lines).</source>
+        <translation>以演示放大模式启动（更大的文字和图表线条）。</translation>
+    </message>
+    <message>
+        <source>--steps must be a whole number from 1 to %1 (got &quot;%2&quot;)</source>
+        <translation>--steps 必须是 1 到 %1 之间的整数（收到 &quot;%2&quot;）</translation>
+    </message>
+    <message>
+        <source>--steps only applies to --screenshot</source>
+        <translation>--steps 只能与 --screenshot 一起使用</translation>
+    </message>
+    <message>
+        <source>unknown lesson &quot;%1&quot;; the lessons are: %2</source>
+        <translation>未知课程“%1”；可用的课程有：%2</translation>
+    </message>
+    <message>
+        <source>--lang must be one of %1 (got &quot;%2&quot;)</source>
+        <translation>--lang 必须是 %1 之一（收到 &quot;%2&quot;）</translation>
+    </message>
+    <message>
+        <source>--theme must be light or dark (got &quot;%1&quot;)</source>
+        <translation>--theme 必须是 light 或 dark（收到 &quot;%1&quot;）</translation>
+    </message>
+    <message>
+        <source>Cannot export to &quot;%1&quot;: %2</source>
+        <translation>无法导出到“%1”：%2</translation>
+    </message>
+    <message>
+        <source>the PDF writer could not start</source>
+        <translation>PDF 写入器无法启动</translation>
+    </message>
+    <message>
+        <source>Exported from AmpScope</source>
+        <translation>由 AmpScope 导出</translation>
+    </message>
+    <message>
+        <source>the SVG generator could not start</source>
+        <translation>SVG 生成器无法启动</translation>
+    </message>
+</context>
+<context>
+    <name>ampscope::ui::ExportTarget</name>
+    <message>
+        <source>&quot;%1&quot; no longer exists; nothing was exported.</source>
+        <translation>“%1”已不存在；没有导出任何内容。</translation>
+    </message>
 </context>
 <context>
     <name>ampscope::ui::formats</name>
@@ -1809,6 +2346,54 @@ subnormal
         <source>The element count must be a whole number.</source>
         <translation>元素个数必须是整数。</translation>
     </message>
+    <message>
+        <source>IEEE-754 binary64, torch.float64</source>
+        <translation>IEEE-754 binary64，torch.float64</translation>
+    </message>
+    <message>
+        <source>IEEE-754 binary32, torch.float32</source>
+        <translation>IEEE-754 binary32，torch.float32</translation>
+    </message>
+    <message>
+        <source>TensorFloat-32: FP32 range, FP16 mantissa (tensor cores)</source>
+        <translation>TensorFloat-32：FP32 的范围，FP16 的尾数（tensor cores）</translation>
+    </message>
+    <message>
+        <source>IEEE-754 binary16, torch.float16</source>
+        <translation>IEEE-754 binary16，torch.float16</translation>
+    </message>
+    <message>
+        <source>bfloat16: FP32 range, 7 mantissa bits</source>
+        <translation>bfloat16：FP32 的范围，7 位尾数</translation>
+    </message>
+    <message>
+        <source>OCP FP8, no infinity, max 448 (forward pass)</source>
+        <translation>OCP FP8，没有无穷大，最大值 448（前向传播）</translation>
+    </message>
+    <message>
+        <source>OCP FP8, FP16&apos;s range (gradients)</source>
+        <translation>OCP FP8，FP16 的范围（梯度）</translation>
+    </message>
+    <message>
+        <source>zero</source>
+        <translation>零</translation>
+    </message>
+    <message>
+        <source>subnormal</source>
+        <translation>次正规数</translation>
+    </message>
+    <message>
+        <source>normal</source>
+        <translation>正规数</translation>
+    </message>
+    <message>
+        <source>infinity</source>
+        <translation>无穷大</translation>
+    </message>
+    <message>
+        <source>NaN</source>
+        <translation>NaN</translation>
+    </message>
 </context>
 <context>
     <name>main</name>
@@ -1819,6 +2404,14 @@ subnormal
     <message>
         <source>Saved %1 (%2x%3 pixels)</source>
         <translation>已保存 %1（%2x%3 像素）</translation>
+    </message>
+    <message>
+        <source>ampscope: the window needs %1x%2 (its panels&apos; minimum sizes), not %3x%4</source>
+        <translation>ampscope：窗口需要 %1x%2（各面板的最小尺寸），而不是 %3x%4</translation>
+    </message>
+    <message>
+        <source>Trained %1 steps</source>
+        <translation>已训练 %1 步</translation>
     </message>
 </context>
 </TS>
