@@ -30,8 +30,9 @@ fi
 
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg); libblas.so.3 -> $(readlink -f /usr/lib/x86_64-linux-gnu/libblas.so.3 2>/dev/null || echo '?')"
 echo "running $bench ..."
-# One thread everywhere: ATen's OpenMP pool and OpenBLAS's own pthreads (which spin in sched_yield
-# and steal the second core on a 2-core machine), on both sides alike.
+# One thread everywhere, on both sides alike: ATen's OpenMP pool and OpenBLAS's own pthreads (left at
+# their default, OpenBLAS's workers spin in sched_yield: about a quarter of the profile's samples, and
+# their CPU time would escape the cpu_time columns, which count the calling thread only).
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 "$bench" --benchmark_format=json --benchmark_out="$work/cpp.json" \
   --benchmark_out_format=json --benchmark_repetitions=5 --benchmark_min_time=0.3 \
