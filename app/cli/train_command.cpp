@@ -469,6 +469,19 @@ int runTrainCommand(const std::vector<std::string>& args) {
     }
   }
   printSummary(summaries);
+  std::cout << "\nMemory ledger of each mode's last step (counting allocator; seed-digest §9)\n"
+            << std::left << std::setw(17) << "mode" << std::right << std::setw(13) << "parameters"
+            << std::setw(13) << "gradients" << std::setw(13) << "optimizer" << std::setw(13)
+            << "activations" << std::setw(13) << "temporaries" << std::setw(13) << "peak" << "\n";
+  for (const auto& s : summaries) {
+    const MemoryLedger ledger = comparison.memoryLedger(s.capability.mode);
+    std::cout << std::left << std::setw(17) << modeName(s.capability.mode) << std::right;
+    for (int64_t bytes : {ledger.parameters, ledger.gradients, ledger.optimizerState, ledger.activations,
+                          ledger.temporaries, ledger.peak}) {
+      std::cout << std::setw(13) << formatBytes(bytes);
+    }
+    std::cout << "\n";
+  }
   if ((csv.is_open() && !csv.flush()) || (jsonl.is_open() && !jsonl.flush())) {
     std::cerr << kPrefix << "writing the output file failed\n";
     return kExitFailure;

@@ -79,7 +79,8 @@ ModeCapability probeOne(PrecisionMode mode) {
           capability.native
               ? "FP16 CPU autocast (native), FP32 master weights."
               : "FP16 emulated: FP32 arithmetic rounded exactly (RNE) to FP16 wherever autocast "
-                "would cast, forward and backward; LibTorch " + version + " CPU autocast says: " + error;
+                "would cast, forward and backward (tensors stay FP32 in memory, so memory figures are "
+                "the emulation's); LibTorch " + version + " CPU autocast says: " + error;
       break;
     }
     case PrecisionMode::FP16Pure:
@@ -93,7 +94,8 @@ ModeCapability probeOne(PrecisionMode mode) {
           capability.native
               ? name + " CPU kernels (native): parameters, activations and the update in " + name + "."
               : name + " emulated: every op's output, every gradient and the stored parameters and "
-                       "optimizer state rounded exactly (RNE) to " + name + "; LibTorch " + version +
+                       "optimizer state rounded exactly (RNE) to " + name + " (held in FP32 tensors, so "
+                       "memory figures are the emulation's); LibTorch " + version +
                     " CPU says: " + error;
       break;
     }
