@@ -23,8 +23,31 @@ const char* const SessionFile::kSuffix = "ampscope";
 
 namespace {
 
+// Where a field is: a chain of keys and indices ("records[3].modes[0].loss"), built as text only when
+// an error names it (building it for every field read tripled the time to open a long session).
+class Path {
+ public:
+  Path() = default;  // the document's root
+  Path(const Path& parent, const char* key) : parent_(&parent), key_(key) {}
+  Path(const Path& parent, int index) : parent_(&parent), index_(index) {}
+  QString str() const {
+    const QString head = parent_ ? parent_->str() : QString();
+    if (key_)
+      return head.isEmpty() ? QString::fromLatin1(key_) : head + QLatin1Char('.') + QLatin1String(key_);
+    if (index_ >= 0) return head + QLatin1Char('[') + QString::number(index_) + QLatin1Char(']');
+    return head;
+  }
+
+ private:
+  const Path* parent_ = nullptr;
+  const char* key_ = nullptr;
+  int index_ = -1;
+};
+
 // A field that does not read: where (a path like "records[3].modes[0].loss") and why.
 struct FieldError {
+  FieldError(const Path& where, QString why) : path(where.str()), message(std::move(why)) {}
+  FieldError(QString where, QString why) : path(std::move(where)), message(std::move(why)) {}
   QString path;
   QString message;
 };
@@ -132,16 +155,17 @@ bool anyCounts(const RoundingCounts& c) {
 }
 
 // Reading: every accessor names the full path of the field it could not read.
-QString at(const QString& path, const QString& key) { return path.isEmpty() ? key : path + "." + key; }
-QString at(const QString& path, int index) { return path + "[" + QString::number(index) + "]"; }
+// The returned Path refers to `path`: use it within the full expression, or keep `path` alive.
+Path at(const Path& path, const char* key) { return Path(path, key); }
+Path at(const Path& path, int index) { return Path(path, index); }
 
-QJsonValue required(const QJsonObject& o, const QString& path, const char* key) {
+QJsonValue required(const QJsonObject& o, const Path& path, const char* key) {
   const auto it = o.constFind(QLatin1String(key));
   if (it == o.constEnd()) throw FieldError{at(path, key), SessionFile::tr("missing")};
   return *it;
 }
 
-double readDouble(const QJsonValue& v, const QString& path) {
+double readDouble(const QJsonValue& v, const Path& path) {
   if (v.isDouble()) return v.toDouble();
   if (v.isString()) {
     const QString s = v.toString();
@@ -152,11 +176,11 @@ double readDouble(const QJsonValue& v, const QString& path) {
   throw FieldError{path, SessionFile::tr("expected a number or \"nan\", \"inf\", \"-inf\"")};
 }
 
-double readDouble(const QJsonObject& o, const QString& path, const char* key) {
+double readDouble(const QJsonObject& o, const Path& path, const char* key) {
   return readDouble(required(o, path, key), at(path, key));
 }
 
-int64_t readInt(const QJsonValue& v, const QString& path) {
+int64_t readInt(const QJsonValue& v, const Path& path) {
   // Integers are written as JSON integers; a fraction or a value beyond 2^63 is a damaged file.
   if (!v.isDouble()) throw FieldError{path, SessionFile::tr("expected an integer")};
   const double d = v.toDouble();
@@ -166,46 +190,46 @@ int64_t readInt(const QJsonValue& v, const QString& path) {
   return v.toInteger(static_cast<qint64>(d));
 }
 
-int64_t readInt(const QJsonObject& o, const QString& path, const char* key) {
+int64_t readInt(const QJsonObject& o, const Path& path, const char* key) {
   return readInt(required(o, path, key), at(path, key));
 }
 
-int64_t readCount(const QJsonObject& o, const QString& path, const char* key) {
+int64_t readCount(const QJsonObject& o, const Path& path, const char* key) {
   const int64_t value = readInt(o, path, key);
   if (value < 0) throw FieldError{at(path, key), SessionFile::tr("must not be negative")};
   return value;
 }
 
-bool readBool(const QJsonObject& o, const QString& path, const char* key) {
+bool readBool(const QJsonObject& o, const Path& path, const char* key) {
   const QJsonValue v = required(o, path, key);
   if (!v.isBool()) throw FieldError{at(path, key), SessionFile::tr("expected true or false")};
   return v.toBool();
 }
 
-QString readString(const QJsonObject& o, const QString& path, const char* key) {
+QString readString(const QJsonObject& o, const Path& path, const char* key) {
   const QJsonValue v = required(o, path, key);
   if (!v.isString()) throw FieldError{at(path, key), SessionFile::tr("expected a string")};
   return v.toString();
 }
 
-QJsonObject readObject(const QJsonValue& v, const QString& path) {
+QJsonObject readObject(const QJsonValue& v, const Path& path) {
   if (!v.isObject()) throw FieldError{path, SessionFile::tr("expected an object")};
   return v.toObject();
 }
 
-QJsonArray readArray(const QJsonValue& v, const QString& path) {
+QJsonArray readArray(const QJsonValue& v, const Path& path) {
   if (!v.isArray()) throw FieldError{path, SessionFile::tr("expected an array")};
   return v.toArray();
 }
 
-PrecisionMode readMode(const QJsonObject& o, const QString& path, const char* key) {
+PrecisionMode readMode(const QJsonObject& o, const Path& path, const char* key) {
   const QString name = readString(o, path, key);
   const auto mode = parseMode(name.toStdString());
   if (!mode) throw FieldError{at(path, key), SessionFile::tr("unknown precision mode '%1'").arg(name)};
   return *mode;
 }
 
-RoundingCounts countsFromJson(const QJsonValue& v, const QString& path) {
+RoundingCounts countsFromJson(const QJsonValue& v, const Path& path) {
   const QJsonObject o = readObject(v, path);
   RoundingCounts c;
   c.elements = readCount(o, path, "elements");
@@ -216,23 +240,24 @@ RoundingCounts countsFromJson(const QJsonValue& v, const QString& path) {
   return c;
 }
 
-ExponentHistogram histogramFromJson(const QJsonValue& v, const QString& path) {
+ExponentHistogram histogramFromJson(const QJsonValue& v, const Path& path) {
   const QJsonObject o = readObject(v, path);
   ExponentHistogram h;
-  const QJsonArray bins = readArray(required(o, path, "bins"), at(path, "bins"));
+  const Path binsPath = at(path, "bins");
+  const QJsonArray bins = readArray(required(o, path, "bins"), binsPath);
   for (int i = 0; i < bins.size(); ++i) {
-    const QString binPath = at(at(path, "bins"), i);
+    const Path binPath = at(binsPath, i);
     const QJsonArray pair = readArray(bins[i], binPath);
     if (pair.size() != 2) throw FieldError{binPath, SessionFile::tr("expected [exponent, count]")};
-    const int64_t exponent = readInt(pair[0], binPath + "[0]");
+    const int64_t exponent = readInt(pair[0], at(binPath, 0));
     if (exponent < ExponentHistogram::kMinExponent || exponent > ExponentHistogram::kMaxExponent) {
-      throw FieldError{binPath + "[0]", SessionFile::tr("exponent %1 is outside [%2, %3]")
-                                            .arg(exponent)
-                                            .arg(ExponentHistogram::kMinExponent)
-                                            .arg(ExponentHistogram::kMaxExponent)};
+      throw FieldError{at(binPath, 0), SessionFile::tr("exponent %1 is outside [%2, %3]")
+                                           .arg(exponent)
+                                           .arg(ExponentHistogram::kMinExponent)
+                                           .arg(ExponentHistogram::kMaxExponent)};
     }
-    const int64_t count = readInt(pair[1], binPath + "[1]");
-    if (count < 0) throw FieldError{binPath + "[1]", SessionFile::tr("must not be negative")};
+    const int64_t count = readInt(pair[1], at(binPath, 1));
+    if (count < 0) throw FieldError{at(binPath, 1), SessionFile::tr("must not be negative")};
     h.counts[static_cast<size_t>(exponent - ExponentHistogram::kMinExponent)] = count;
   }
   h.zero = readCount(o, path, "zero");
@@ -244,7 +269,7 @@ ExponentHistogram histogramFromJson(const QJsonValue& v, const QString& path) {
   return h;
 }
 
-RunConfig configFromJson(const QJsonValue& v, const QString& path) {
+RunConfig configFromJson(const QJsonValue& v, const Path& path) {
   const QJsonObject o = readObject(v, path);
   RunConfig c;
   const QString model = readString(o, path, "model");
@@ -252,12 +277,12 @@ RunConfig configFromJson(const QJsonValue& v, const QString& path) {
   if (!kind) throw FieldError{at(path, "model"), SessionFile::tr("unknown model '%1'").arg(model)};
   c.model = *kind;
   c.modes.clear();
-  const QJsonArray modes = readArray(required(o, path, "modes"), at(path, "modes"));
+  const Path modesPath = at(path, "modes");
+  const QJsonArray modes = readArray(required(o, path, "modes"), modesPath);
   for (int i = 0; i < modes.size(); ++i) {
     const QString name = modes[i].toString();
     const auto mode = parseMode(name.toStdString());
-    if (!mode)
-      throw FieldError{at(at(path, "modes"), i), SessionFile::tr("unknown precision mode '%1'").arg(name)};
+    if (!mode) throw FieldError{at(modesPath, i), SessionFile::tr("unknown precision mode '%1'").arg(name)};
     c.modes.push_back(*mode);
   }
   const QString optimizer = readString(o, path, "optimizer");
@@ -274,7 +299,7 @@ RunConfig configFromJson(const QJsonValue& v, const QString& path) {
   c.seed = static_cast<uint64_t>(seed);
   c.steps = readInt(o, path, "steps");
   c.lossWeight = readDouble(o, path, "loss-weight");
-  const QString scalerPath = at(path, "scaler");
+  const Path scalerPath = at(path, "scaler");
   const QJsonObject scaler = readObject(required(o, path, "scaler"), scalerPath);
   c.scaler.initScale = readDouble(scaler, scalerPath, "init-scale");
   c.scaler.growthFactor = readDouble(scaler, scalerPath, "growth-factor");
@@ -282,7 +307,7 @@ RunConfig configFromJson(const QJsonValue& v, const QString& path) {
   c.scaler.growthInterval = readInt(scaler, scalerPath, "growth-interval");
   c.scaler.enabled = readBool(scaler, scalerPath, "enabled");
   c.scalerForPureFp16 = readBool(o, path, "scaler-for-pure-fp16");
-  const QString clipPath = at(path, "clip");
+  const Path clipPath = at(path, "clip");
   const QJsonObject clip = readObject(required(o, path, "clip"), clipPath);
   const QString order = readString(clip, clipPath, "order");
   const auto clipOrder = parseClipOrder(order.toStdString());
@@ -297,13 +322,13 @@ RunConfig configFromJson(const QJsonValue& v, const QString& path) {
   c.threadsPerMode = static_cast<int>(threads);
   const auto errors = validate(c);
   if (!errors.empty()) {
-    throw FieldError{at(path, QString::fromStdString(errors.front().field)),
+    throw FieldError{path.str() + QLatin1Char('.') + QString::fromStdString(errors.front().field),
                      QString::fromStdString(errors.front().message)};
   }
   return c;
 }
 
-ModeStep modeStepFromJson(const QJsonValue& v, const QString& path) {
+ModeStep modeStepFromJson(const QJsonValue& v, const Path& path) {
   const QJsonObject o = readObject(v, path);
   ModeStep s;
   s.mode = readMode(o, path, "mode");
@@ -323,10 +348,10 @@ ModeStep modeStepFromJson(const QJsonValue& v, const QString& path) {
   s.instrumented = readBool(o, path, "instrumented");
   if (o.contains(QLatin1String("rounding"))) s.rounding = countsFromJson(o["rounding"], at(path, "rounding"));
   if (o.contains(QLatin1String("rounding-points"))) {
-    const QString listPath = at(path, "rounding-points");
+    const Path listPath = at(path, "rounding-points");
     const QJsonArray points = readArray(o["rounding-points"], listPath);
     for (int i = 0; i < points.size(); ++i) {
-      const QString p = at(listPath, i);
+      const Path p = at(listPath, i);
       const QJsonObject po = readObject(points[i], p);
       RoundingPointStats point;
       point.name = readString(po, p, "name").toStdString();
@@ -337,10 +362,10 @@ ModeStep modeStepFromJson(const QJsonValue& v, const QString& path) {
     }
   }
   if (o.contains(QLatin1String("tensors"))) {
-    const QString listPath = at(path, "tensors");
+    const Path listPath = at(path, "tensors");
     const QJsonArray tensors = readArray(o["tensors"], listPath);
     for (int i = 0; i < tensors.size(); ++i) {
-      const QString p = at(listPath, i);
+      const Path p = at(listPath, i);
       const QJsonObject to = readObject(tensors[i], p);
       TensorStats tensor;
       tensor.name = readString(to, p, "name").toStdString();
@@ -586,17 +611,19 @@ std::optional<Session> SessionFile::fromJson(const QByteArray& json, const QStri
             .arg(version.toInteger())
             .arg(kVersion));
   }
+  const Path kRoot;
   try {
     Session session;
     if (root.contains(QLatin1String("lesson"))) {
-      session.lesson = readString(root, QString(), "lesson");
+      session.lesson = readString(root, kRoot, "lesson");
     }
-    session.config = configFromJson(required(root, QString(), "config"), QStringLiteral("config"));
-    const QJsonArray records = readArray(required(root, QString(), "records"), QStringLiteral("records"));
+    session.config = configFromJson(required(root, kRoot, "config"), at(kRoot, "config"));
+    const Path recordsPath = at(kRoot, "records");
+    const QJsonArray records = readArray(required(root, kRoot, "records"), recordsPath);
     session.records.reserve(static_cast<size_t>(records.size()));
     int64_t previous = 0;
     for (int i = 0; i < records.size(); ++i) {
-      const QString path = at(QStringLiteral("records"), i);
+      const Path path = at(recordsPath, i);
       const QJsonObject ro = readObject(records[i], path);
       StepRecord record;
       record.step = readInt(ro, path, "step");
@@ -606,10 +633,10 @@ std::optional<Session> SessionFile::fromJson(const QByteArray& json, const QStri
             SessionFile::tr("steps must increase (step %1 after %2)").arg(record.step).arg(previous)};
       }
       previous = record.step;
-      const QJsonArray modes = readArray(required(ro, path, "modes"), at(path, "modes"));
-      for (int m = 0; m < modes.size(); ++m) {
-        record.modes.push_back(modeStepFromJson(modes[m], at(at(path, "modes"), m)));
-      }
+      const Path modesPath = at(path, "modes");
+      const QJsonArray modes = readArray(required(ro, path, "modes"), modesPath);
+      for (int m = 0; m < modes.size(); ++m)
+        record.modes.push_back(modeStepFromJson(modes[m], at(modesPath, m)));
       session.records.push_back(std::move(record));
     }
     return session;
