@@ -1,5 +1,6 @@
 #include "ampscope/engine/reproduce_export.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -78,13 +79,18 @@ bool writeNpy(const std::string& path, const char* descr, const std::vector<int6
   return true;
 }
 
+// The shortest text that reads back as the same double (std::to_chars): 0.9, not 0.90000000000000002.
+std::string shortest(double value) {
+  char buffer[32];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+  return std::string(buffer, result.ptr);
+}
+
 // Python literal of a double that reads back as the same double.
 std::string pyFloat(double value) {
   if (std::isnan(value)) return "float('nan')";
   if (std::isinf(value)) return value > 0 ? "float('inf')" : "float('-inf')";
-  char buffer[64];
-  std::snprintf(buffer, sizeof(buffer), "%.17g", value);
-  std::string text = buffer;
+  std::string text = shortest(value);
   if (text.find_first_of(".eE") == std::string::npos) text += ".0";
   return text;
 }
@@ -438,8 +444,10 @@ ReproduceExportResult exportReproduction(const RunConfig& config, int64_t steps,
       for (const auto& stepRecord : recorded) {
         if (stepRecord.step > steps) continue;
         for (const auto& mode : stepRecord.modes) {
-          char loss[64];
-          std::snprintf(loss, sizeof(loss), "%.17g", mode.loss);  // nan / inf read by Python's float()
+          // Python's float() reads nan, inf and -inf as well.
+          const std::string loss = std::isnan(mode.loss)   ? std::string("nan")
+                                   : std::isinf(mode.loss) ? std::string(mode.loss > 0 ? "inf" : "-inf")
+                                                           : shortest(mode.loss);
           csv << mode.step << ',' << modeName(mode.mode) << ',' << loss << '\n';
         }
       }
