@@ -23,8 +23,8 @@
 //   the exact cast back to the FP32 master.
 // - PureNative (bf16-pure on CPU): parameters and inputs stored in the low dtype, every op native.
 // - PureEmulated (fp16-pure, model.half() on CPU): every op's output is rounded, parameters hold
-//   FP16 values (the ModeTrainer re-rounds them and the optimizer state after every step), and every
-//   parameter gradient is rounded.
+//   FP16 values (the optimizer rounds each of its in-place ops: rounded_adamw.h, rounded_sgd.h), and
+//   every parameter gradient is rounded.
 //
 // Instruments (only in a pass begun with instrument=true, so plain steps pay nothing):
 // - rounding points: per layer and direction, counts of elements / flushed to zero / subnormal /
