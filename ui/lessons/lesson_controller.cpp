@@ -22,7 +22,7 @@ constexpr double kLabelOffsetX = 24;
 constexpr double kLabelOffsetY = 36;
 constexpr double kLabelStackStep = 64;
 // QCPItemText does not wrap; callouts are broken into lines of about this many Latin-letter widths.
-constexpr int kWrapWidth = 48;
+constexpr int kWrapWidth = 34;
 
 // Breaks `text` into lines of at most kWrapWidth columns: at a space where there is one, anywhere in
 // Chinese text (which has no spaces; its characters count two columns, as they are about twice as wide).
@@ -185,7 +185,9 @@ void LessonController::addPlotCallouts() {
     label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
     label->setText(callout.text.text(locale));
     label->setColor(Qt::black);
-    label->setBrush(QBrush(kCalloutColor.lighter(170)));
+    QColor fill = kCalloutColor.lighter(170);
+    fill.setAlpha(230);  // the data behind stays faintly visible
+    label->setBrush(QBrush(fill));
     label->setPen(QPen(kCalloutColor));
     label->setPadding(QMargins(6, 4, 6, 4));
     label->setTextAlignment(Qt::AlignLeft);
