@@ -10,6 +10,7 @@
 
 #include "ui/export/export_options.h"
 
+class QCPPainter;
 class QCustomPlot;
 
 namespace ampscope::ui {
@@ -24,6 +25,11 @@ class PlotExporter {
   static QImage renderImage(QCustomPlot* plot, const ExportOptions& options = {});
   // The image at the plot's own device pixel ratio (unless options.scale says otherwise).
   static bool copyToClipboard(QCustomPlot* plot, ExportOptions options = {});
+
+  // Draws `plot` at `size` into the logical rectangle (0, 0, size) of `painter` (any device). On an SVG
+  // generator, which in Qt 6.4 ignores clipping, legend icons are narrowed so the 5 pixels that
+  // QCPGraph::drawLegendIcon draws past its icon (and normally clips) do not run into the legend text.
+  static void drawPlot(QCustomPlot* plot, QCPPainter& painter, QSize size);
 
   // A plot smaller than this on either edge (hidden before its first layout) is drawn at kFallbackSize.
   static constexpr int kMinimumEdge = 32;

@@ -2,17 +2,23 @@
 
 #include <QClipboard>
 #include <QGuiApplication>
+#include <QPaintEngine>
+#include <QPainter>
 #include <QWidget>
 #include <algorithm>
 #include <qcustomplot.h>
 
 #include "ui/export/export_writer.h"
+#include "ui/export/plot_exporter.h"
 
 namespace ampscope::ui {
 
 namespace {
 
 QString tr(const char* text) { return QCoreApplication::translate("ampscope::ui::WidgetExporter", text); }
+
+// Device pixels per widget pixel of the image that stands in for the widgets in an SVG.
+constexpr int kSvgRasterScale = 2;
 
 // The part of `plot` not clipped away by its ancestors up to `root`, in root coordinates.
 QRect visibleRectIn(const QWidget* plot, const QWidget* root) {
@@ -62,25 +68,45 @@ void WidgetExporter::paint(QWidget* widget, QCPPainter& painter, QSize outputSiz
   painter.translate((outputSize.width() - source.width() * fit) / 2.0,
                     (outputSize.height() - source.height() * fit) / 2.0);
   painter.scale(fit, fit);
-  painter.setClipRect(widget->rect());
-  const QList<QCustomPlot*> plots = plotsShownIn(widget);
-  {
-    PaintBlocker blocker;
-    for (QCustomPlot* plot : plots) plot->installEventFilter(&blocker);
-    widget->render(&painter, QPoint(), QRegion(), QWidget::DrawWindowBackground | QWidget::DrawChildren);
-    for (QCustomPlot* plot : plots) plot->removeEventFilter(&blocker);
-  }
-  for (QCustomPlot* plot : plots) {
+  // No clip of our own here: QWidget::render clips to the widget itself, and with a clip already set on
+  // the painter Qt 6.4's PDF engine hides parts of the children (tool buttons, labels, tab texts).
+  // Qt 6.4's SVG generator ignores clipping, and widgets rely on it everywhere (scroll areas, frames):
+  // in an SVG the widgets go in as one image and only the plots shown whole are vectors.
+  const bool clips = !(painter.paintEngine() && painter.paintEngine()->type() == QPaintEngine::SVG);
+  QList<QCustomPlot*> vectorPlots;
+  QImage widgetsImage;  // SVG only: the widgets, drawn over the plots
+  for (QCustomPlot* plot : plotsShownIn(widget)) {
     const QRect shown = visibleRectIn(plot, widget);
     if (shown.isEmpty()) continue;
-    const QPoint origin = plot->mapTo(widget, QPoint(0, 0));
+    if (clips || shown.size() == plot->size()) vectorPlots << plot;
+  }
+  {
+    PaintBlocker blocker;
+    for (QCustomPlot* plot : vectorPlots) plot->installEventFilter(&blocker);
+    if (clips) {
+      widget->render(&painter, QPoint(), QRegion(), QWidget::DrawWindowBackground | QWidget::DrawChildren);
+    } else {
+      widgetsImage = QImage(source * kSvgRasterScale, QImage::Format_ARGB32_Premultiplied);
+      widgetsImage.setDevicePixelRatio(kSvgRasterScale);
+      widgetsImage.fill(Qt::transparent);
+      widget->render(&widgetsImage, QPoint(), QRegion(), QWidget::DrawWindowBackground | QWidget::DrawChildren);
+      // Holes where the vector plots go: the image is laid over them and hides whatever a plot drew
+      // beyond its own rectangle.
+      QPainter holes(&widgetsImage);
+      holes.setCompositionMode(QPainter::CompositionMode_Clear);
+      for (QCustomPlot* plot : vectorPlots) holes.fillRect(QRect(plot->mapTo(widget, QPoint(0, 0)), plot->size()), Qt::transparent);
+    }
+    for (QCustomPlot* plot : vectorPlots) plot->removeEventFilter(&blocker);
+  }
+  for (QCustomPlot* plot : vectorPlots) {
     painter.save();
-    painter.setClipRect(shown, Qt::IntersectClip);
-    painter.translate(origin);
-    plot->toPainter(&painter, plot->width(), plot->height());
+    painter.setClipRect(visibleRectIn(plot, widget), Qt::IntersectClip);
+    painter.translate(plot->mapTo(widget, QPoint(0, 0)));
+    PlotExporter::drawPlot(plot, painter, plot->size());
     painter.restore();
     plot->replot(QCustomPlot::rpQueuedReplot);
   }
+  if (!widgetsImage.isNull()) painter.drawImage(QRectF(QPointF(0, 0), QSizeF(source)), widgetsImage);
   painter.restore();
 }
 

@@ -6,6 +6,10 @@
 // nothing is relaid out behind the user's back. QCustomPlot paints on screen from a cached pixmap, which
 // would come out blurred at 2x and as a bitmap in a PDF; every plot the render shows is therefore left
 // out of QWidget::render and drawn in its place, as vectors, through QCustomPlot::toPainter.
+//
+// SVG: Qt 6.4's QSvgGenerator ignores clipping, which widgets need (scroll areas, frames, tabs), so in an
+// SVG the widgets are one embedded 2x image and only the plots shown whole are vectors. PDF is the
+// all-vector format for widgets.
 #pragma once
 
 #include <QImage>
