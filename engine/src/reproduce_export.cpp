@@ -278,8 +278,8 @@ std::string readmeText(const RunConfig& config, int64_t steps, bool withReferenc
        << "  fp16-amp(-scaled): the casts of CUDA autocast - inputs, weight and bias of Linear and\n"
        << "    matmul and their outputs are float16; softmax, layer_norm and cross_entropy run in\n"
        << "    float32; GELU, additions and scalar products stay float16 when their inputs are.\n"
-       << "  fp16-pure: every op's output is float16; parameters and optimizer state are rounded to\n"
-       << "    float16 after every update.\n"
+       << "  fp16-pure: every op's output is float16, and so is every in-place op of the optimizer's\n"
+       << "    update (as torch.optim does on float16 tensors: AdamW's eps = 1e-8 rounds to 0 there).\n"
        << "The GradScaler there is a small class in run.py with torch's rule (torch's own GradScaler\n"
        << "works on CUDA only and refuses FP16 gradients). run.py says for each mode what it uses when\n"
        << "it starts. Pass --no-emulation to refuse FP16 modes on a CPU instead; --device cuda runs\n"
@@ -523,8 +523,8 @@ CONFIG = {{CONFIG}}
 #   fp16-amp(-scaled): as CUDA autocast does: Linear and matmul take float16 inputs, weight and bias
 #     and give a float16 output; softmax, layer_norm and cross_entropy run in float32; GELU, additions
 #     and scalar products stay float16 when their inputs are.
-#   fp16-pure: as model.half(): every op's output is float16, the parameters and the optimizer state
-#     are rounded to float16 after every update.
+#   fp16-pure: as model.half(): every op's output is float16, and so is every in-place op of the
+#     optimizer's update (HalfAdamW, HalfSGD below).
 # On a CUDA device the same modes use real torch.autocast(dtype=torch.float16) / model.half().
 # ---------------------------------------------------------------------------------------------------
 class RoundToHalf(torch.autograd.Function):
@@ -727,12 +727,77 @@ def load_batches():
     return [np.load(os.path.join(HERE, path), mmap_mode="r") for _, path in CONFIG["batch"]]
 
 
-def make_optimizer(model: nn.Module):
+def make_optimizer(model: nn.Module, emulate_half: bool = False):
     if CONFIG["optimizer"] == "sgd":
-        return optim.SGD(model.parameters(), lr=CONFIG["lr"], momentum=CONFIG["momentum"],
-                         weight_decay=CONFIG["sgd_weight_decay"])
-    return optim.AdamW(model.parameters(), lr=CONFIG["lr"], eps=CONFIG["adam_eps"],
-                       weight_decay=CONFIG["weight_decay"])
+        cls = HalfSGD if emulate_half else optim.SGD
+        return cls(model.parameters(), lr=CONFIG["lr"], momentum=CONFIG["momentum"],
+                   weight_decay=CONFIG["sgd_weight_decay"])
+    cls = HalfAdamW if emulate_half else optim.AdamW
+    return cls(model.parameters(), lr=CONFIG["lr"], eps=CONFIG["adam_eps"],
+               weight_decay=CONFIG["weight_decay"])
+
+
+# ---------------------------------------------------------------------------------------------------
+# torch.optim on model.half() parameters, emulated on a CPU: float32 tensors that hold float16 values,
+# and every in-place op of the optimizer's update rounded to float16, as it is when the tensors are
+# float16 (the kernels compute in float32 and round once when they store). The op sequence is that of
+# torch 1.13's single-tensor AdamW / SGD. So an update smaller than half a float16 ulp is lost, and
+# AdamW's eps = 1e-8 rounds to 0 in float16: where v underflows, the update divides by zero - the
+# well-known failure of model.half() with Adam.
+# ---------------------------------------------------------------------------------------------------
+def h(t: Tensor) -> Tensor:
+    """Rounds a float32 tensor in place to the nearest float16 value."""
+    return t.copy_(t.half().float())
+
+
+class HalfAdamW(optim.AdamW):
+    @torch.no_grad()
+    def step(self, closure=None):
+        for group in self.param_groups:
+            lr, (beta1, beta2) = group["lr"], group["betas"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                grad = h(p.grad.clone())
+                state = self.state[p]
+                if not state:
+                    state["step"] = 0
+                    state["exp_avg"] = torch.zeros_like(p)
+                    state["exp_avg_sq"] = torch.zeros_like(p)
+                state["step"] += 1
+                m, v, t = state["exp_avg"], state["exp_avg_sq"], state["step"]
+                if group["weight_decay"] != 0:
+                    h(p.mul_(1 - lr * group["weight_decay"]))
+                h(m.mul_(beta1))
+                h(m.add_(grad, alpha=1 - beta1))
+                h(v.mul_(beta2))
+                h(v.addcmul_(grad, grad, value=1 - beta2))
+                denom = h(v.sqrt())
+                h(denom.div_(math.sqrt(1 - beta2 ** t)))
+                h(denom.add_(group["eps"]))
+                h(p.addcdiv_(m, denom, value=-lr / (1 - beta1 ** t)))
+
+
+class HalfSGD(optim.SGD):
+    @torch.no_grad()
+    def step(self, closure=None):
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                direction = h(p.grad.clone())
+                if group["weight_decay"] != 0:
+                    h(direction.add_(p, alpha=group["weight_decay"]))
+                if group["momentum"] != 0:
+                    state = self.state[p]
+                    if "momentum_buffer" not in state:
+                        state["momentum_buffer"] = direction.clone()
+                    else:
+                        buffer = state["momentum_buffer"]
+                        h(buffer.mul_(group["momentum"]))
+                        h(buffer.add_(direction))
+                        direction = buffer
+                h(p.add_(direction, alpha=-group["lr"]))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -783,7 +848,7 @@ class ModeRun:
             self.note = "model.to(torch.bfloat16)"
         else:
             self.note = "float32"
-        self.optimizer = make_optimizer(self.model)
+        self.optimizer = make_optimizer(self.model, emulate_half=self.emulated_pure)
         uses_scaler = mode == "fp16-amp-scaled" or (mode == "fp16-pure" and CONFIG["scaler_for_pure_fp16"])
         self.scaler = None
         if uses_scaler and CONFIG["scaler"]["enabled"]:
@@ -801,16 +866,6 @@ class ModeRun:
                 return self.ops.cross_entropy(logits, targets)
         logits = self.model(inputs, self.ops)
         return self.ops.cross_entropy(logits, targets)
-
-    def round_stored_state(self) -> None:
-        # model.half() keeps parameters and optimizer state in float16: round them after the update.
-        with torch.no_grad():
-            for p in self.model.parameters():
-                p.copy_(p.half().float())
-                for key in ("exp_avg", "exp_avg_sq", "max_exp_avg_sq", "momentum_buffer"):
-                    t = self.optimizer.state.get(p, {}).get(key)
-                    if t is not None:
-                        t.copy_(t.half().float())
 
     def step(self, inputs: Tensor, targets: Tensor):
         """One training step; returns (loss, loss scale used, skipped)."""
@@ -845,8 +900,6 @@ class ModeRun:
             if clip != "off":
                 nn.utils.clip_grad_norm_(self.model.parameters(), max_norm)
             self.optimizer.step()
-        if self.emulated_pure and not skipped:
-            self.round_stored_state()
         if not skipped and not all(torch.isfinite(p).all() for p in self.model.parameters()):
             self.diverged = True
         return value, scale, skipped
