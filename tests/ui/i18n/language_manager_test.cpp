@@ -16,6 +16,7 @@
 #include <QRegularExpression>
 #include <QTest>
 
+#include "ui/i18n/static_text_retranslator.h"
 #include "ui/lessons/clip_norm_plot.h"
 #include "ui/lessons/lesson_browser.h"
 #include "ui/lessons/lesson_library.h"
@@ -136,6 +137,23 @@ TEST_F(LanguageSwitch, TheLanguageMenuChecksTheCurrentLanguage) {
   EXPECT_FALSE(menu->actions().at(0)->isChecked());
   settle();
   EXPECT_TRUE(containsHan(menu->title())) << menu->title().toStdString();
+}
+
+TEST(StaticTextRetranslator, ReadsTheWholeCatalogueIncludingPastPluralMessages) {
+  StaticTextRetranslator table;
+  ASSERT_TRUE(table.load());
+  EXPECT_GT(table.size(), 300);
+  // A plain string, both ways; "Memory ledger" sits in a context after the plural message in the file.
+  const QString view = table.convert(QStringLiteral("&View"), QStringLiteral("en"), QStringLiteral("zh_CN"));
+  EXPECT_TRUE(containsHan(view)) << view.toStdString();
+  EXPECT_EQ(table.convert(view, QStringLiteral("zh_CN"), QStringLiteral("en")), QStringLiteral("&View"));
+  EXPECT_TRUE(containsHan(
+      table.convert(QStringLiteral("Memory ledger"), QStringLiteral("en"), QStringLiteral("zh_CN"))));
+  // Strings with arguments are left to their widgets, and unknown text is not touched.
+  EXPECT_TRUE(
+      table.convert(QStringLiteral("step %1"), QStringLiteral("en"), QStringLiteral("zh_CN")).isNull());
+  EXPECT_TRUE(
+      table.convert(QStringLiteral("no such text"), QStringLiteral("en"), QStringLiteral("zh_CN")).isNull());
 }
 
 }  // namespace
