@@ -15,10 +15,15 @@
 #include "ui/app_options.h"
 #include "ui/export/headless_trainer.h"
 #include "ui/i18n/language_manager.h"
+#include "ui/lessons/lesson.h"
+#include "ui/lessons/lesson_controller.h"
 #include "ui/lessons/lesson_workspace.h"
 #include "ui/main_window.h"
 #include "ui/presentation/presenter_mode.h"
 #include "ui/presentation/theme_manager.h"
+#include "ui/session/session_controller.h"
+#include "ui/training/run_controller.h"
+#include "ui/training/training_workspace.h"
 
 namespace {
 
@@ -126,6 +131,17 @@ int main(int argc, char** argv) {
   presenter.addMenuTo(window.viewMenu());
   themes.addMenuTo(window.viewMenu());
   languages.addMenuTo(window.viewMenu());
+  // Sessions remember the lesson a run belongs to and reopen it with the session's recorded plots.
+  ampscope::ui::SessionController* sessions = window.sessionController();
+  sessions->setLessonProvider([&lessons] {
+    const ampscope::ui::Lesson* lesson = lessons.controller()->currentLesson();
+    return lesson ? lesson->id : QString();
+  });
+  sessions->setLoadHandler([&window, &lessons](const ampscope::ui::Session& session) {
+    if (!session.lesson.isEmpty()) lessons.controller()->openLesson(session.lesson);
+    window.trainingWorkspace()->applyConfig(session.config);
+    window.trainingWorkspace()->controller()->showRecords(session.config, session.records);
+  });
   // After the layout is restored: the lesson brings its panels forward in it.
   const auto openLesson = [&] {
     if (!lessons.openStartLesson(options.lesson)) lessons.openStartLesson();
@@ -144,5 +160,7 @@ int main(int argc, char** argv) {
   window.restoreLayout();
   openLesson();
   window.show();
+  // An autosave that is still there means the last run crashed or was killed: offer it back.
+  QTimer::singleShot(0, sessions, [sessions] { sessions->offerRecovery(); });
   return QApplication::exec();
 }
