@@ -124,6 +124,18 @@ TEST(AmpscopeHeadless, TrainsTheStepsThenWritesTheScreenshot) {
   EXPECT_TRUE(output.contains(QStringLiteral("20 steps"))) << output.toStdString();
 }
 
+TEST(AmpscopeHeadless, TrainsALessonsRunThenWritesTheScreenshot) {
+  // The loss-scaling lesson loads its own comparison into the run panel; --steps trains that one.
+  QTemporaryDir dir;
+  const QString png = dir.filePath(QStringLiteral("lesson.png"));
+  QString output;
+  const int code = runAmpscope({"--lesson", "loss-scaling", "--steps", "25", "--screenshot", png, "--size", "1600x1000"},
+                               &output, dir.filePath(QStringLiteral("settings")));
+  ASSERT_EQ(code, 0) << output.toStdString();
+  EXPECT_FALSE(QImage(png).isNull());
+  EXPECT_TRUE(output.contains(QStringLiteral("Trained 25 steps"))) << output.toStdString();
+}
+
 TEST(AmpscopeHeadless, StepsWithoutAScreenshotIsAUsageError) {
   QTemporaryDir dir;
   QString output;

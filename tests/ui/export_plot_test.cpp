@@ -214,6 +214,56 @@ TEST(PlotExporter, SvgParsesAndIsMadeOfVectorPaths) {
   EXPECT_GT(nonBackgroundPixels(back, qRgb(255, 255, 255)), 1000);
 }
 
+TEST(PlotExporter, SvgKeepsZoomedDataInsideTheAxisRectAsOnScreen) {
+  // Qt 6.4's SVG generator ignores clipping; a zoomed-in line must still end at the axis rect.
+  auto plot = makePlot();
+  plot->graph(0)->setPen(QPen(QColor(255, 0, 0), 4));
+  plot->graph(0)->setScatterStyle(QCPScatterStyle());
+  plot->xAxis->setRange(20, 30);  // the data run from 0 to 49: most of the line is outside
+  plot->yAxis->setRange(-0.5, 0.5);
+  plot->replot();
+  QTemporaryDir dir;
+  const QString path = dir.filePath(QStringLiteral("zoomed.svg"));
+  ASSERT_TRUE(PlotExporter::exportToFile(plot.get(), path, {}).ok);
+  const QRect axisRect = plot->axisRect()->rect();
+  QImage back(400, 300, QImage::Format_ARGB32);
+  back.fill(Qt::white);
+  QPainter painter(&back);
+  QSvgRenderer(path).render(&painter);
+  painter.end();
+  int redInside = 0;
+  int redOutside = 0;
+  for (int y = 0; y < back.height(); ++y)
+    for (int x = 0; x < back.width(); ++x) {
+      const QColor c = back.pixelColor(x, y);
+      if (c.red() > 200 && c.green() < 80 && c.blue() < 80)
+        ++(axisRect.adjusted(-2, -2, 2, 2).contains(x, y) ? redInside : redOutside);
+    }
+  EXPECT_GT(redInside, 100);
+  EXPECT_EQ(redOutside, 0);
+  // The axes drawn after the cover are there: the SVG has the axis label's text.
+  EXPECT_TRUE(readAll(path).contains(">step</text>"));
+}
+
+TEST(PlotExporter, SvgExportLeavesLayersLayerablesAndLegendAsTheyWere) {
+  auto plot = makePlot();
+  const QList<QVariant> before = styleSnapshot(plot.get());
+  std::vector<bool> layers;
+  for (int i = 0; i < plot->layerCount(); ++i) layers.push_back(plot->layer(i)->visible());
+  std::vector<bool> layerables;
+  for (QCPLayerable* l : plot->findChildren<QCPLayerable*>()) layerables.push_back(l->visible());
+  const int padding = plot->legend->iconTextPadding();
+  QTemporaryDir dir;
+  ASSERT_TRUE(PlotExporter::exportToFile(plot.get(), dir.filePath(QStringLiteral("p.svg")), {}).ok);
+  EXPECT_TRUE(sameStyle(before, styleSnapshot(plot.get())));
+  for (int i = 0; i < plot->layerCount(); ++i) EXPECT_EQ(plot->layer(i)->visible(), layers[i]);
+  std::size_t i = 0;
+  for (QCPLayerable* l : plot->findChildren<QCPLayerable*>()) EXPECT_EQ(l->visible(), layerables[i++]);
+  EXPECT_EQ(plot->legend->iconTextPadding(), padding);
+  // The on-screen rendering still has its white background.
+  EXPECT_EQ(plot->toPixmap(100, 100).toImage().pixelColor(0, 0), QColor(Qt::white));
+}
+
 TEST(PlotExporter, SlidePresetIs1920x1080TimesTheScale) {
   auto plot = makePlot();
   ExportOptions options;
