@@ -35,7 +35,9 @@ LessonBrowser::LessonBrowser(const LessonLibrary& library, QWidget* parent)
   });
   connect(buttons_, &QDialogButtonBox::rejected, this, &QDialog::reject);
   connect(tree_, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) {
-    if (!item->data(0, kIdRole).toString().isEmpty()) accept();
+    if (item->data(0, kIdRole).toString().isEmpty()) return;  // a section heading
+    tree_->setCurrentItem(item);
+    accept();
   });
   connect(tree_, &QTreeWidget::currentItemChanged, this,
           [this] { buttons_->button(QDialogButtonBox::Open)->setEnabled(!chosenId().isEmpty()); });

@@ -13,8 +13,10 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTest>
+#include <QTreeWidget>
 #include <memory>
 
+#include "ui/lessons/lesson_browser.h"
 #include "ui/lessons/lesson_controller.h"
 #include "ui/lessons/lesson_panel.h"
 #include "ui/lessons/panel_highlight.h"
@@ -159,6 +161,13 @@ TEST_F(LessonWindow, NextAndPreviousFollowTheChapterWithCtrlPageDownAndUp) {
   EXPECT_EQ(controller->currentIndex(), 2);
   lessons->panel()->previousAction()->trigger();
   EXPECT_EQ(controller->currentIndex(), 1);
+  // The real keys, with the focus anywhere in the window.
+  window->activateWindow();
+  ASSERT_TRUE(QTest::qWaitForWindowActive(window.get()));
+  QTest::keyClick(window.get(), Qt::Key_PageDown, Qt::ControlModifier);
+  EXPECT_EQ(controller->currentIndex(), 2);
+  QTest::keyClick(window.get(), Qt::Key_PageUp, Qt::ControlModifier);
+  EXPECT_EQ(controller->currentIndex(), 1);
   // The ends do not wrap around.
   ASSERT_TRUE(controller->openIndex(lessons->library().size() - 1));
   EXPECT_FALSE(controller->next());
@@ -233,6 +242,23 @@ TEST_F(LessonWindow, TheStepTimePlotReportsTheMeanAfterWarmUp) {
   // The chapter's method: skip 5 warm-up steps, average the next 20.
   ASSERT_TRUE(plot->meanAfterWarmup(PrecisionMode::FP32).has_value());
   EXPECT_NEAR(*plot->meanAfterWarmup(PrecisionMode::FP32), sum / StepTimePlot::kTimedSteps, 1e-9);
+}
+
+TEST_F(LessonWindow, TheBrowserListsEveryLessonUnderItsSectionAndOpensTheChosenOne) {
+  LessonBrowser browser(lessons->library(), window.get());
+  QTreeWidget* tree = browser.tree();
+  ASSERT_EQ(tree->topLevelItemCount(), 10);  // one section per lesson, §1..§10
+  for (int i = 0; i < tree->topLevelItemCount(); ++i) {
+    EXPECT_TRUE(tree->topLevelItem(i)->text(0).startsWith(QStringLiteral("§%1 ").arg(i + 1)));
+    ASSERT_EQ(tree->topLevelItem(i)->childCount(), 1);
+    EXPECT_EQ(tree->topLevelItem(i)->child(0)->text(0), lessons->library().at(i).title.text());
+  }
+  browser.setCurrentId(QStringLiteral("bf16"));
+  EXPECT_EQ(browser.chosenId(), QStringLiteral("bf16"));
+  browser.show();
+  emit tree->itemActivated(tree->topLevelItem(7)->child(0), 0);
+  EXPECT_EQ(browser.result(), QDialog::Accepted);
+  EXPECT_EQ(browser.chosenId(), lessons->library().at(7).id);
 }
 
 }  // namespace
