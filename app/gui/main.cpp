@@ -3,6 +3,7 @@
 #include <QApplication>
 #include <QEventLoop>
 #include <QIcon>
+#include <QImage>
 #include <QMenu>
 #include <QPixmap>
 #include <QTimer>
@@ -13,7 +14,9 @@
 #include "ampscope/engine/version.h"
 #include "ui/about_dialog.h"
 #include "ui/app_options.h"
+#include "ui/export/export_writer.h"
 #include "ui/export/headless_trainer.h"
+#include "ui/export/widget_exporter.h"
 #include "ui/i18n/language_manager.h"
 #include "ui/lessons/lesson.h"
 #include "ui/lessons/lesson_controller.h"
@@ -48,19 +51,20 @@ int takeScreenshot(ampscope::ui::MainWindow& window, const ampscope::ui::AppOpti
                           .arg(options.size.height()));
   }
   const double scale = options.scale > 0 ? options.scale : window.devicePixelRatioF();
-  QPixmap pixmap(window.size() * scale);
-  pixmap.setDevicePixelRatio(scale);
-  pixmap.fill(window.palette().color(QPalette::Window));
-  window.render(&pixmap);
-  if (!pixmap.save(options.screenshotPath, "PNG")) {
+  // WidgetExporter draws the plots again at `scale` (their on-screen pixmaps would be blown up) and the
+  // PNG gets 96 × scale dpi, written through a temporary file.
+  ampscope::ui::ExportOptions exportOptions;
+  exportOptions.scale = scale;
+  const QImage image = ampscope::ui::WidgetExporter::renderImage(&window, exportOptions);
+  if (!ampscope::ui::ExportWriter::writePng(options.screenshotPath, image).ok) {
     printLine(stderr, QCoreApplication::translate("main", "ampscope: cannot write the screenshot to %1")
                           .arg(options.screenshotPath));
     return ampscope::ui::kExitRuntimeError;
   }
   printLine(stdout, QCoreApplication::translate("main", "Saved %1 (%2x%3 pixels)")
                         .arg(options.screenshotPath)
-                        .arg(pixmap.width())
-                        .arg(pixmap.height()));
+                        .arg(image.width())
+                        .arg(image.height()));
   return ampscope::ui::kExitOk;
 }
 
