@@ -107,7 +107,10 @@ ExportDialog::ExportDialog(const QList<ExportTarget>& targets, QWidget* parent)
   form->addRow(tr("S&cale:"), scale_);
   form->addRow(tr("Si&ze:"), size_);
   form->addRow(QString(), customRow);
-  form->addRow(tr("F&ile:"), fileRow);
+  // A layout as the field gets no buddy from QFormLayout: the label's mnemonic needs one.
+  auto* fileLabel = new QLabel(tr("F&ile:"), this);
+  fileLabel->setBuddy(file_);
+  form->addRow(fileLabel, fileRow);
   form->addRow(QString(), output_);
 
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Cancel, this);

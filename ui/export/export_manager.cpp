@@ -38,7 +38,7 @@ ExportManager* ExportManager::install(QMainWindow* window, QMenu* fileMenu) {
 
 ExportManager::ExportManager(QMainWindow* window, QMenu* fileMenu) : QObject(window), window_(window) {
   setObjectName(QStringLiteral("exportManager"));
-  exportAction_ = new QAction(tr("&Export…"), this);
+  exportAction_ = new QAction(tr("Export &Image…"), this);
   exportAction_->setObjectName(QStringLiteral("exportAction"));
   exportAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
   exportAction_->setToolTip(tr("Save a plot, a panel or the whole window as PNG, PDF or SVG"));

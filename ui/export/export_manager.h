@@ -1,4 +1,4 @@
-// ExportManager: puts image export into a main window. install() adds File -> Export... (ExportDialog)
+// ExportManager: puts image export into a main window. install() adds File -> Export Image... (ExportDialog)
 // and File -> Copy window image, and gives every QCustomPlot of the window a context menu: Export as PNG
 // (1x, 2x, 3x), PDF, SVG, Slide PNG, Copy image.
 //
