@@ -66,6 +66,11 @@ void TrainingRunner::pause() {
   paused_ = true;
   wake_.notify_all();
   ack_.wait(lock, [this] { return !workerAlive_ || inAppend_ || state_.load() != RunState::Running; });
+  // The step is done. The training thread marks Paused before handing its record over, so this
+  // wait is short, unless the request arrived during the hand-over and the sink is full: then only
+  // the consumer can make progress (and may be the caller), so give up after a bounded wait.
+  ack_.wait_for(lock, std::chrono::milliseconds(100),
+                [this] { return !workerAlive_ || state_.load() != RunState::Running; });
 }
 
 void TrainingRunner::resume() {
@@ -217,6 +222,8 @@ void TrainingRunner::runOneStep() {
     record = comparison_->step();
     stepsDone_ = comparison_->stepsDone();
   }
+  // A pause requested during the step takes effect now, before the possibly blocking hand-over.
+  if (paused_ && !stopRequested_) setState(RunState::Paused);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     inAppend_ = true;

@@ -39,8 +39,9 @@ class TrainingRunner {
   // thread, which sets at::set_num_threads(config.threadsPerMode) for itself.
   void start(const RunConfig& config, bool paused = false);
   // Returns once no step is being computed: after pause() returns, stepsDone() stays put until
-  // resume() or stepOnce(). (If the training thread is blocked on a full sink it returns at once; that
-  // step is already counted.)
+  // resume() or stepOnce(), and the state is Paused. (Exception: if the training thread is blocked
+  // handing a record to a full sink, pause() returns after at most 100 ms with the state still
+  // Running; the step is counted and the state becomes Paused once the sink has room.)
   void pause();
   void resume();
   void stepOnce();              // while paused (or after start(paused)): exactly one step; else no-op
