@@ -197,8 +197,8 @@ LibTorch %4
 <context>
     <name>ExportManager</name>
     <message>
-        <source>&amp;Export…</source>
-        <translation>导出(&amp;E)…</translation>
+        <source>Export &amp;Image…</source>
+        <translation>导出图像(&amp;I)…</translation>
     </message>
     <message>
         <source>Save a plot, a panel or the whole window as PNG, PDF or SVG</source>
