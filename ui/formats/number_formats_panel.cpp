@@ -15,7 +15,7 @@
 #include <cmath>
 
 #include "ui/formats/finfo_table_widget.h"
-#include "ui/formats/flow_layout.h"
+#include "ui/common/flow_layout.h"
 #include "ui/formats/format_row_widget.h"
 #include "ui/formats/format_text.h"
 #include "ui/formats/memory_calculator_widget.h"

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <qcustomplot.h>
 
+#include "ui/common/flow_layout.h"
 #include "ui/training/telemetry_store.h"
 
 namespace ampscope::ui {
@@ -18,7 +19,7 @@ constexpr const char* kBaseWidth = "ampscopeBaseWidth";
 }  // namespace
 
 PlotPanel::PlotPanel(TelemetryStore* store, QWidget* parent)
-    : QWidget(parent), store_(store), plot_(new QCustomPlot(this)), controls_(new QHBoxLayout) {
+    : QWidget(parent), store_(store), plot_(new QCustomPlot(this)), controls_(new FlowLayout(nullptr, 8, 2)) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
   layout->setSpacing(2);
@@ -27,7 +28,6 @@ PlotPanel::PlotPanel(TelemetryStore* store, QWidget* parent)
   follow_->setChecked(true);
   follow_->setToolTip(tr("Keep the whole run in view as steps arrive. Zooming or panning turns it off."));
   controls_->addWidget(follow_);
-  controls_->addStretch(1);
   layout->addLayout(controls_);
   layout->addWidget(plot_, 1);
 

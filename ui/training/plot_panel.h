@@ -7,7 +7,7 @@
 // rebuild when shown.
 #pragma once
 
-#include <QHBoxLayout>
+#include "ui/common/flow_layout.h"
 #include <QPen>
 #include <QWidget>
 #include <cstdint>
@@ -49,7 +49,7 @@ class PlotPanel : public QWidget {
   // The read-out for the mouse at plot coordinates (key, value); empty hides the tooltip.
   virtual QString readoutAt(double key, double value) const;
 
-  QHBoxLayout* controls() const { return controls_; }
+  FlowLayout* controls() const { return controls_; }
   // Sets a pen whose width follows setLineScale (the pen's own width is the width at scale 1).
   void setScaledPen(QCPAbstractPlottable* plottable, const QPen& pen);
   void replotQueued();
@@ -65,7 +65,7 @@ class PlotPanel : public QWidget {
 
   TelemetryStore* store_;
   QCustomPlot* plot_;
-  QHBoxLayout* controls_;
+  FlowLayout* controls_;
   QCheckBox* follow_;
   double lineScale_ = 1.0;
   uint64_t seenGeneration_ = ~uint64_t{0};

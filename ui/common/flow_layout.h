@@ -1,11 +1,12 @@
 // A layout that places its items left to right and wraps onto the next line when the width runs
-// out (the preset buttons of the number-format panel), so a narrow dock still shows all of them.
+// out (the number-format presets, the control bars above the plots), so a narrow dock still shows
+// every control instead of forcing the whole window wider.
 #pragma once
 
 #include <QLayout>
 #include <QList>
 
-namespace ampscope::ui::formats {
+namespace ampscope::ui {
 
 class FlowLayout : public QLayout {
  public:
@@ -13,6 +14,8 @@ class FlowLayout : public QLayout {
   ~FlowLayout() override;
 
   void addItem(QLayoutItem* item) override;
+  // Inserts `widget` before item `index` (appends when index is out of range), as QBoxLayout does.
+  void insertWidget(int index, QWidget* widget);
   int count() const override;
   QLayoutItem* itemAt(int index) const override;
   QLayoutItem* takeAt(int index) override;
@@ -33,4 +36,4 @@ class FlowLayout : public QLayout {
   int m_verticalSpacing;
 };
 
-}  // namespace ampscope::ui::formats
+}  // namespace ampscope::ui

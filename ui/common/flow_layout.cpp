@@ -1,10 +1,10 @@
-#include "ui/formats/flow_layout.h"
+#include "ui/common/flow_layout.h"
 
 #include <QWidget>
 
 #include <algorithm>
 
-namespace ampscope::ui::formats {
+namespace ampscope::ui {
 
 FlowLayout::FlowLayout(QWidget* parent, int horizontalSpacing, int verticalSpacing)
     : QLayout(parent), m_horizontalSpacing(horizontalSpacing), m_verticalSpacing(verticalSpacing) {
@@ -16,6 +16,14 @@ FlowLayout::~FlowLayout() {
 }
 
 void FlowLayout::addItem(QLayoutItem* item) { m_items.append(item); }
+
+void FlowLayout::insertWidget(int index, QWidget* widget) {
+  addChildWidget(widget);
+  auto* item = new QWidgetItem(widget);
+  if (index < 0 || index > m_items.size()) index = static_cast<int>(m_items.size());
+  m_items.insert(index, item);
+  invalidate();
+}
 
 int FlowLayout::count() const { return static_cast<int>(m_items.size()); }
 
@@ -76,4 +84,4 @@ int FlowLayout::arrange(const QRect& rect, bool apply) const {
   return y + lineHeight - rect.y() + contentsMargins().bottom();
 }
 
-}  // namespace ampscope::ui::formats
+}  // namespace ampscope::ui
