@@ -17,6 +17,8 @@ esac
 "$here/install-deps.sh"
 
 jobs=$(nproc)
+# ccache keys on absolute paths unless told the tree root: two clones then share one cache.
+export CCACHE_BASEDIR="$root"
 cmake --preset default
 cmake --build --preset default -j "$jobs"
 
