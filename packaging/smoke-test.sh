@@ -66,14 +66,23 @@ if [[ $gui -eq 1 ]]; then
   expect+=(/usr/share/man/man1/ampscope.1.gz
            "/usr/share/applications/$app_id.desktop"
            "/usr/share/metainfo/$app_id.metainfo.xml"
-           "/usr/share/icons/hicolor/scalable/apps/$app_id.svg"
-           /usr/share/ampscope/screenshots/main-window.png)
+           "/usr/share/icons/hicolor/scalable/apps/$app_id.svg")
   for s in 16 24 32 48 64 128 256; do expect+=("/usr/share/icons/hicolor/${s}x${s}/apps/$app_id.png"); done
 fi
 for f in "${expect[@]}"; do
   [[ -s "$f" ]] || fail "missing or empty: $f"
 done
 echo "all ${#expect[@]} expected files present"
+if [[ $gui -eq 1 ]]; then
+  # Every screenshot the metainfo names (by web URL) ships as a PNG under /usr/share/ampscope/screenshots.
+  shots=$(grep -o '/screenshots/[A-Za-z0-9_.-]*\.png' "/usr/share/metainfo/$app_id.metainfo.xml" | sed 's|.*/||')
+  [[ -n "$shots" ]] || fail "the metainfo names no screenshot"
+  for name in $shots; do
+    png="/usr/share/ampscope/screenshots/$name"
+    [[ -s "$png" ]] || fail "the metainfo names $name but $png is missing"
+    echo "screenshot $name: $(file -b "$png")"
+  done
+fi
 if [[ $gui -eq 1 ]]; then
   if command -v desktop-file-validate >/dev/null; then
     desktop-file-validate "/usr/share/applications/$app_id.desktop"
