@@ -113,6 +113,8 @@ int main(int argc, char** argv) {
   QApplication::setOrganizationName(QStringLiteral("AmpScope"));
   QApplication::setApplicationVersion(QString::fromStdString(ampscope::ampscopeVersion()));
   QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/ampscope.svg")));
+  // Lets Wayland compositors match the window to the installed desktop file and its icon.
+  QGuiApplication::setDesktopFileName(QStringLiteral("io.github.ampscope.AmpScope"));
 
   // Language and theme before the window exists, so it is built in them. Command-line choices apply to
   // this run only; the menus' choices are remembered.
