@@ -40,12 +40,14 @@ void TrainingRunner::start(const RunConfig& config, bool paused) {
   }
   stop();
   auto comparison = std::make_unique<Comparison>(config);  // may throw; the old state stays then
+  std::vector<ModeCapability> capabilities = comparison->capabilities();
   {
     std::lock_guard<std::mutex> stepLock(stepMutex_);
     comparison_ = std::move(comparison);
   }
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    capabilities_ = std::move(capabilities);
     targetSteps_ = config.steps;
     stepsDone_ = comparison_->stepsDone();
     stopRequested_ = false;
@@ -119,6 +121,7 @@ void TrainingRunner::reset() {
   stepsDone_ = 0;
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    capabilities_.clear();
     lastError_.clear();
   }
   setState(RunState::Idle);
@@ -145,17 +148,28 @@ std::string TrainingRunner::lastError() const {
 }
 
 std::vector<ModeCapability> TrainingRunner::capabilities() const {
-  std::lock_guard<std::mutex> stepLock(stepMutex_);
-  return comparison_ ? comparison_->capabilities() : std::vector<ModeCapability>{};
+  // Fixed for the life of a comparison, so copied at start(): the status bar asks on every drain and
+  // must never wait for a step.
+  std::lock_guard<std::mutex> lock(mutex_);
+  return capabilities_;
+}
+
+std::unique_lock<std::mutex> TrainingRunner::lockBetweenSteps() const {
+  // std::mutex is not fair: the training thread re-locks stepMutex_ microseconds after unlocking it,
+  // and a waiting GUI thread was seen starved for 35 s. Announce the wait; runOneStep() yields to it.
+  ++queriesWaiting_;
+  std::unique_lock<std::mutex> stepLock(stepMutex_);
+  --queriesWaiting_;
+  return stepLock;
 }
 
 std::vector<OpDtypeEntry> TrainingRunner::opDtypeReport(PrecisionMode mode) {
-  std::lock_guard<std::mutex> stepLock(stepMutex_);
+  const auto stepLock = lockBetweenSteps();
   return comparison_ ? comparison_->opDtypeReport(mode) : std::vector<OpDtypeEntry>{};
 }
 
 MemoryLedger TrainingRunner::memoryLedger(PrecisionMode mode) const {
-  std::lock_guard<std::mutex> stepLock(stepMutex_);
+  const auto stepLock = lockBetweenSteps();
   return comparison_ ? comparison_->memoryLedger(mode) : MemoryLedger{};
 }
 
@@ -216,6 +230,7 @@ void TrainingRunner::runOneStep() {
                                      std::chrono::duration<double>(1.0 / rate));
   }
   StepRecord record;
+  while (queriesWaiting_.load() > 0) std::this_thread::yield();  // let a waiting query in first
   {
     std::lock_guard<std::mutex> stepLock(stepMutex_);
     if (injectOverflow_.exchange(false)) comparison_->injectOverflowNextStep();

@@ -73,6 +73,7 @@ class TrainingRunner {
   Work waitForWork();
   void runOneStep();
   void setState(RunState state);
+  std::unique_lock<std::mutex> lockBetweenSteps() const;
 
   std::shared_ptr<TelemetrySink> sink_;
   std::unique_ptr<Comparison> comparison_;
@@ -85,6 +86,8 @@ class TrainingRunner {
   // Held by the training thread for the duration of each step, and by opDtypeReport()/memoryLedger(),
   // so those never run concurrently with a step.
   mutable std::mutex stepMutex_;
+  mutable std::atomic<int> queriesWaiting_{0};  // queries blocked on stepMutex_; the worker yields to them
+  std::vector<ModeCapability> capabilities_;     // under mutex_; copied from the comparison at start()
   std::atomic<bool> stopRequested_{false};
   std::atomic<bool> paused_{false};
   std::atomic<int64_t> pendingSingleSteps_{0};
