@@ -394,6 +394,14 @@ LibTorch %4
         <source>Copy the whole table to the clipboard as comma-separated values, at full double precision.</source>
         <translation>将整张表以逗号分隔值的形式复制到剪贴板，保留完整的双精度。</translation>
     </message>
+    <message>
+        <source>Export CSV…</source>
+        <translation>导出 CSV…</translation>
+    </message>
+    <message>
+        <source>Save the whole table as a CSV file (UTF-8, full double precision).</source>
+        <translation>把整张表保存为 CSV 文件（UTF-8，完整双精度）。</translation>
+    </message>
 </context>
 <context>
     <name>FormatRowWidget</name>
@@ -1024,6 +1032,22 @@ zeros</source>
     <message>
         <source>%1 elements</source>
         <translation>%1 个元素</translation>
+    </message>
+    <message>
+        <source>Copy as CSV</source>
+        <translation>复制为 CSV</translation>
+    </message>
+    <message>
+        <source>Copy the table to the clipboard as comma-separated values.</source>
+        <translation>把表格以逗号分隔值的形式复制到剪贴板。</translation>
+    </message>
+    <message>
+        <source>Export CSV…</source>
+        <translation>导出 CSV…</translation>
+    </message>
+    <message>
+        <source>Save the table as a CSV file (UTF-8).</source>
+        <translation>把表格保存为 CSV 文件（UTF-8）。</translation>
     </message>
 </context>
 <context>
@@ -1914,6 +1938,31 @@ Restore it?</source>
     </message>
 </context>
 <context>
+    <name>TableCsv</name>
+    <message>
+        <source>No file name given.</source>
+        <translation>没有给出文件名。</translation>
+    </message>
+    <message>
+        <source>%1 is a folder.</source>
+        <translation>%1 是一个文件夹。</translation>
+    </message>
+    <message>
+        <source>Export CSV</source>
+        <translation>导出 CSV</translation>
+    </message>
+    <message>
+        <source>CSV files (*.csv);;All files (*)</source>
+        <translation>CSV 文件 (*.csv);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Could not write %1:
+%2</source>
+        <translation>无法写入 %1：
+%2</translation>
+    </message>
+</context>
+<context>
     <name>ThemeManager</name>
     <message>
         <source>&amp;Theme</source>
@@ -2173,6 +2222,22 @@ Restore it?</source>
     <message>
         <source>Relative error %1.</source>
         <translation>相对误差 %1。</translation>
+    </message>
+    <message>
+        <source>Copy as CSV</source>
+        <translation>复制为 CSV</translation>
+    </message>
+    <message>
+        <source>Copy the table to the clipboard as comma-separated values, with every stored value also at full precision.</source>
+        <translation>把表格以逗号分隔值的形式复制到剪贴板，每个存储值也附上完整精度。</translation>
+    </message>
+    <message>
+        <source>Export CSV…</source>
+        <translation>导出 CSV…</translation>
+    </message>
+    <message>
+        <source>Save the table as a CSV file (UTF-8).</source>
+        <translation>把表格保存为 CSV 文件（UTF-8）。</translation>
     </message>
 </context>
 <context>
