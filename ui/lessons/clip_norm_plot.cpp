@@ -23,7 +23,13 @@ ClipNormPlot::ClipNormPlot(TelemetryStore* store, QWidget* parent) : PlotPanel(s
   y->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
   y->setNumberFormat(QStringLiteral("eb"));
   y->setNumberPrecision(0);
-  plot()->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+  // Four long legend entries would cover the curves: the legend goes below the plot, two per row.
+  if (plot()->axisRect()->insetLayout()->take(plot()->legend)) {
+    plot()->plotLayout()->addElement(1, 0, plot()->legend);
+    plot()->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    plot()->legend->setWrap(2);
+    plot()->plotLayout()->setRowStretchFactor(1, 0.001);
+  }
 
   maxNormLine_ = new QCPItemStraightLine(plot());
   maxNormLine_->setPen(QPen(kMaxNormColor, 1, Qt::DashDotLine));

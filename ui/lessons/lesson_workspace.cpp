@@ -6,6 +6,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QTabWidget>
+#include <QTimer>
 #include <QtDebug>
 
 #include "ui/formats/finfo_table_widget.h"
@@ -84,6 +85,9 @@ LessonWorkspace::LessonWorkspace(MainWindow& window, const QString& folder)
   QAction* help = window_.helpMenu() ? window_.helpMenu()->menuAction() : nullptr;
   bar->insertMenu(help, menu_);
   menu_->installEventFilter(this);
+  // A lesson opened before the window is first shown raised its docks while the tab bars did not exist
+  // yet; raise them again once the window is on screen.
+  window_.installEventFilter(this);
   retranslate();
 }
 
@@ -170,6 +174,13 @@ void LessonWorkspace::injectOverflow() { workspace_.controller()->injectOverflow
 
 bool LessonWorkspace::eventFilter(QObject* watched, QEvent* event) {
   if (event->type() == QEvent::LanguageChange && watched == menu_) retranslate();
+  if (event->type() == QEvent::Show && watched == &window_) {
+    QTimer::singleShot(0, this, [this] {
+      if (const Lesson* lesson = controller_->currentLesson()) {
+        for (auto it = lesson->panels.crbegin(); it != lesson->panels.crend(); ++it) raisePanel(*it);
+      }
+    });
+  }
   return QObject::eventFilter(watched, event);
 }
 
