@@ -12,6 +12,7 @@
 
 #include "ampscope/engine/number_format.h"
 #include "ui/formats/format_text.h"
+#include "ui/formats/table_csv.h"
 
 namespace ampscope::ui::formats {
 
@@ -105,28 +106,35 @@ FinfoTableWidget::FinfoTableWidget(QWidget* parent) : QWidget(parent) {
                             "double precision."));
   connect(copyButton, &QPushButton::clicked, this, &FinfoTableWidget::copyCsvToClipboard);
   buttons->addWidget(copyButton);
+  auto* exportButton = new QPushButton(tr("Export CSV…"), this);
+  exportButton->setObjectName(QStringLiteral("exportFinfoCsvButton"));
+  exportButton->setToolTip(tr("Save the whole table as a CSV file (UTF-8, full double precision)."));
+  connect(exportButton, &QPushButton::clicked, this, &FinfoTableWidget::exportCsv);
+  buttons->addWidget(exportButton);
   buttons->addStretch();
   layout->addLayout(buttons);
   layout->addStretch();
 }
 
 QString FinfoTableWidget::toCsv() const {
-  QString csv = QStringLiteral("dtype,torch_name,exponent_bits,mantissa_bits,max,lowest,smallest_normal,"
-                               "smallest_subnormal,eps,digits\n");
+  QString csv = TableCsv::record({QStringLiteral("dtype"), QStringLiteral("torch_name"), QStringLiteral("exponent_bits"),
+                                  QStringLiteral("mantissa_bits"), QStringLiteral("max"), QStringLiteral("lowest"),
+                                  QStringLiteral("smallest_normal"), QStringLiteral("smallest_subnormal"),
+                                  QStringLiteral("eps"), QStringLiteral("digits")});
   for (DType dtype : allDTypes()) {
     const FormatSpec& spec = formatSpec(dtype);
     const FInfo info = finfo(dtype);
-    csv += QStringLiteral("%1,%2,%3,%4,%5,%6,%7,%8,%9,%10\n")
-               .arg(QString::fromStdString(spec.name), QString::fromStdString(spec.torchName))
-               .arg(spec.exponentBits)
-               .arg(spec.mantissaBits)
-               .arg(scientific(info.max, 16), scientific(info.lowest, 16), scientific(info.smallestNormal, 16),
-                    scientific(info.smallestSubnormal, 16), scientific(info.eps, 16))
-               .arg(info.decimalDigits);
+    csv += TableCsv::record({QString::fromStdString(spec.name), QString::fromStdString(spec.torchName),
+                             QString::number(spec.exponentBits), QString::number(spec.mantissaBits),
+                             scientific(info.max, 16), scientific(info.lowest, 16),
+                             scientific(info.smallestNormal, 16), scientific(info.smallestSubnormal, 16),
+                             scientific(info.eps, 16), QString::number(info.decimalDigits)});
   }
   return csv;
 }
 
 void FinfoTableWidget::copyCsvToClipboard() { QApplication::clipboard()->setText(toCsv()); }
+
+void FinfoTableWidget::exportCsv() { TableCsv::exportWithDialog(this, QStringLiteral("finfo.csv"), toCsv()); }
 
 }  // namespace ampscope::ui::formats

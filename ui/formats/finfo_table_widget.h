@@ -1,5 +1,5 @@
 // torch.finfo for every dtype in one table: max, lowest, smallest normal (tiny), smallest subnormal,
-// eps and decimal digits, printed as the chapter prints them (%.6e), with a copy-as-CSV action.
+// eps and decimal digits, printed as the chapter prints them (%.6e), with copy-as-CSV and export-CSV actions.
 #pragma once
 
 #include <QWidget>
@@ -19,6 +19,8 @@ class FinfoTableWidget : public QWidget {
 
  public slots:
   void copyCsvToClipboard();
+  // Asks for a file and writes toCsv() there.
+  void exportCsv();
 
  private:
   QTableWidget* m_table = nullptr;

@@ -1,12 +1,14 @@
 #include "ui/formats/memory_calculator_widget.h"
 
 #include <QApplication>
+#include <QClipboard>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
 #include <QProgressBar>
+#include <QPushButton>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -17,6 +19,7 @@
 #include "ampscope/engine/number_format.h"
 #include "ui/formats/element_count.h"
 #include "ui/formats/format_text.h"
+#include "ui/formats/table_csv.h"
 
 namespace ampscope::ui::formats {
 
@@ -24,10 +27,15 @@ namespace {
 
 enum Column { kDType, kBytesPerElement, kBytes, kGiB, kBar, kColumnCount };
 
+// The integer digits of a count or a byte total (exact: see groupedInteger).
+QString plainInteger(long double value) {
+  return QString::number(static_cast<qlonglong>(std::llround(static_cast<double>(value))));
+}
+
 // "4 000 000 000" with thin spaces: readable in every locale, unlike a comma or a point.
 QString groupedInteger(long double value) {
   // Counts stop at 1e18 elements of at most 8 bytes: 8e18 < 2^63, so the digits fit an integer.
-  const QString digits = QString::number(static_cast<qlonglong>(std::llround(static_cast<double>(value))));
+  const QString digits = plainInteger(value);
   QString grouped;
   for (int i = 0; i < digits.size(); ++i) {
     if (i > 0 && (digits.size() - i) % 3 == 0) grouped += QChar(0x2009);
@@ -101,6 +109,20 @@ MemoryCalculatorWidget::MemoryCalculatorWidget(QWidget* parent) : QWidget(parent
   m_table->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
   m_table->setSizePolicy(QSizePolicy::Maximum, QSizePolicy::Maximum);
   layout->addWidget(m_table);
+
+  auto* buttons = new QHBoxLayout;
+  auto* copyButton = new QPushButton(tr("Copy as CSV"), this);
+  copyButton->setObjectName(QStringLiteral("copyMemoryCsvButton"));
+  copyButton->setToolTip(tr("Copy the table to the clipboard as comma-separated values."));
+  connect(copyButton, &QPushButton::clicked, this, &MemoryCalculatorWidget::copyCsvToClipboard);
+  buttons->addWidget(copyButton);
+  auto* exportButton = new QPushButton(tr("Export CSV…"), this);
+  exportButton->setObjectName(QStringLiteral("exportMemoryCsvButton"));
+  exportButton->setToolTip(tr("Save the table as a CSV file (UTF-8)."));
+  connect(exportButton, &QPushButton::clicked, this, &MemoryCalculatorWidget::exportCsv);
+  buttons->addWidget(exportButton);
+  buttons->addStretch();
+  layout->addLayout(buttons);
   layout->addStretch();
 
   connect(m_count, &QLineEdit::textChanged, this, &MemoryCalculatorWidget::recompute);
@@ -126,6 +148,7 @@ void MemoryCalculatorWidget::recompute() {
     m_message->setText(QStringLiteral("<span style='color:#c62828'>%1</span>").arg(count.error.toHtmlEscaped()));
     return;  // the table keeps the last good numbers
   }
+  m_elements = count.value;
   m_message->setText(tr("%1 elements").arg(groupedInteger(count.value)));
   const std::vector<DType>& dtypes = allDTypes();
   for (const MemoryFootprint& footprint : memoryFootprints(count.value)) {
@@ -140,6 +163,26 @@ void MemoryCalculatorWidget::recompute() {
   m_table->resizeColumnsToContents();
   for (int c = kDType; c <= kGiB; ++c) m_table->setColumnWidth(c, m_table->columnWidth(c) + 16);
   m_table->setColumnWidth(kBar, 240);
+}
+
+QString MemoryCalculatorWidget::toCsv() const {
+  QString csv = TableCsv::record({QStringLiteral("elements"), QStringLiteral("dtype"),
+                                  QStringLiteral("bytes_per_element"), QStringLiteral("bytes"),
+                                  QStringLiteral("gib"), QStringLiteral("gib_exact")});
+  for (const MemoryFootprint& footprint : memoryFootprints(m_elements)) {
+    char gib[64];
+    std::snprintf(gib, sizeof gib, "%.4f", footprint.gib);
+    csv += TableCsv::record({plainInteger(m_elements), QString::fromStdString(formatSpec(footprint.dtype).name),
+                             QString::number(formatSpec(footprint.dtype).storageBytes), plainInteger(footprint.bytes),
+                             QString::fromLatin1(gib), shortestText(footprint.gib)});
+  }
+  return csv;
+}
+
+void MemoryCalculatorWidget::copyCsvToClipboard() { QApplication::clipboard()->setText(toCsv()); }
+
+void MemoryCalculatorWidget::exportCsv() {
+  TableCsv::exportWithDialog(this, QStringLiteral("tensor_memory.csv"), toCsv());
 }
 
 }  // namespace ampscope::ui::formats

@@ -1,8 +1,11 @@
 #include "ui/formats/underflow_table_widget.h"
 
+#include <QApplication>
+#include <QClipboard>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QPushButton>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -10,6 +13,7 @@
 
 #include "ampscope/engine/number_format.h"
 #include "ui/formats/format_text.h"
+#include "ui/formats/table_csv.h"
 
 namespace ampscope::ui::formats {
 
@@ -93,7 +97,46 @@ UnderflowTableWidget::UnderflowTableWidget(QWidget* parent) : QWidget(parent) {
   tableRow->addWidget(m_table);
   tableRow->addStretch();
   layout->addLayout(tableRow);
+
+  auto* buttons = new QHBoxLayout;
+  auto* copyButton = new QPushButton(tr("Copy as CSV"), this);
+  copyButton->setObjectName(QStringLiteral("copyUnderflowCsvButton"));
+  copyButton->setToolTip(tr("Copy the table to the clipboard as comma-separated values, with every stored "
+                            "value also at full precision."));
+  connect(copyButton, &QPushButton::clicked, this, &UnderflowTableWidget::copyCsvToClipboard);
+  buttons->addWidget(copyButton);
+  auto* exportButton = new QPushButton(tr("Export CSV…"), this);
+  exportButton->setObjectName(QStringLiteral("exportUnderflowCsvButton"));
+  exportButton->setToolTip(tr("Save the table as a CSV file (UTF-8)."));
+  connect(exportButton, &QPushButton::clicked, this, &UnderflowTableWidget::exportCsv);
+  buttons->addWidget(exportButton);
+  buttons->addStretch();
+  layout->addLayout(buttons);
   layout->addStretch();
+}
+
+QString UnderflowTableWidget::toCsv() const {
+  const DType dtypes[] = {DType::FP32, DType::FP16, DType::BF16};
+  QStringList header{QStringLiteral("value")};
+  for (DType dtype : dtypes) header << QString::fromStdString(formatSpec(dtype).torchName);
+  for (DType dtype : dtypes) header << QString::fromStdString(formatSpec(dtype).torchName) + QStringLiteral("_exact");
+  QString csv = TableCsv::record(header);
+  for (double input : inputs()) {
+    // The same casts as the table: FP32 first, FP16 and BF16 from that FP32 value.
+    const double fp32 = roundTo(DType::FP32, input);
+    const double stored[] = {fp32, roundTo(DType::FP16, fp32), roundTo(DType::BF16, fp32)};
+    QStringList fields{shortestText(input)};
+    for (double value : stored) fields << scientific(value, 4);
+    for (double value : stored) fields << shortestText(value);
+    csv += TableCsv::record(fields);
+  }
+  return csv;
+}
+
+void UnderflowTableWidget::copyCsvToClipboard() { QApplication::clipboard()->setText(toCsv()); }
+
+void UnderflowTableWidget::exportCsv() {
+  TableCsv::exportWithDialog(this, QStringLiteral("gradient_underflow.csv"), toCsv());
 }
 
 }  // namespace ampscope::ui::formats
