@@ -6,10 +6,15 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QDir>
+#include <QFileDialog>
+#include <QMessageBox>
+#include <QSettings>
+#include <QTimer>
 #include <QFile>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QTemporaryDir>
+#include <QTest>
 
 #include "ui/formats/finfo_table_widget.h"
 #include "ui/formats/memory_calculator_widget.h"
@@ -146,6 +151,72 @@ TEST(MemoryTableCsv, HasTheChaptersOneBillionElementsWithoutDigitGrouping) {
   widget.copyCsvToClipboard();
   EXPECT_EQ(QApplication::clipboard()->text(), widget.toCsv());
   EXPECT_NE(widget.findChild<QPushButton*>(QStringLiteral("exportMemoryCsvButton")), nullptr);
+}
+
+// Answers the next modal dialog once it is up: a file dialog with `path`, a message box by noting its
+// text and closing it.
+class ModalAnswerer {
+ public:
+  explicit ModalAnswerer(const QString& path) : m_path(path) { poll(); }
+  QString messageText() const { return m_messageText; }
+
+ private:
+  void poll() {
+    // m_context ends the polling when the answerer goes out of scope.
+    QTimer::singleShot(20, &m_context, [this] {
+      QWidget* modal = QApplication::activeModalWidget();
+      if (auto* dialog = qobject_cast<QFileDialog*>(modal)) {
+        // Typed as a user would: selectFile() on a path outside the dialog's folder keeps the old name
+        // while the folder loads. "fileNameEdit" is the object name of Qt's own dialog's name field.
+        auto* nameEdit = dialog->findChild<QLineEdit*>(QStringLiteral("fileNameEdit"));
+        if (!nameEdit) return;  // not Qt's widget dialog: the test fails on the missing file
+        nameEdit->setText(m_path);
+        QMetaObject::invokeMethod(dialog, "accept", Qt::QueuedConnection);
+      } else if (auto* box = qobject_cast<QMessageBox*>(modal)) {
+        m_messageText = box->text();
+        box->accept();
+        return;
+      }
+      if (++m_polls < 200) poll();
+    });
+  }
+
+  QObject m_context;
+  QString m_path;
+  QString m_messageText;
+  int m_polls = 0;
+};
+
+TEST(TableCsvExport, ButtonWritesTheChosenFileAndRemembersItsFolderForAllExports) {
+  QTemporaryDir dir;
+  ASSERT_TRUE(dir.isValid());
+  UnderflowTableWidget widget;
+  auto* button = widget.findChild<QPushButton*>(QStringLiteral("exportUnderflowCsvButton"));
+  ASSERT_NE(button, nullptr);
+  // No suffix typed: the dialog's default suffix adds ".csv".
+  ModalAnswerer answerer(dir.filePath(QStringLiteral("casts")));
+  QTest::mouseClick(button, Qt::LeftButton);
+  QFile file(dir.filePath(QStringLiteral("casts.csv")));
+  ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+  EXPECT_EQ(QString::fromUtf8(file.readAll()), widget.toCsv());
+  // The key File > Export uses too.
+  EXPECT_EQ(QSettings().value(QStringLiteral("export/lastFolder")).toString(), QFileInfo(dir.path()).absoluteFilePath());
+}
+
+TEST(TableCsvExport, UnwritablePathShowsTheReasonAndWritesNothing) {
+  QTemporaryDir dir;
+  ASSERT_TRUE(dir.isValid());
+  MemoryCalculatorWidget widget;
+  auto* button = widget.findChild<QPushButton*>(QStringLiteral("exportMemoryCsvButton"));
+  ASSERT_NE(button, nullptr);
+  const QString path = dir.filePath(QStringLiteral("no-such-folder/memory.csv"));
+  ModalAnswerer answerer(path);
+  QTest::mouseClick(button, Qt::LeftButton);
+  QTRY_VERIFY_WITH_TIMEOUT(!answerer.messageText().isEmpty(), 3000);
+  EXPECT_TRUE(answerer.messageText().contains(QDir::toNativeSeparators(path)))
+      << answerer.messageText().toStdString();
+  EXPECT_FALSE(QFile::exists(path));
+  EXPECT_TRUE(QDir(dir.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot).isEmpty());
 }
 
 }  // namespace
