@@ -1989,7 +1989,7 @@ Restore it?</source>
     </message>
     <message>
         <source>Loss scale</source>
-        <translation>Loss scale</translation>
+        <translation>损失缩放（loss scale）</translation>
     </message>
     <message>
         <source>Gradient exponents</source>
