@@ -5,10 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <functional>
 #include <iomanip>
 #include <iostream>
-#include <map>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -18,6 +16,7 @@
 #include "ampscope/engine/run_config.h"
 #include "ampscope/engine/telemetry.h"
 #include "commands.h"
+#include "run_config_flags.h"
 #include "json_writer.h"
 
 namespace ampscope::cli {
@@ -60,49 +59,6 @@ void printTrainUsage(std::ostream& out) {
          "  --quiet                 no progress lines, only the summary\n";
 }
 
-struct UsageError {
-  std::string message;
-};
-
-double parseDouble(const std::string& flag, const std::string& text) {
-  char* end = nullptr;
-  const double value = std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size()) {
-    throw UsageError{"invalid " + flag + ": not a number (got '" + text + "')"};
-  }
-  return value;
-}
-
-int64_t parseInt(const std::string& flag, const std::string& text) {
-  char* end = nullptr;
-  errno = 0;
-  const long long value = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE) {
-    throw UsageError{"invalid " + flag + ": not an integer (got '" + text + "')"};
-  }
-  return value;
-}
-
-std::string knownModes() {
-  std::string text;
-  for (PrecisionMode mode : allPrecisionModes()) text += (text.empty() ? "" : ", ") + modeName(mode);
-  return text;
-}
-
-std::vector<PrecisionMode> parseModes(const std::string& text) {
-  std::vector<PrecisionMode> modes;
-  std::stringstream stream(text);
-  std::string item;
-  while (std::getline(stream, item, ',')) {
-    const auto mode = parseMode(item);
-    if (!mode) {
-      throw UsageError{"invalid --modes: unknown mode '" + item + "' (known: " + knownModes() + ")"};
-    }
-    modes.push_back(*mode);
-  }
-  return modes;
-}
-
 struct Options {
   RunConfig config;
   std::string csvPath;
@@ -114,107 +70,26 @@ struct Options {
 
 Options parseOptions(const std::vector<std::string>& args) {
   Options options;
-  // The preset comes first, so flags given in any order refine it.
-  ModelKind model = ModelKind::TinyMLP;
-  for (size_t i = 0; i + 1 < args.size(); ++i) {
-    if (args[i] == "--model") {
-      const auto parsed = parseModel(args[i + 1]);
-      if (!parsed) {
-        throw UsageError{"invalid --model: unknown model '" + args[i + 1] +
-                         "' (known: tiny-mlp, deep-mlp, tiny-transformer)"};
-      }
-      model = *parsed;
-    }
-  }
-  RunConfig& c = options.config;
-  c = presetFor(model);
-  bool clipOrderGiven = false;
-  bool clipGiven = false;
-
-  using Setter = std::function<void(const std::string&, const std::string&)>;
-  const std::map<std::string, Setter> valued = {
-      {"--model", [](const std::string&, const std::string&) {}},
-      {"--modes", [&](const std::string&, const std::string& v) { c.modes = parseModes(v); }},
-      {"--steps", [&](const std::string& f, const std::string& v) { c.steps = parseInt(f, v); }},
-      {"--seed",
-       [&](const std::string& f, const std::string& v) {
-         const int64_t seed = parseInt(f, v);
-         if (seed < 0) throw UsageError{"invalid --seed: must be >= 0 (got " + v + ")"};
-         c.seed = static_cast<uint64_t>(seed);
-       }},
-      {"--lr", [&](const std::string& f, const std::string& v) { c.lr = parseDouble(f, v); }},
-      {"--batch", [&](const std::string& f, const std::string& v) { c.batchSize = parseInt(f, v); }},
-      {"--optimizer",
-       [&](const std::string&, const std::string& v) {
-         const auto parsed = parseOptimizer(v);
-         if (!parsed) throw UsageError{"invalid --optimizer: unknown optimizer '" + v + "' (sgd, adamw)"};
-         c.optimizer = *parsed;
-       }},
-      {"--momentum", [&](const std::string& f, const std::string& v) { c.momentum = parseDouble(f, v); }},
-      {"--weight-decay",
-       [&](const std::string& f, const std::string& v) { c.weightDecay = parseDouble(f, v); }},
-      {"--adam-eps", [&](const std::string& f, const std::string& v) { c.adamEps = parseDouble(f, v); }},
-      {"--loss-weight",
-       [&](const std::string& f, const std::string& v) { c.lossWeight = parseDouble(f, v); }},
-      {"--clip",
-       [&](const std::string& f, const std::string& v) {
-         c.clipMaxNorm = parseDouble(f, v);
-         clipGiven = true;
-       }},
-      {"--clip-order",
-       [&](const std::string&, const std::string& v) {
-         const auto parsed = parseClipOrder(v);
-         if (!parsed) {
-           throw UsageError{"invalid --clip-order: unknown order '" + v +
-                            "' (off, after-unscale, before-unscale)"};
-         }
-         c.clipOrder = *parsed;
-         clipOrderGiven = true;
-       }},
-      {"--init-scale",
-       [&](const std::string& f, const std::string& v) { c.scaler.initScale = parseDouble(f, v); }},
-      {"--growth-interval",
-       [&](const std::string& f, const std::string& v) { c.scaler.growthInterval = parseInt(f, v); }},
-      {"--growth-factor",
-       [&](const std::string& f, const std::string& v) { c.scaler.growthFactor = parseDouble(f, v); }},
-      {"--backoff-factor",
-       [&](const std::string& f, const std::string& v) { c.scaler.backoffFactor = parseDouble(f, v); }},
-      {"--instrument-every",
-       [&](const std::string& f, const std::string& v) { c.instrumentEvery = parseInt(f, v); }},
-      {"--threads",
-       [&](const std::string& f, const std::string& v) {
-         const int64_t threads = parseInt(f, v);
-         if (threads < 1 || threads > 256) {
-           throw UsageError{"invalid --threads: must be in [1, 256] (got " + v + ")"};
-         }
-         c.threadsPerMode = static_cast<int>(threads);
-       }},
-      {"--inject-overflow-at",
-       [&](const std::string& f, const std::string& v) { options.injectAt = parseInt(f, v); }},
-      {"--csv", [&](const std::string&, const std::string& v) { options.csvPath = v; }},
-      {"--jsonl", [&](const std::string&, const std::string& v) { options.jsonlPath = v; }},
-  };
-
+  RunConfigFlags flags(args);
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
+    if (flags.consume(args, i)) continue;
+    const bool hasValue = i + 1 < args.size();
     if (arg == "--quiet") {
       options.quiet = true;
     } else if (arg == "--op-dtypes") {
       options.opDtypes = true;
-    } else if (arg == "--scaler-for-fp16-pure") {
-      c.scalerForPureFp16 = true;
-    } else if (auto it = valued.find(arg); it != valued.end()) {
-      if (i + 1 >= args.size()) throw UsageError{"option " + arg + " needs a value"};
-      it->second(arg, args[++i]);
+    } else if (arg == "--inject-overflow-at" || arg == "--csv" || arg == "--jsonl") {
+      if (!hasValue) throw CliUsageError{"option " + arg + " needs a value"};
+      const std::string& value = args[++i];
+      if (arg == "--inject-overflow-at") options.injectAt = parseIntFlag(arg, value);
+      if (arg == "--csv") options.csvPath = value;
+      if (arg == "--jsonl") options.jsonlPath = value;
     } else {
-      throw UsageError{"unknown option '" + arg + "' (see ampscope-cli train --help)"};
+      throw CliUsageError{"unknown option '" + arg + "' (see ampscope-cli train --help)"};
     }
   }
-  if (clipGiven && !clipOrderGiven) c.clipOrder = ClipOrder::AfterUnscale;
-  const auto errors = validate(c);
-  if (!errors.empty()) {
-    throw UsageError{"invalid --" + errors.front().field + ": " + errors.front().message};
-  }
+  options.config = flags.finish();
   return options;
 }
 
@@ -395,7 +270,7 @@ int runTrainCommand(const std::vector<std::string>& args) {
   Options options;
   try {
     options = parseOptions(args);
-  } catch (const UsageError& error) {
+  } catch (const CliUsageError& error) {
     std::cerr << kPrefix << error.message << "\n";
     return kExitUsage;
   }
