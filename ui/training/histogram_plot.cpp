@@ -198,18 +198,7 @@ bool HistogramPlot::scaled() const { return scaledCombo_->currentIndex() == 0; }
 
 void HistogramPlot::setLogCounts(bool log) {
   if (logCounts_->isChecked() != log) logCounts_->setChecked(log);
-  QCPAxis* y = plot()->yAxis;
-  if (log) {
-    y->setScaleType(QCPAxis::stLogarithmic);
-    y->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
-    y->setNumberFormat(QStringLiteral("eb"));
-    y->setNumberPrecision(0);
-  } else {
-    y->setScaleType(QCPAxis::stLinear);
-    y->setTicker(QSharedPointer<QCPAxisTicker>::create());
-    y->setNumberFormat(QStringLiteral("g"));
-    y->setNumberPrecision(6);
-  }
+  setLogValueAxis(log);
   // On a log axis a bar cannot start at 0: start it at 1/2 so a single value is still a visible bar.
   for (auto& [mode, b] : bars_) b->setBaseValue(log ? 0.5 : 0.0);
   if (followLatest()) fitToData();

@@ -40,18 +40,7 @@ LossPlot::LossPlot(TelemetryStore* store, QWidget* parent) : PlotPanel(store, pa
 
 void LossPlot::setLogScale(bool log) {
   if (log_->isChecked() != log) log_->setChecked(log);
-  QCPAxis* y = plot()->yAxis;
-  if (log) {
-    y->setScaleType(QCPAxis::stLogarithmic);
-    y->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
-    y->setNumberFormat(QStringLiteral("eb"));
-    y->setNumberPrecision(0);
-  } else {
-    y->setScaleType(QCPAxis::stLinear);
-    y->setTicker(QSharedPointer<QCPAxisTicker>::create());
-    y->setNumberFormat(QStringLiteral("g"));
-    y->setNumberPrecision(6);
-  }
+  setLogValueAxis(log);
   if (followLatest()) fitToData();
   replotQueued();
 }

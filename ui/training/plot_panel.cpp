@@ -72,6 +72,21 @@ void PlotPanel::setLineScale(double scale) {
   replotQueued();
 }
 
+void PlotPanel::setLogValueAxis(bool log) {
+  QCPAxis* y = plot_->yAxis;
+  if (log) {
+    y->setScaleType(QCPAxis::stLogarithmic);
+    y->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
+    y->setNumberFormat(QStringLiteral("eb"));
+    y->setNumberPrecision(0);
+  } else {
+    y->setScaleType(QCPAxis::stLinear);
+    y->setTicker(QSharedPointer<QCPAxisTicker>::create());
+    y->setNumberFormat(QStringLiteral("g"));
+    y->setNumberPrecision(6);
+  }
+}
+
 void PlotPanel::setScaledPen(QCPAbstractPlottable* plottable, const QPen& pen) {
   plottable->setProperty(kBaseWidth, pen.widthF());
   QPen scaled = pen;

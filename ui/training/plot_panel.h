@@ -50,6 +50,8 @@ class PlotPanel : public QWidget {
   virtual QString readoutAt(double key, double value) const;
 
   FlowLayout* controls() const { return controls_; }
+  // Switches the y axis between linear and log10 (ticks at powers of ten, "1E+03" labels).
+  void setLogValueAxis(bool log);
   // Sets a pen whose width follows setLineScale (the pen's own width is the width at scale 1).
   void setScaledPen(QCPAbstractPlottable* plottable, const QPen& pen);
   void replotQueued();
