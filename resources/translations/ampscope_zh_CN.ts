@@ -1626,6 +1626,30 @@ zeros</source>
         <source>Clips the scaled gradients: max_norm then means nothing (the lesson&apos;s mistake).</source>
         <translation>裁剪的是放大后的梯度：此时 max_norm 失去意义（本课演示的错误）。</translation>
     </message>
+    <message>
+        <source>Momentum</source>
+        <translation>动量</translation>
+    </message>
+    <message>
+        <source>SGD&apos;s momentum, in [0, 1).</source>
+        <translation>SGD 的动量，取值范围 [0, 1)。</translation>
+    </message>
+    <message>
+        <source>Weight decay</source>
+        <translation>权重衰减</translation>
+    </message>
+    <message>
+        <source>Decoupled weight decay (≥ 0).</source>
+        <translation>解耦权重衰减（≥ 0）。</translation>
+    </message>
+    <message>
+        <source>AdamW eps</source>
+        <translation>AdamW eps</translation>
+    </message>
+    <message>
+        <source>AdamW&apos;s eps (&gt; 0). In fp16-pure it is stored in FP16 too: 1e-8 rounds to 0 there and the update divides by zero, as with model.half(); 1e-4 trains.</source>
+        <translation>AdamW 的 eps（&gt; 0）。在 fp16-pure 中它同样以 FP16 存储：1e-8 会被舍入为 0，更新时除以零，与 model.half() 的情形相同；1e-4 则可以正常训练。</translation>
+    </message>
 </context>
 <context>
     <name>ScalePlot</name>

@@ -172,8 +172,29 @@ TEST(RunPanel, ModelChoiceLoadsItsPreset) {
   panel.setConfig(deep);
   EXPECT_EQ(panel.config().lossWeight, deep.lossWeight);
   EXPECT_EQ(panel.config().modes, deep.modes);
-  EXPECT_EQ(panel.config().adamEps, deep.adamEps);  // not on the form, carried by the preset
+  EXPECT_EQ(panel.config().adamEps, deep.adamEps);  // the deep-MLP preset's 1e-12 survives the form
+  EXPECT_EQ(panel.field(QStringLiteral("adam-eps"))->text(), QStringLiteral("1e-12"));
   EXPECT_TRUE(panel.isValid());
+}
+
+TEST(RunPanel, OptimizerHyperParametersAreEditableAndValidated) {
+  RunPanel panel;
+  panel.setConfig(presetFor(ModelKind::TinyMLP));
+  // validate() (engine/src/run_config.cpp): eps > 0, momentum in [0, 1), weight decay >= 0.
+  panel.field(QStringLiteral("adam-eps"))->setText(QStringLiteral("1e-4"));
+  panel.field(QStringLiteral("momentum"))->setText(QStringLiteral("0.5"));
+  panel.field(QStringLiteral("weight-decay"))->setText(QStringLiteral("0"));
+  EXPECT_TRUE(panel.isValid());
+  EXPECT_EQ(panel.config().adamEps, 1e-4);
+  EXPECT_EQ(panel.config().momentum, 0.5);
+  EXPECT_EQ(panel.config().weightDecay, 0.0);
+  panel.field(QStringLiteral("adam-eps"))->setText(QStringLiteral("0"));
+  EXPECT_FALSE(panel.isValid());
+  EXPECT_FALSE(panel.fieldError(QStringLiteral("adam-eps")).isEmpty());
+  panel.field(QStringLiteral("adam-eps"))->setText(QStringLiteral("1e-8"));
+  panel.field(QStringLiteral("momentum"))->setText(QStringLiteral("1"));
+  EXPECT_FALSE(panel.isValid());
+  EXPECT_EQ(panel.errorFields(), QStringList{QStringLiteral("momentum")});
 }
 
 TEST(RunPanel, NoModeCheckedIsAnError) {

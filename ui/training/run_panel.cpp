@@ -87,6 +87,11 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
   optimizer_->addItem(tr("SGD with momentum"), static_cast<int>(OptimizerKind::SGD));
   trainForm->addRow(tr("Optimizer"), optimizer_);
   addNumberRow(trainForm, QStringLiteral("lr"), tr("Learning rate"), tr("Step size of the optimizer (> 0)."));
+  addNumberRow(trainForm, QStringLiteral("momentum"), tr("Momentum"), tr("SGD's momentum, in [0, 1)."));
+  addNumberRow(trainForm, QStringLiteral("weight-decay"), tr("Weight decay"), tr("Decoupled weight decay (≥ 0)."));
+  addNumberRow(trainForm, QStringLiteral("adam-eps"), tr("AdamW eps"),
+               tr("AdamW's eps (> 0). In fp16-pure it is stored in FP16 too: 1e-8 rounds to 0 there and the update "
+                  "divides by zero, as with model.half(); 1e-4 trains."));
   addNumberRow(trainForm, QStringLiteral("batch"), tr("Batch size"), tr("Examples per step (1 … 65536)."));
   addNumberRow(trainForm, QStringLiteral("seed"), tr("Seed"),
                tr("Initial weights and batches: the same seed gives the same run."));
@@ -170,6 +175,9 @@ void RunPanel::setConfig(const RunConfig& config) {
     item->setCheckState(on ? Qt::Checked : Qt::Unchecked);
   }
   edits_[QStringLiteral("lr")]->setText(numberText(config.lr));
+  edits_[QStringLiteral("momentum")]->setText(numberText(config.momentum));
+  edits_[QStringLiteral("weight-decay")]->setText(numberText(config.weightDecay));
+  edits_[QStringLiteral("adam-eps")]->setText(numberText(config.adamEps));
   edits_[QStringLiteral("batch")]->setText(QString::number(config.batchSize));
   edits_[QStringLiteral("seed")]->setText(QString::number(config.seed));
   edits_[QStringLiteral("steps")]->setText(QString::number(config.steps));
@@ -237,6 +245,9 @@ void RunPanel::reparse() {
       errors.insert(QLatin1String(name), tr("not a whole number"));
   };
   readDouble("lr", c.lr);
+  readDouble("momentum", c.momentum);
+  readDouble("weight-decay", c.weightDecay);
+  readDouble("adam-eps", c.adamEps);
   readInt("batch", c.batchSize);
   {
     bool ok = false;
