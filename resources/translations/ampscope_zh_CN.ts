@@ -2137,6 +2137,26 @@ Restore it?</source>
         <source> &lt;span style=&apos;color:#c00000&apos;&gt;&lt;b&gt;✕ diverged @%1&lt;/b&gt;&lt;/span&gt;</source>
         <translation> &lt;span style=&apos;color:#c00000&apos;&gt;&lt;b&gt;✕ 在第 %1 步发散&lt;/b&gt;&lt;/span&gt;</translation>
     </message>
+    <message>
+        <source>idle</source>
+        <translation>空闲</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>paused</source>
+        <translation>已暂停</translation>
+    </message>
+    <message>
+        <source>finished</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
 </context>
 <context>
     <name>UnderflowPlot</name>

@@ -292,9 +292,21 @@ void TrainingWorkspace::updateActions() {
     runPause_->setToolTip(tr("Run or pause the comparison (Space)"));
 }
 
+QString TrainingWorkspace::stateText(RunState state) {
+  // The engine's runStateName() is English for logs; the status bar shows the translated word.
+  switch (state) {
+    case RunState::Idle: return tr("idle");
+    case RunState::Running: return tr("running");
+    case RunState::Paused: return tr("paused");
+    case RunState::Finished: return tr("finished");
+    case RunState::Failed: return tr("failed");
+  }
+  return QString::fromStdString(runStateName(state));
+}
+
 void TrainingWorkspace::updateStatus() {
   const TelemetryStore* s = controller_->store();
-  stateLabel_->setText(QString::fromStdString(runStateName(controller_->state())));
+  stateLabel_->setText(stateText(controller_->state()));
   stepLabel_->setText(tr("step %1").arg(s->lastStep()));
   rateLabel_->setText(tr("%1 steps/s").arg(controller_->stepsPerSecond(), 0, 'f', 1));
   QStringList parts;

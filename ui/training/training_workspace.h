@@ -80,6 +80,7 @@ class TrainingWorkspace : public QObject {
   void buildStatusBar();
   void updateActions();
   void updateStatus();
+  static QString stateText(RunState state);
   void onStateChanged(RunState state);
   void onDataAppended();
   void onStoreCleared();
