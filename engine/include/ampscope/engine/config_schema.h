@@ -1,0 +1,78 @@
+// The RunConfig schema: one table row per field (its key, CLI flag, type, unit, bounds, default
+// and one-line help). Everything that reads, writes, checks or shows a RunConfig derives from it:
+// validate() and its errors, the CLI flags and their --help, the run panel's fields and validators,
+// the lesson and session readers, the session writer and the reproduce export's CONFIG dict.
+// A new field is one new row (and its RunConfig member); docs/architecture.md tells the steps.
+//
+// Keys are the file spelling, dotted for nested objects: "scaler.growth-interval" is the member
+// "growth-interval" of the object "scaler" in a session or lesson, and every error names that full key.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ampscope/engine/json.h"
+#include "ampscope/engine/run_config.h"
+
+namespace ampscope {
+
+enum class FieldType {
+  Choice,    // one of `choices` (model, optimizer, clip.order)
+  ModeList,  // a non-empty list of distinct precision modes
+  Integer,   // int64 within [min, max]
+  Real,      // finite double within the bounds
+  Switch,    // bool; on the command line --flag / --no-flag
+};
+
+struct ConfigField {
+  std::string_view key;          // "scaler.growth-interval"
+  std::string_view flag;         // "--growth-interval"
+  std::string_view oldFlag;      // a deprecated spelling still accepted, or empty
+  std::string_view pythonName;   // the name in the reproduce script's CONFIG dict ("growth_interval")
+  FieldType type = FieldType::Real;
+  std::string_view unit;         // "steps", "elements", "" ...
+  double min = 0;                // bounds of Integer and Real fields
+  double max = 0;
+  bool minExclusive = false;     // (min, ...] instead of [min, ...]
+  bool maxExclusive = false;
+  std::string_view valueName;    // the placeholder in --help: "X", "N", "NAME", "LIST"
+  std::string_view help;         // one line, English; translated under the context "ConfigSchema"
+  std::string_view group;        // "model", "optimizer", "scaler", "clip", "run": how panels group them
+};
+
+const std::vector<ConfigField>& configFields();
+const ConfigField* findConfigField(std::string_view key);
+// Looks up "--flag" and its deprecated spelling; *deprecated is set when the old spelling matched.
+// A switch also answers to "--no-<flag without -->" (*negated set).
+const ConfigField* findConfigFlag(std::string_view flag, bool* deprecated = nullptr, bool* negated = nullptr);
+// The values a Choice field or the mode list accepts, in table order: {"tiny-mlp", "deep-mlp", ...}.
+std::vector<std::string> fieldChoices(const ConfigField& field);
+// "[1, 256]", "(0, 1)", "> 0": the bounds as --help and errors show them.
+std::string fieldBoundsText(const ConfigField& field);
+
+// The field's value as text: a number (numberText), a name, "true"/"false", modes joined by ','.
+std::string fieldText(const RunConfig& config, const ConfigField& field);
+// Parses `text` and, if it is within the field's bounds, stores it. Otherwise returns the error
+// (field = the full key) and leaves `config` unchanged. Switches take "true" or "false".
+std::optional<ConfigError> setFieldText(RunConfig& config, const ConfigField& field, std::string_view text);
+// Checks the field's current value against its type and bounds (what validate() does, field by field).
+std::optional<ConfigError> checkField(const RunConfig& config, const ConfigField& field);
+
+// Writes every field, nested by key ("scaler": {...}), in table order: the same config, the same bytes.
+void writeConfigJson(JsonWriter& out, const RunConfig& config);
+
+// Reads the members of `object` into `config`. Unknown keys are errors naming the key; a field whose
+// JSON type or value is wrong is an error naming its full key. With `requireAll` (sessions) every field
+// must be present; without it (lessons, their variants) the present keys refine `config`. Errors are
+// prefixed by `pathPrefix` ("config." gives "config.scaler.growth-interval"). Returns every error found;
+// `config` holds whatever did read. Cross-field checks are validate()'s, which the caller runs.
+std::vector<ConfigError> readConfigJson(const JsonValue& object, RunConfig& config, bool requireAll,
+                                        const std::string& pathPrefix = std::string());
+
+// The field's value in the reproduce script's Python ("True", "1e-08", "'adamw'", "['fp32', ...]").
+std::string fieldPython(const RunConfig& config, const ConfigField& field);
+
+}  // namespace ampscope
