@@ -53,7 +53,7 @@ TEST(LessonLibrary, EveryShippedLessonParses) {
 }
 
 TEST(LessonLibrary, OneLessonPerChapterSectionInOrder) {
-  // seed-digest.md has sections 1..10; the library lists them in chapter order.
+  // The chapter has ten sections, one lesson each; the library lists them in chapter order.
   const LessonLibrary library = shipped();
   ASSERT_EQ(library.size(), 10);
   for (int i = 0; i < library.size(); ++i)
