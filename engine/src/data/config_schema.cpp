@@ -79,7 +79,7 @@ std::vector<ConfigField> makeTable() {
                       },
                       modelNames)});
   ConfigField modes{"modes", "--modes", "", "modes", F::ModeList, "", 0, 0, false, false, "LIST",
-                    "The precision modes to compare side by side, comma-separated", "model", {}};
+                    "The precision modes to compare side by side", "model", {}};
   modes.access.names = modeNames;
   t.push_back(modes);
   t.push_back({"optimizer", "--optimizer", "", "optimizer", F::Choice, "", 0, 0, false, false, "NAME",
