@@ -62,6 +62,54 @@ TEST(CliReproduce, BadArgumentsExitWith2AndNameTheProblem) {
   EXPECT_NE(result.err.find("one folder only"), std::string::npos) << result.err;
 }
 
+std::string readFile(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// run.py's CONFIG dict shows what the flags set; --no-reference trains nothing, so these stay cheap.
+TEST(CliReproduce, SwitchFlagsAndTheDeprecatedSpellingSetTheConfig) {
+  const fs::path dir = freshDir("switches");
+  auto result = CliRunner().run({"reproduce", dir.string(), "--no-reference", "--quiet"});
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  std::string script = readFile(dir / "run.py");
+  EXPECT_NE(script.find("'scaler_for_pure_fp16': False"), std::string::npos);
+  EXPECT_NE(script.find("'enabled': True}"), std::string::npos);
+
+  result = CliRunner().run({"reproduce", dir.string(), "--no-reference", "--quiet", "--scaler-for-fp16-pure"});
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  EXPECT_NE(readFile(dir / "run.py").find("'scaler_for_pure_fp16': True"), std::string::npos);
+
+  result = CliRunner().run({"reproduce", dir.string(), "--no-reference", "--quiet", "--scaler-for-pure-fp16",
+                            "--no-scaler"});
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  script = readFile(dir / "run.py");
+  EXPECT_NE(script.find("'scaler_for_pure_fp16': True"), std::string::npos);
+  EXPECT_NE(script.find("'enabled': False}"), std::string::npos);
+}
+
+// One threads bound, [1, 256], for the CLI as for the session and lesson readers (config_schema_test).
+TEST(CliReproduce, ThreadsAccepts256AndRefuses300) {
+  const fs::path dir = freshDir("threads");
+  auto result = CliRunner().run({"reproduce", dir.string(), "--no-reference", "--quiet", "--threads", "256"});
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  EXPECT_NE(readFile(dir / "run.py").find("'threads': 256,"), std::string::npos);
+  result = CliRunner().run({"reproduce", dir.string(), "--no-reference", "--threads", "300"});
+  EXPECT_EQ(result.exitCode, 2);
+  EXPECT_NE(result.err.find("invalid --threads (threads): must be <= 256 (got 300)"), std::string::npos)
+      << result.err;
+}
+
+TEST(CliReproduce, HelpIsGeneratedFromTheSchemaAndMarksTheOldSpelling) {
+  const auto result = CliRunner().run({"reproduce", "--help"});
+  EXPECT_EQ(result.exitCode, 0);
+  EXPECT_NE(result.out.find("--growth-interval N"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("deprecated spelling of --scaler-for-pure-fp16"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("--no-reference"), std::string::npos) << result.out;
+}
+
 TEST(CliReproduce, AnUnwritableFolderExitsWith1) {
   const auto result = CliRunner().run({"reproduce", "/proc/ampscope-no-such-dir", "--no-reference"});
   EXPECT_EQ(result.exitCode, 1);

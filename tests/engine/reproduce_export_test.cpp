@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "ampscope/engine/comparison.h"
+#include "ampscope/engine/config_schema.h"
 
 #ifndef AMPSCOPE_TORCH_PYTHON
 #define AMPSCOPE_TORCH_PYTHON "/usr/bin/python3"
@@ -230,6 +231,26 @@ TEST(NpyRoundTrip, NumpyLoadsExactlyWhatWasWritten) {
   for (size_t k = 0; k < ints.size(); ++k) expected << (k ? " " : "") << ints[k];
   expected << "\n2.5\n";
   EXPECT_EQ(output, expected.str());
+}
+
+// The schema's pythonConfigDict writes the configuration lines of run.py's CONFIG dict byte for byte as
+// the exporter does today, so the exporter can take it over without changing run.py.
+TEST(ReproduceExport, TheConfigDictIsTheSchemasPythonConfigDict) {
+  RunConfig config = presetFor(ModelKind::DeepMLP);
+  config.scalerForPureFp16 = true;
+  config.scaler.enabled = false;
+  config.clipOrder = ClipOrder::BeforeUnscale;
+  config.clipMaxNorm = 0.25;
+  config.lr = 2;  // written 2.0
+  config.seed = 42;
+  config.threadsPerMode = 3;
+  const std::string script = reproduceScript(config, 7, {{"net.0.weight", {10, 128}}}, {"inputs"});
+  RunConfig exported = config;
+  exported.steps = 7;  // the exported step count, not the config's
+  const std::string dict = pythonConfigDict(exported);
+  EXPECT_NE(script.find(dict), std::string::npos) << dict;
+  EXPECT_NE(dict.find("    'lr': 2.0,\n"), std::string::npos);
+  EXPECT_NE(dict.find("'enabled': False},\n"), std::string::npos);
 }
 
 TEST(ReproduceExport, RefusesZeroStepsAndAnInvalidConfig) {
