@@ -108,7 +108,9 @@ ReproduceExportResult exportReproduction(const RunConfig& config, int64_t steps,
     for (const auto& tensor : comparison.initialParameters()) {
       parameters.emplace_back(tensor.name, tensor.shape);
       const std::string relative = reproduce::weightFile(tensor.name);
-      if (!writeNpyFloat32((root / relative).string(), tensor.shape, tensor.values, &error)) return fail(error);
+      if (!writeNpyFloat32((root / relative).string(), tensor.shape, tensor.values, &error)) {
+        return fail(error);
+      }
       record(relative);
     }
 
@@ -138,8 +140,9 @@ ReproduceExportResult exportReproduction(const RunConfig& config, int64_t steps,
       }
       record("ampscope_loss.csv");
     } else {
+      // A stale one from an earlier export would mislead.
       std::error_code removeError;
-      fs::remove(root / "ampscope_loss.csv", removeError);  // a stale one from an earlier export would mislead
+      fs::remove(root / "ampscope_loss.csv", removeError);
     }
 
     if (!reproduce::writeTextFile(root / "README.txt", reproduce::readmeText(config, steps, withReference),

@@ -58,12 +58,11 @@ std::string modelCode(const RunConfig& config, const ParameterShapes& parameters
   while (shapes.count("blocks." + std::to_string(blocks) + ".ln1.weight") > 0) ++blocks;
   // The head count is the one size the shapes do not tell: it is the engine's own option.
   const detail::TinyTransformer::Options engineOptions;
-  const std::string args = "vocab=" + shapeDim(shapes, "tok_emb.weight", 2, 0) +
-                           ", context=" + shapeDim(shapes, "pos_emb", 2, 0) +
-                           ", d_model=" + shapeDim(shapes, "tok_emb.weight", 2, 1) +
-                           ", heads=" + std::to_string(engineOptions.heads) +
-                           ", blocks=" + std::to_string(blocks) +
-                           ", mlp_hidden=" + shapeDim(shapes, "blocks.0.mlp.0.weight", 2, 0);
+  const std::string args =
+      "vocab=" + shapeDim(shapes, "tok_emb.weight", 2, 0) + ", context=" + shapeDim(shapes, "pos_emb", 2, 0) +
+      ", d_model=" + shapeDim(shapes, "tok_emb.weight", 2, 1) +
+      ", heads=" + std::to_string(engineOptions.heads) + ", blocks=" + std::to_string(blocks) +
+      ", mlp_hidden=" + shapeDim(shapes, "blocks.0.mlp.0.weight", 2, 0);
   std::string code(transformerPyTemplate());
   fill(code, "AMPSCOPE_ARGS", args);
   return code;
@@ -103,8 +102,8 @@ std::string configLiteral(const RunConfig& config, int64_t steps, const Paramete
   py << "    # (state_dict name, file) in the engine's order\n";
   py << "    'parameters': [\n";
   for (const auto& [name, shape] : parameters) {
-    py << "        (" << pyString(name) << ", " << pyString(weightFile(name)) << "),  # "
-       << pyTuple(shape) << "\n";
+    py << "        (" << pyString(name) << ", " << pyString(weightFile(name)) << "),  # " << pyTuple(shape)
+       << "\n";
   }
   py << "    ],\n";
   py << "    # (name, file): every step's tensors stacked along a first axis of length 'steps'\n";
