@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 
@@ -114,6 +115,28 @@ TEST(CliReproduce, AnUnwritableFolderExitsWith1) {
   const auto result = CliRunner().run({"reproduce", "/proc/ampscope-no-such-dir", "--no-reference"});
   EXPECT_EQ(result.exitCode, 1);
   EXPECT_NE(result.err.find("/proc/ampscope-no-such-dir"), std::string::npos) << result.err;
+}
+
+// A folder with someone's files in it is refused (exit 1, the folder named, the files as they were);
+// a folder an earlier export wrote is exported into again.
+TEST(CliReproduce, RefusesAForeignNonEmptyFolderButNotItsOwn) {
+  const fs::path dir = freshDir("foreign");
+  fs::create_directories(dir);
+  std::ofstream(dir / "thesis.tex") << "\\chapter{}";
+  auto result = CliRunner().run({"reproduce", dir.string(), "--steps", "2", "--no-reference", "--quiet"});
+  EXPECT_EQ(result.exitCode, 1);
+  EXPECT_NE(result.err.find(dir.string() + ": the folder is not empty"), std::string::npos) << result.err;
+  EXPECT_FALSE(fs::exists(dir / "run.py"));
+  std::ifstream kept(dir / "thesis.tex");
+  std::string text((std::istreambuf_iterator<char>(kept)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "\\chapter{}");
+
+  const fs::path own = freshDir("own");
+  for (int round = 0; round < 2; ++round) {
+    result = CliRunner().run({"reproduce", own.string(), "--steps", "2", "--no-reference", "--quiet"});
+    EXPECT_EQ(result.exitCode, 0) << "round " << round << ": " << result.err;
+  }
+  EXPECT_TRUE(fs::exists(own / ".ampscope-reproduce"));
 }
 
 // The deep-MLP underflow preset (loss weight 1e-5): run.py, executed by Debian's python3-torch (the

@@ -7,6 +7,7 @@
 #include <system_error>
 
 #include "ampscope/engine/number_text.h"
+#include "ampscope/engine/python_literal.h"
 
 namespace ampscope {
 namespace {
@@ -249,14 +250,6 @@ std::optional<ConfigError> setInteger(RunConfig& config, const ConfigField& fiel
   return std::nullopt;
 }
 
-std::string pyString(const std::string& text) {
-  std::string quoted = "'";
-  for (char c : text) {
-    if (c == '\'' || c == '\\') quoted += '\\';
-    quoted += c;
-  }
-  return quoted + "'";
-}
 
 }  // namespace
 
@@ -561,14 +554,7 @@ std::string fieldPython(const RunConfig& config, const ConfigField& field) {
       return list + "]";
     }
     case FieldType::Integer: return std::to_string(field.access.getInteger(config));
-    case FieldType::Real: {
-      const double value = field.access.getReal(config);
-      if (std::isnan(value)) return "float('nan')";
-      if (std::isinf(value)) return value > 0 ? "float('inf')" : "float('-inf')";
-      std::string text = numberText(value);
-      if (text.find_first_of(".eE") == std::string::npos) text += ".0";  // a Python float, not an int
-      return text;
-    }
+    case FieldType::Real: return pyFloat(field.access.getReal(config));
     case FieldType::Switch: return field.access.getSwitch(config) ? "True" : "False";
   }
   return std::string();
