@@ -14,12 +14,12 @@
 #include <memory>
 #include <qcustomplot.h>
 
+#include "ampscope/engine/telemetry_store.h"
 #include "ui/training/histogram_plot.h"
 #include "ui/training/loss_plot.h"
 #include "ui/training/run_controller.h"
 #include "ui/training/run_panel.h"
 #include "ui/training/scale_plot.h"
-#include "ui/training/telemetry_store.h"
 #include "ui/training/training_workspace.h"
 #include "ui/training/underflow_plot.h"
 

@@ -1,10 +1,10 @@
-#include "ui/training/telemetry_store.h"
+#include "ampscope/engine/telemetry_store.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-namespace ampscope::ui {
+namespace ampscope {
 
 namespace {
 
@@ -271,4 +271,4 @@ void TelemetryStore::foldIfNeeded(ModeSeries& s) {
   if (folded) ++generation_;
 }
 
-}  // namespace ampscope::ui
+}  // namespace ampscope

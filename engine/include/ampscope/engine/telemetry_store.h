@@ -5,7 +5,8 @@
 // instrumented steps follow the same scheme; exponent histograms keep only the latest tensors plus a
 // bounded ring of per-step sums for the heat map.
 //
-// Not thread-safe: it lives on the GUI thread and RunController feeds it drained batches.
+// Not thread-safe: one thread feeds and reads it (in the GUI, RunController feeds it drained batches).
+// Plain C++: no Qt, no LibTorch.
 #pragma once
 
 #include <cstddef>
@@ -19,7 +20,7 @@
 #include "ampscope/engine/run_config.h"
 #include "ampscope/engine/telemetry.h"
 
-namespace ampscope::ui {
+namespace ampscope {
 
 // One step of one mode at full resolution.
 struct ScalarPoint {
@@ -148,4 +149,4 @@ class TelemetryStore {
   uint64_t generation_ = 0;
 };
 
-}  // namespace ampscope::ui
+}  // namespace ampscope

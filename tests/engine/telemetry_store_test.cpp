@@ -5,10 +5,10 @@
 #include <cmath>
 #include <limits>
 
-#include "tests/ui/training_synthetic_records.h"
-#include "ui/training/telemetry_store.h"
+#include "ampscope/engine/telemetry_store.h"
+#include "tests/engine/synthetic_records.h"
 
-namespace ampscope::ui {
+namespace ampscope {
 namespace {
 
 using test::syntheticRecord;
@@ -88,6 +88,38 @@ TEST(TelemetryStore, DecimationBoundsMemoryAndPreservesLossExtremes) {
   }
 }
 
+TEST(TelemetryStore, ASpikeOlderThanTheFullResolutionWindowIsItsBucketsMaximum) {
+  // Default limits: 20,000 recent steps, folds of 5,000, 25 steps per bucket. After 60,000 steps the
+  // steps 1..40,000 are buckets (1,600 of them, under the 2,000 cap, so none merged yet).
+  TelemetryStore store;
+  const int64_t kSteps = 60000, kSpikeStep = 5;
+  const double kSpike = 1e6;
+  for (int64_t s = 1; s <= kSteps; ++s) {
+    StepRecord r = syntheticRecord(s, twoModes(0));
+    if (s == kSpikeStep) r.modes[0].loss = kSpike;
+    store.append(r);
+  }
+  const ModeSeries* fp32 = store.series(PrecisionMode::FP32);
+  ASSERT_NE(fp32, nullptr);
+  ASSERT_FALSE(fp32->recent.empty());
+  EXPECT_GT(fp32->recent.front().step, kSpikeStep);  // the spike is no longer at full resolution
+  EXPECT_EQ(fp32->buckets.size(), 1600u);
+  const auto bucket = std::find_if(fp32->buckets.begin(), fp32->buckets.end(), [&](const ScalarBucket& b) {
+    return b.firstStep <= kSpikeStep && kSpikeStep <= b.lastStep;
+  });
+  ASSERT_NE(bucket, fp32->buckets.end());
+  EXPECT_EQ(bucket->firstStep, 1);
+  EXPECT_EQ(bucket->lastStep, 25);
+  EXPECT_EQ(bucket->lossMax, kSpike);
+  // The other 24 steps are the synthetic curve (about 2.3 + offset), so the mean alone would show a
+  // bump of 1e6 / 25 and the minimum none at all: only the maximum keeps the spike's height.
+  EXPECT_LT(bucket->lossMin, 3.0);
+  EXPECT_LT(bucket->lossMean(), kSpike / 20);
+  // The other mode never spiked.
+  const ModeSeries* scaled = store.series(PrecisionMode::FP16AmpScaled);
+  EXPECT_LT(scaled->buckets.front().lossMax, 3.0);
+}
+
 TEST(TelemetryStore, NonFiniteLossesAreCountedNotDropped) {
   StoreLimits limits;
   limits.recentSteps = 10;
@@ -164,4 +196,4 @@ TEST(TelemetryStore, AnOlderStepStartsTheModeOverAndBumpsTheGeneration) {
 }
 
 }  // namespace
-}  // namespace ampscope::ui
+}  // namespace ampscope
