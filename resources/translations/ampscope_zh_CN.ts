@@ -2505,7 +2505,7 @@ Restore it?</source>
     </message>
 </context>
 <context>
-    <name>ampscope::ui::ScreenshotRenderer</name>
+    <name>ScreenshotRenderer</name>
     <message>
         <source>the window needs %1x%2 (its panels&apos; minimum sizes), not %3x%4</source>
         <translation>窗口需要 %1x%2（各面板的最小尺寸），而不是 %3x%4</translation>
