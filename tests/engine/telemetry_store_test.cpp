@@ -120,6 +120,45 @@ TEST(TelemetryStore, ASpikeOlderThanTheFullResolutionWindowIsItsBucketsMaximum) 
   EXPECT_LT(scaled->buckets.front().lossMax, 3.0);
 }
 
+TEST(TelemetryStore, FoldedStepsKeepTheirGradientNormRange) {
+  StoreLimits limits;
+  limits.recentSteps = 10;
+  limits.foldChunk = 10;
+  limits.stepsPerBucket = 5;
+  TelemetryStore store(limits);
+  SyntheticOptions o = twoModes(0);
+  o.modes = {PrecisionMode::FP32};
+  for (int64_t s = 1; s <= 25; ++s) {
+    StepRecord r = syntheticRecord(s, o);  // every norm is 1.0 in the synthetic records
+    ModeStep& m = r.modes[0];
+    m.clipNormSeen = 0;  // clipping off: the engine reports no clip norm
+    if (s == 3) m.gradNormBeforeClip = m.gradNormAfterClip = 1e3;
+    if (s == 4) m.gradNormBeforeClip = m.gradNormAfterClip = std::numeric_limits<double>::quiet_NaN();
+    if (s == 7) {
+      m.clipNormSeen = 40.0;  // clipping on: the norm it saw, and the smaller norm after it
+      m.gradNormAfterClip = 0.25;
+    }
+    store.append(r);
+  }
+  const ModeSeries* fp32 = store.series(PrecisionMode::FP32);
+  ASSERT_EQ(fp32->buckets.size(), 2u);  // steps 1..5 and 6..10 folded at step 20
+  const ScalarBucket& first = fp32->buckets[0];
+  EXPECT_EQ(first.normSeen.max, 1e3);  // without a clip norm, the norm before clipping
+  EXPECT_EQ(first.normSeen.min, 1.0);
+  EXPECT_EQ(first.normSeen.count, 4);  // the NaN of step 4 is no magnitude
+  EXPECT_EQ(first.normAfterClip.max, 1e3);
+  const ScalarBucket& second = fp32->buckets[1];
+  EXPECT_EQ(second.normSeen.max, 40.0);
+  EXPECT_EQ(second.normAfterClip.min, 0.25);
+  EXPECT_EQ(second.normAfterClip.max, 1.0);
+  // Merging keeps the extremes (what maxBuckets' pairwise merges rely on).
+  ScalarBucket merged = first;
+  merged.merge(second);
+  EXPECT_EQ(merged.normSeen.max, 1e3);
+  EXPECT_EQ(merged.normAfterClip.min, 0.25);
+  EXPECT_EQ(merged.normSeen.count, 9);
+}
+
 TEST(TelemetryStore, NonFiniteLossesAreCountedNotDropped) {
   StoreLimits limits;
   limits.recentSteps = 10;

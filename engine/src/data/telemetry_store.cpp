@@ -27,6 +27,20 @@ void mergePairs(std::deque<Bucket>& buckets) {
 
 }  // namespace
 
+void PositiveRange::add(double value) {
+  if (!(std::isfinite(value) && value > 0)) return;
+  min = count == 0 ? value : std::min(min, value);
+  max = count == 0 ? value : std::max(max, value);
+  ++count;
+}
+
+void PositiveRange::merge(const PositiveRange& other) {
+  if (other.count == 0) return;
+  min = count == 0 ? other.min : std::min(min, other.min);
+  max = count == 0 ? other.max : std::max(max, other.max);
+  count += other.count;
+}
+
 double ScalarBucket::lossMean() const {
   return finiteCount > 0 ? lossSum / static_cast<double>(finiteCount)
                          : std::numeric_limits<double>::quiet_NaN();
@@ -56,6 +70,8 @@ void ScalarBucket::add(const ScalarPoint& point) {
   minScale = std::min(minScale, point.lossScale);
   maxScale = std::max(maxScale, point.lossScale);
   if (point.skipped) ++skipped;
+  normSeen.add(point.normSeen());
+  normAfterClip.add(point.normAfterClip());
 }
 
 void ScalarBucket::merge(const ScalarBucket& later) {
@@ -82,6 +98,8 @@ void ScalarBucket::merge(const ScalarBucket& later) {
   minScale = std::min(minScale, later.minScale);
   maxScale = std::max(maxScale, later.maxScale);
   skipped += later.skipped;
+  normSeen.merge(later.normSeen);
+  normAfterClip.merge(later.normAfterClip);
 }
 
 void InstrumentBucket::add(const InstrumentPoint& point) {

@@ -1,6 +1,6 @@
 // Steps the store folded into buckets are drawn as min/max bands: a spike older than the full-resolution
-// window keeps its height in the loss plot, a backoff inside a bucket keeps its depth in the scale plot,
-// and a NaN inside a bucket keeps its cross. The expected values are the store's own buckets (their
+// window keeps its height in the loss plot (and a gradient-norm spike in the clipping lesson's plot), a
+// backoff inside a bucket keeps its depth in the scale plot, and a NaN inside a bucket keeps its cross. The expected values are the store's own buckets (their
 // layout is pinned by tests/engine/telemetry_store_test.cpp) and the values the test feeds in.
 #include <gtest/gtest.h>
 
@@ -13,6 +13,7 @@
 
 #include "ampscope/engine/telemetry_store.h"
 #include "tests/engine/synthetic_records.h"
+#include "ui/lessons/clip_norm_plot.h"
 #include "ui/training/loss_plot.h"
 #include "ui/training/scale_plot.h"
 
@@ -144,6 +145,32 @@ TEST(ScalePlotBand, ABackoffInsideABucketKeepsItsDepth) {
   // spans 2^16..2^19 although the bucket's first and last scale alone would draw a line down from 2^18.
   EXPECT_EQ(scaled->buckets[1].minScale, std::ldexp(1.0, 16));
   EXPECT_EQ(scaled->buckets[1].maxScale, std::ldexp(1.0, 19));
+}
+
+TEST(ClipNormPlotBand, AGradientNormSpikeInAFoldedBucketKeepsItsHeight) {
+  StoreLimits limits;
+  limits.recentSteps = 100;
+  limits.foldChunk = 100;
+  limits.stepsPerBucket = 10;
+  TelemetryStore store(limits);
+  SyntheticOptions o = twoModes();
+  o.modes = {PrecisionMode::FP32};
+  for (int64_t s = 1; s <= 250; ++s) {
+    StepRecord r = syntheticRecord(s, o);  // norms of 1.0, clipping off (no clip norm reported)
+    if (s == 3) r.modes[0].gradNormBeforeClip = r.modes[0].gradNormAfterClip = 1e3;
+    store.append(r);
+  }
+  ClipNormPlot plot(&store);
+  plot.show();
+  plot.onDataAppended();
+  const ScalarBucket& first = store.series(PrecisionMode::FP32)->buckets.front();
+  ASSERT_EQ(first.lastStep, 10);
+  QCPGraph* high = plot.seenBandHighGraph(PrecisionMode::FP32);
+  ASSERT_NE(high, nullptr);
+  EXPECT_TRUE(hasPoint(high, 1, 10, 1e3));
+  EXPECT_EQ(high->dataCount(), 2 * 10);
+  // The lines hold the full-resolution steps only: 101..250.
+  EXPECT_EQ(plot.seenGraph(PrecisionMode::FP32)->dataCount(), 150);
 }
 
 }  // namespace

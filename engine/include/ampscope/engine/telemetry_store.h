@@ -1,6 +1,6 @@
 // TelemetryStore: everything the training views show, per precision mode, in bounded memory.
 // The most recent `recentSteps` steps of each mode are kept at full resolution; older steps are folded
-// into buckets (loss min/max/mean, last scale, summed counts) whose number is itself capped by merging
+// into buckets (loss and scale min/max, gradient norm min/max, summed counts) whose number is itself capped by merging
 // neighbours, so a run of a million steps costs the same memory as one of 30,000. Rounding counts of
 // instrumented steps follow the same scheme; exponent histograms keep only the latest tensors plus a
 // bounded ring of per-step sums for the heat map.
@@ -36,6 +36,20 @@ struct ScalarPoint {
   bool skipped = false;
   bool foundInf = false;
   bool diverged = false;
+  // The norm clip_grad_norm_ computed; without clipping the engine reports none (0) and the norm before
+  // clipping is the same thing.
+  double normSeen() const { return clipNormSeen > 0 ? clipNormSeen : gradNorm; }
+  double normAfterClip() const { return gradNormAfterClip > 0 ? gradNormAfterClip : gradNorm; }
+};
+
+// The smallest and largest finite positive value among a bucket's steps. A norm of 0 or NaN (a skipped
+// step, no norm reported) is no magnitude; count == 0 when there was none.
+struct PositiveRange {
+  double min = 0;
+  double max = 0;
+  int64_t count = 0;
+  void add(double value);
+  void merge(const PositiveRange& other);
 };
 
 // Consecutive old steps folded into one: what survives decimation. Loss statistics count finite losses
@@ -54,6 +68,8 @@ struct ScalarBucket {
   double minScale = 1;
   double maxScale = 1;
   int64_t skipped = 0;
+  PositiveRange normSeen;       // ScalarPoint::normSeen()
+  PositiveRange normAfterClip;  // ScalarPoint::normAfterClip()
   double lossMean() const;
   void add(const ScalarPoint& point);
   void merge(const ScalarBucket& later);
