@@ -159,6 +159,39 @@ TEST(TelemetryStore, FoldedStepsKeepTheirGradientNormRange) {
   EXPECT_EQ(merged.normSeen.count, 9);
 }
 
+TEST(TelemetryStore, FoldedInstrumentedStepsKeepTheirPerStepExtremes) {
+  StoreLimits limits;
+  limits.recentSteps = 10;
+  limits.foldChunk = 10;
+  limits.stepsPerBucket = 5;
+  limits.recentInstruments = 10;
+  TelemetryStore store(limits);
+  SyntheticOptions o = twoModes(1);
+  o.modes = {PrecisionMode::FP32};
+  o.tensorElements = 100;
+  for (int64_t s = 1; s <= 25; ++s) {
+    StepRecord r = syntheticRecord(s, o);  // two layers, no overflow before step 50
+    if (s == 3) {
+      r.modes[0].roundingPoints[1].counts.overflowed = 7;  // a burst in layer fc2 at one step
+      r.modes[0].rounding.overflowed = 7;
+    }
+    store.append(r);
+  }
+  const ModeSeries* fp32 = store.series(PrecisionMode::FP32);
+  ASSERT_GE(fp32->instrumentBuckets.size(), 1u);
+  const InstrumentBucket& first = fp32->instrumentBuckets.front();
+  ASSERT_EQ(first.firstStep, 1);
+  ASSERT_EQ(first.count, 5);
+  EXPECT_EQ(first.total.overflowed, 7);     // the sum: 7 over five steps, 1.4 per step on average
+  EXPECT_EQ(first.totalMax.overflowed, 7);  // the one step's burst
+  EXPECT_EQ(first.totalMin.overflowed, 0);
+  ASSERT_EQ(first.perLayerMax.size(), 2u);
+  EXPECT_EQ(first.perLayerMax[1].overflowed, 7);
+  EXPECT_EQ(first.perLayerMax[0].overflowed, 0);
+  EXPECT_EQ(first.totalMax.elements, 2 * o.tensorElements);  // every step: two layers of 100
+  EXPECT_EQ(first.totalMin.elements, 2 * o.tensorElements);
+}
+
 TEST(TelemetryStore, NonFiniteLossesAreCountedNotDropped) {
   StoreLimits limits;
   limits.recentSteps = 10;

@@ -13,6 +13,34 @@ void addCounts(std::vector<RoundingCounts>& into, const std::vector<RoundingCoun
   for (std::size_t i = 0; i < from.size(); ++i) into[i].add(from[i]);
 }
 
+template <typename Pick>
+RoundingCounts fieldwise(const RoundingCounts& a, const RoundingCounts& b, Pick pick) {
+  RoundingCounts out;
+  out.elements = pick(a.elements, b.elements);
+  out.flushedToZero = pick(a.flushedToZero, b.flushedToZero);
+  out.subnormal = pick(a.subnormal, b.subnormal);
+  out.overflowed = pick(a.overflowed, b.overflowed);
+  out.nan = pick(a.nan, b.nan);
+  return out;
+}
+
+// Folds `fromMin`/`fromMax` (one step's counts twice, or a later bucket's extremes) into lo/hi. A layer
+// one side lacks counted zero there.
+void widen(RoundingCounts& lo, RoundingCounts& hi, const RoundingCounts& fromMin, const RoundingCounts& fromMax) {
+  lo = fieldwise(lo, fromMin, [](int64_t a, int64_t b) { return std::min(a, b); });
+  hi = fieldwise(hi, fromMax, [](int64_t a, int64_t b) { return std::max(a, b); });
+}
+
+void widen(std::vector<RoundingCounts>& lo, std::vector<RoundingCounts>& hi, const std::vector<RoundingCounts>& fromMin,
+           const std::vector<RoundingCounts>& fromMax) {
+  const std::size_t n = std::max({lo.size(), fromMin.size(), fromMax.size()});
+  lo.resize(n);
+  hi.resize(n);
+  for (std::size_t i = 0; i < n; ++i)
+    widen(lo[i], hi[i], i < fromMin.size() ? fromMin[i] : RoundingCounts{},
+          i < fromMax.size() ? fromMax[i] : RoundingCounts{});
+}
+
 // Merges neighbours pairwise so that `buckets` holds at most half as many, oldest first.
 template <typename Bucket>
 void mergePairs(std::deque<Bucket>& buckets) {
@@ -103,7 +131,14 @@ void ScalarBucket::merge(const ScalarBucket& later) {
 }
 
 void InstrumentBucket::add(const InstrumentPoint& point) {
-  if (count == 0) firstStep = point.step;
+  if (count == 0) {
+    firstStep = point.step;
+    totalMin = totalMax = point.total;
+    perLayerMin = perLayerMax = point.perLayer;
+  } else {
+    widen(totalMin, totalMax, point.total, point.total);
+    widen(perLayerMin, perLayerMax, point.perLayer, point.perLayer);
+  }
   lastStep = point.step;
   ++count;
   total.add(point.total);
@@ -120,6 +155,8 @@ void InstrumentBucket::merge(const InstrumentBucket& later) {
   count += later.count;
   total.add(later.total);
   addCounts(perLayer, later.perLayer);
+  widen(totalMin, totalMax, later.totalMin, later.totalMax);
+  widen(perLayerMin, perLayerMax, later.perLayerMin, later.perLayerMax);
 }
 
 TelemetryStore::TelemetryStore(StoreLimits limits) : limits_(limits) {

@@ -1,6 +1,7 @@
 // Steps the store folded into buckets are drawn as min/max bands: a spike older than the full-resolution
 // window keeps its height in the loss plot (and a gradient-norm spike in the clipping lesson's plot), a
-// backoff inside a bucket keeps its depth in the scale plot, and a NaN inside a bucket keeps its cross. The expected values are the store's own buckets (their
+// backoff inside a bucket keeps its depth in the scale plot, a burst of overflows at one step keeps its
+// count in the underflow plot, and a NaN inside a bucket keeps its cross. The expected values are the store's own buckets (their
 // layout is pinned by tests/engine/telemetry_store_test.cpp) and the values the test feeds in.
 #include <gtest/gtest.h>
 
@@ -16,6 +17,7 @@
 #include "ui/lessons/clip_norm_plot.h"
 #include "ui/training/loss_plot.h"
 #include "ui/training/scale_plot.h"
+#include "ui/training/underflow_plot.h"
 
 namespace ampscope::ui {
 namespace {
@@ -171,6 +173,44 @@ TEST(ClipNormPlotBand, AGradientNormSpikeInAFoldedBucketKeepsItsHeight) {
   EXPECT_EQ(high->dataCount(), 2 * 10);
   // The lines hold the full-resolution steps only: 101..250.
   EXPECT_EQ(plot.seenGraph(PrecisionMode::FP32)->dataCount(), 150);
+}
+
+TEST(UnderflowPlotBand, AnOverflowBurstInAFoldedBucketKeepsItsCount) {
+  StoreLimits limits;
+  limits.recentSteps = 10;
+  limits.foldChunk = 10;
+  limits.stepsPerBucket = 5;
+  limits.recentInstruments = 10;
+  TelemetryStore store(limits);
+  SyntheticOptions o = twoModes();
+  o.modes = {PrecisionMode::FP32};
+  o.instrumentEvery = 1;
+  o.tensorElements = 100;  // two layers: 200 elements through rounding points per step
+  for (int64_t s = 1; s <= 25; ++s) {
+    StepRecord r = syntheticRecord(s, o);
+    if (s == 3) {
+      r.modes[0].roundingPoints[1].counts.overflowed = 7;
+      r.modes[0].rounding.overflowed = 7;
+    }
+    store.append(r);
+  }
+  UnderflowPlot plot(&store);
+  plot.show();
+  plot.onDataAppended();
+  const InstrumentBucket& first = store.series(PrecisionMode::FP32)->instrumentBuckets.front();
+  ASSERT_EQ(first.lastStep, 5);
+  QCPGraph* high = plot.bandHighGraph(PrecisionMode::FP32, UnderflowPlot::Quantity::Overflowed);
+  ASSERT_NE(high, nullptr);
+  EXPECT_TRUE(hasPoint(high, 1, 5, 7.0));  // the step's 7, not the bucket's average of 1.4
+  plot.setPercent(true);
+  high = plot.bandHighGraph(PrecisionMode::FP32, UnderflowPlot::Quantity::Overflowed);
+  EXPECT_TRUE(hasPoint(high, 1, 5, 100.0 * 7 / 200));
+  // The per-layer view: the burst was in fc2.
+  plot.setLayer(QStringLiteral("fc2"));
+  plot.setPercent(false);
+  EXPECT_TRUE(hasPoint(plot.bandHighGraph(PrecisionMode::FP32, UnderflowPlot::Quantity::Overflowed), 1, 5, 7.0));
+  plot.setLayer(QStringLiteral("fc1"));
+  EXPECT_FALSE(hasPoint(plot.bandHighGraph(PrecisionMode::FP32, UnderflowPlot::Quantity::Overflowed), 1, 5, 7.0));
 }
 
 }  // namespace

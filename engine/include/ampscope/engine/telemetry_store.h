@@ -82,13 +82,19 @@ struct InstrumentPoint {
   std::vector<RoundingCounts> perLayer;
 };
 
-// Several old instrumented steps summed; `count` instrumented steps went in.
+// Several old instrumented steps summed; `count` instrumented steps went in. The extremes are field by
+// field over single steps (the most any one step flushed, the least), so a burst of overflows in one step
+// stays as high as it was; a layer a step did not report counts zero for that step.
 struct InstrumentBucket {
   int64_t firstStep = 0;
   int64_t lastStep = 0;
   int64_t count = 0;
   RoundingCounts total;
   std::vector<RoundingCounts> perLayer;
+  RoundingCounts totalMin;
+  RoundingCounts totalMax;
+  std::vector<RoundingCounts> perLayerMin;
+  std::vector<RoundingCounts> perLayerMax;
   void add(const InstrumentPoint& point);
   void merge(const InstrumentBucket& later);
 };
