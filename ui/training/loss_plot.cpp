@@ -158,13 +158,13 @@ void LossPlot::rebuildFromStore() {
   for (PrecisionMode mode : store()->modes()) {
     const ModeSeries* s = store()->series(mode);
     Lane& lane = laneFor(mode);
-    QVector<double> lowKeys, lows, highs, keys, values, badKeys, badValues;
-    lowKeys.reserve(static_cast<int>(2 * s->buckets.size()));
+    QVector<double> bandKeys, lows, highs, keys, values, badKeys, badValues;
+    bandKeys.reserve(static_cast<int>(2 * s->buckets.size()));
     keys.reserve(static_cast<int>(s->recent.size()));
     for (const ScalarBucket& b : s->buckets) {
       const double first = static_cast<double>(b.firstStep), last = static_cast<double>(b.lastStep);
       if (b.finiteCount > 0) {
-        lowKeys << first << last;
+        bandKeys << first << last;
         lows << b.lossMin << b.lossMin;
         highs << b.lossMax << b.lossMax;
         // The line starts after the buckets; its moving average starts warm from their means.
@@ -175,7 +175,7 @@ void LossPlot::rebuildFromStore() {
         lane.haveFinite = true;
       } else {
         // Only NaN/Inf in this bucket: a gap in the band (QCustomPlot breaks lines and fills at NaN).
-        lowKeys << first;
+        bandKeys << first;
         lows << std::nan("");
         highs << std::nan("");
       }
@@ -205,8 +205,8 @@ void LossPlot::rebuildFromStore() {
       keys << key;
       values << shown;
     }
-    lane.bandLow->setData(lowKeys, lows, /*alreadySorted=*/true);
-    lane.bandHigh->setData(lowKeys, highs, /*alreadySorted=*/true);
+    lane.bandLow->setData(bandKeys, lows, /*alreadySorted=*/true);
+    lane.bandHigh->setData(bandKeys, highs, /*alreadySorted=*/true);
     lane.loss->setData(keys, values, /*alreadySorted=*/true);
     lane.nonFinite->setData(badKeys, badValues, /*alreadySorted=*/true);
     lane.lastStep = s->lastStep;

@@ -1,9 +1,10 @@
 // TelemetryStore: everything the training views show, per precision mode, in bounded memory.
 // The most recent `recentSteps` steps of each mode are kept at full resolution; older steps are folded
-// into buckets (loss and scale min/max, gradient norm min/max, summed counts) whose number is itself capped by merging
-// neighbours, so a run of a million steps costs the same memory as one of 30,000. Rounding counts of
-// instrumented steps follow the same scheme; exponent histograms keep only the latest tensors plus a
-// bounded ring of per-step sums for the heat map.
+// into buckets (the min and max of loss, scale and gradient norms, summed counts) whose number is itself
+// capped by merging neighbours, so a run of a million steps costs the same memory as one of 30,000, and a
+// spike stays as tall as it was. Rounding counts of instrumented steps follow the same scheme (sums plus
+// per-step extremes); exponent histograms keep only the latest tensors plus a bounded ring of per-step
+// sums for the heat map.
 //
 // Not thread-safe: one thread feeds and reads it (in the GUI, RunController feeds it drained batches).
 // Plain C++: no Qt, no LibTorch.
