@@ -1,11 +1,8 @@
-// ampscope: the GUI shell. Parses arguments, builds the main window, runs the event loop, or renders
-// one screenshot of the window and exits.
+// ampscope: the GUI shell. Parses arguments, builds the main window and wires its parts together, then
+// runs the event loop, or trains and renders one screenshot (ScreenshotRenderer) and exits.
 #include <QApplication>
-#include <QEventLoop>
 #include <QIcon>
-#include <QImage>
 #include <QMenu>
-#include <QPixmap>
 #include <QTimer>
 
 #include <cstdio>
@@ -14,9 +11,7 @@
 #include "ampscope/engine/version.h"
 #include "ui/about_dialog.h"
 #include "ui/app_options.h"
-#include "ui/export/export_writer.h"
-#include "ui/export/headless_trainer.h"
-#include "ui/export/widget_exporter.h"
+#include "ui/export/screenshot_renderer.h"
 #include "ui/i18n/language_manager.h"
 #include "ui/lessons/lesson.h"
 #include "ui/lessons/lesson_controller.h"
@@ -25,6 +20,7 @@
 #include "ui/presentation/presenter_mode.h"
 #include "ui/presentation/theme_manager.h"
 #include "ui/session/session_controller.h"
+#include "ui/training/headless_trainer.h"
 #include "ui/training/run_controller.h"
 #include "ui/training/training_workspace.h"
 
@@ -36,35 +32,14 @@ void printLine(std::FILE* stream, const QString& text) {
 }
 
 int takeScreenshot(ampscope::ui::MainWindow& window, const ampscope::ui::AppOptions& options) {
-  window.show();
-  // Let layouts, deferred polish and queued repaints settle before rendering.
-  QEventLoop settle;
-  QTimer::singleShot(400, &settle, &QEventLoop::quit);
-  settle.exec();
-
-  if (options.size.isValid() && window.size() != options.size) {
-    printLine(stderr, QCoreApplication::translate("main", "ampscope: the window needs %1x%2 (its panels' minimum "
-                                                          "sizes), not %3x%4")
-                          .arg(window.width())
-                          .arg(window.height())
-                          .arg(options.size.width())
-                          .arg(options.size.height()));
-  }
-  const double scale = options.scale > 0 ? options.scale : window.devicePixelRatioF();
-  // WidgetExporter draws the plots again at `scale` (their on-screen pixmaps would be blown up) and the
-  // PNG gets 96 × scale dpi, written through a temporary file.
-  ampscope::ui::ExportOptions exportOptions;
-  exportOptions.scale = scale;
-  const QImage image = ampscope::ui::WidgetExporter::renderImage(&window, exportOptions);
-  if (!ampscope::ui::ExportWriter::writePng(options.screenshotPath, image).ok) {
-    printLine(stderr, QCoreApplication::translate("main", "ampscope: cannot write the screenshot to %1")
-                          .arg(options.screenshotPath));
+  using ampscope::ui::ScreenshotRenderer;
+  const auto result = ScreenshotRenderer::render(window, {options.screenshotPath, options.size, options.scale});
+  if (!result.warning.isEmpty()) printLine(stderr, QStringLiteral("ampscope: %1").arg(result.warning));
+  if (!result.ok) {
+    printLine(stderr, QStringLiteral("ampscope: %1").arg(result.error));
     return ampscope::ui::kExitRuntimeError;
   }
-  printLine(stdout, QCoreApplication::translate("main", "Saved %1 (%2x%3 pixels)")
-                        .arg(options.screenshotPath)
-                        .arg(image.width())
-                        .arg(image.height()));
+  printLine(stdout, result.message);
   return ampscope::ui::kExitOk;
 }
 

@@ -2540,19 +2540,22 @@ Restore it?</source>
     </message>
 </context>
 <context>
-    <name>main</name>
+    <name>ScreenshotRenderer</name>
     <message>
-        <source>ampscope: cannot write the screenshot to %1</source>
-        <translation>ampscope：无法把截图写入 %1</translation>
+        <source>the window needs %1x%2 (its panels&apos; minimum sizes), not %3x%4</source>
+        <translation>窗口需要 %1x%2（各面板的最小尺寸），而不是 %3x%4</translation>
+    </message>
+    <message>
+        <source>cannot write the screenshot: %1</source>
+        <translation>无法写入截图：%1</translation>
     </message>
     <message>
         <source>Saved %1 (%2x%3 pixels)</source>
         <translation>已保存 %1（%2x%3 像素）</translation>
     </message>
-    <message>
-        <source>ampscope: the window needs %1x%2 (its panels&apos; minimum sizes), not %3x%4</source>
-        <translation>ampscope：窗口需要 %1x%2（各面板的最小尺寸），而不是 %3x%4</translation>
-    </message>
+</context>
+<context>
+    <name>main</name>
     <message>
         <source>Trained %1 steps</source>
         <translation>已训练 %1 步</translation>

@@ -21,14 +21,14 @@
 #include <vector>
 #include <qcustomplot.h>
 
-#include "tests/ui/training_synthetic_records.h"
+#include "ampscope/engine/telemetry_store.h"
+#include "tests/engine/synthetic_records.h"
 #include "ui/main_window.h"
 #include "ui/training/heat_map_plot.h"
 #include "ui/training/histogram_plot.h"
 #include "ui/training/loss_plot.h"
 #include "ui/training/run_controller.h"
 #include "ui/training/scale_plot.h"
-#include "ui/training/telemetry_store.h"
 #include "ui/training/training_workspace.h"
 #include "ui/training/underflow_plot.h"
 

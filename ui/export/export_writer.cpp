@@ -2,6 +2,8 @@
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QFile>
+#include <QFileInfo>
 #include <QImageWriter>
 #include <QPageLayout>
 #include <QPageSize>
@@ -9,6 +11,7 @@
 #include <QSaveFile>
 #include <QSvgGenerator>
 #include <cmath>
+#include <memory>
 #include <qcustomplot.h>
 
 namespace ampscope::ui {
@@ -32,6 +35,37 @@ bool validSize(QSize size, double scale) {
   return size.isValid() && !size.isEmpty() && std::isfinite(scale) && scale > 0 && scale <= kMaxExportScale;
 }
 
+// The file an export is written to: a QSaveFile (all-or-nothing) for regular files and new names. An
+// existing device or pipe (/dev/stdout, /dev/full) is written directly instead: QSaveFile would write a
+// temporary file beside it and rename that over the device node, which a root user is allowed to do.
+class TargetFile {
+ public:
+  explicit TargetFile(const QString& path) {
+    const QFileInfo info(path);
+    if (info.exists() && !info.isFile() && !info.isDir())
+      file_ = std::make_unique<QFile>(path);
+    else
+      file_ = std::make_unique<QSaveFile>(path);
+  }
+  QIODevice* device() { return file_.get(); }
+  bool open() { return file_->open(QIODevice::WriteOnly); }
+  void cancel() {
+    if (auto* save = qobject_cast<QSaveFile*>(file_.get())) save->cancelWriting();
+  }
+  // False, with errorString() saying why, when any byte did not reach the file.
+  bool commit() {
+    if (auto* save = qobject_cast<QSaveFile*>(file_.get())) return save->commit();
+    const bool flushed = file_->flush();
+    file_->close();
+    return flushed && file_->error() == QFileDevice::NoError;
+  }
+  QString errorString() const { return file_->errorString(); }
+  bool hasError() const { return file_->error() != QFileDevice::NoError; }
+
+ private:
+  std::unique_ptr<QFileDevice> file_;
+};
+
 void makeVector(QCPPainter& painter) {
   painter.setMode(QCPPainter::pmVectorized);
   painter.setMode(QCPPainter::pmNoCaching);
@@ -40,10 +74,10 @@ void makeVector(QCPPainter& painter) {
 
 ExportResult writePdf(const QString& path, QSize size, const ExportWriter::PaintFunction& paint,
                       const QString& title) {
-  QSaveFile file(path);
-  if (!file.open(QIODevice::WriteOnly)) return failure(path, file.errorString());
+  TargetFile file(path);
+  if (!file.open()) return failure(path, file.errorString());
   {
-    QPdfWriter writer(&file);
+    QPdfWriter writer(file.device());
     writer.setResolution(static_cast<int>(kExportBaseDpi));
     writer.setCreator(QStringLiteral("AmpScope"));
     writer.setTitle(title);
@@ -53,7 +87,7 @@ ExportResult writePdf(const QString& path, QSize size, const ExportWriter::Paint
                                      QPageLayout::Portrait, QMarginsF(0, 0, 0, 0)));
     QCPPainter painter;
     if (!painter.begin(&writer)) {
-      file.cancelWriting();
+      file.cancel();
       return failure(path, tr("the PDF writer could not start"));
     }
     makeVector(painter);
@@ -74,11 +108,11 @@ ExportResult writePdf(const QString& path, QSize size, const ExportWriter::Paint
 
 ExportResult writeSvg(const QString& path, QSize size, const ExportWriter::PaintFunction& paint,
                       const QString& title) {
-  QSaveFile file(path);
-  if (!file.open(QIODevice::WriteOnly)) return failure(path, file.errorString());
+  TargetFile file(path);
+  if (!file.open()) return failure(path, file.errorString());
   {
     QSvgGenerator generator;
-    generator.setOutputDevice(&file);
+    generator.setOutputDevice(file.device());
     generator.setSize(size);
     generator.setViewBox(QRect(QPoint(0, 0), size));
     // Fonts are sized in points: at the generator's default 72 dpi a 9 pt label would come out 25 %
@@ -88,7 +122,7 @@ ExportResult writeSvg(const QString& path, QSize size, const ExportWriter::Paint
     generator.setDescription(tr("Exported from AmpScope"));
     QCPPainter painter;
     if (!painter.begin(&generator)) {
-      file.cancelWriting();
+      file.cancel();
       return failure(path, tr("the SVG generator could not start"));
     }
     makeVector(painter);
@@ -144,12 +178,14 @@ QImage ExportWriter::render(QSize logicalSize, double scale, const PaintFunction
 
 ExportResult ExportWriter::writePng(const QString& path, const QImage& image) {
   if (image.isNull()) return failure(path, tr("the image is empty or too large"));
-  QSaveFile file(path);
-  if (!file.open(QIODevice::WriteOnly)) return failure(path, file.errorString());
-  QImageWriter writer(&file, "png");
+  TargetFile file(path);
+  if (!file.open()) return failure(path, file.errorString());
+  QImageWriter writer(file.device(), "png");
   if (!writer.write(image)) {
-    file.cancelWriting();
-    return failure(path, writer.errorString());
+    // A full disk shows up as the file's error; the writer then only knows that writing failed.
+    const QString reason = file.hasError() ? file.errorString() : writer.errorString();
+    file.cancel();
+    return failure(path, reason);
   }
   if (!file.commit()) return failure(path, file.errorString());
   ExportResult result;

@@ -1,6 +1,7 @@
 // ExportWriter: turns "paint this many logical pixels" into a PNG, PDF or SVG file, all-or-nothing.
 // Every format is written through a QSaveFile, so a failure (unwritable folder, full disk, painter that
-// cannot start) leaves no partial file and the previous file of that name, if any, untouched.
+// cannot start) leaves no partial file and the previous file of that name, if any, untouched. An existing
+// device (/dev/stdout, /dev/full) is written directly, and a write it refuses is a failure too.
 //
 // PNG: rendered at `scale` device pixels per logical pixel, with 96 × scale dpi in its pHYs chunk.
 // PDF: one page of the logical size at 96 logical pixels per inch, vector (QPdfWriter).

@@ -5,8 +5,8 @@
 #include <QEvent>
 #include <cmath>
 
+#include "ampscope/engine/telemetry_store.h"
 #include "ui/training/mode_palette.h"
-#include "ui/training/telemetry_store.h"
 
 namespace ampscope::ui {
 
@@ -80,10 +80,35 @@ void ClipNormPlot::updateMaxNormLine() {
   maxNormLabel_->setText(tr("max_norm = %1").arg(maxNorm));
 }
 
+QCPGraph* ClipNormPlot::seenBandHighGraph(PrecisionMode mode) const {
+  auto it = lanes_.find(mode);
+  return it == lanes_.end() ? nullptr : it->second.seenBand.high;
+}
+
+ClipNormPlot::Band ClipNormPlot::addBand(PrecisionMode mode, Qt::PenStyle edgeStyle) {
+  QColor edge = ModePalette::color(mode), fill = edge;
+  edge.setAlpha(120);
+  fill.setAlpha(40);
+  Band band;
+  band.low = plot()->addGraph();
+  band.high = plot()->addGraph();
+  for (QCPGraph* g : {band.low, band.high}) {
+    setScaledPen(g, QPen(edge, 1.0, edgeStyle));
+    g->removeFromLegend();
+    g->setProperty("noReadout", true);
+  }
+  band.high->setBrush(fill);
+  band.high->setChannelFillGraph(band.low);
+  return band;
+}
+
 ClipNormPlot::Lane& ClipNormPlot::laneFor(PrecisionMode mode) {
   auto it = lanes_.find(mode);
   if (it != lanes_.end()) return it->second;
   Lane lane;
+  // Bands first, so the lines are drawn over them.
+  lane.seenBand = addBand(mode, Qt::SolidLine);
+  lane.afterBand = addBand(mode, Qt::DashLine);
   lane.seen = plot()->addGraph();
   setScaledPen(lane.seen, QPen(ModePalette::color(mode), 1.0));
   lane.after = plot()->addGraph();
@@ -94,12 +119,35 @@ ClipNormPlot::Lane& ClipNormPlot::laneFor(PrecisionMode mode) {
 }
 
 void ClipNormPlot::rebuildFromStore() {
-  for (auto& [mode, lane] : lanes_) {
-    plot()->removeGraph(lane.seen);
-    plot()->removeGraph(lane.after);
-  }
+  for (auto& [mode, lane] : lanes_)
+    for (QCPGraph* g : {lane.seenBand.low, lane.seenBand.high, lane.afterBand.low, lane.afterBand.high, lane.seen,
+                        lane.after})
+      plot()->removeGraph(g);
   lanes_.clear();
   updateMaxNormLine();
+  for (PrecisionMode mode : store()->modes()) {
+    const ModeSeries* s = store()->series(mode);
+    Lane& lane = laneFor(mode);
+    const auto fill = [&s](const Band& band, PositiveRange ScalarBucket::*range) {
+      QVector<double> keys, lows, highs;
+      for (const ScalarBucket& b : s->buckets) {
+        const PositiveRange& r = b.*range;
+        if (r.count == 0) {
+          keys << static_cast<double>(b.firstStep);  // nothing to show: a gap (QCustomPlot breaks at NaN)
+          lows << std::nan("");
+          highs << std::nan("");
+          continue;
+        }
+        keys << static_cast<double>(b.firstStep) << static_cast<double>(b.lastStep);
+        lows << r.min << r.min;
+        highs << r.max << r.max;
+      }
+      band.low->setData(keys, lows, /*alreadySorted=*/true);
+      band.high->setData(keys, highs, /*alreadySorted=*/true);
+    };
+    fill(lane.seenBand, &ScalarBucket::normSeen);
+    fill(lane.afterBand, &ScalarBucket::normAfterClip);
+  }
   appendFromStore();
 }
 
@@ -112,9 +160,8 @@ void ClipNormPlot::appendFromStore() {
     QVector<double> seenKeys, seenValues, afterKeys, afterValues;
     for (; it != s->recent.end(); ++it) {
       const double key = static_cast<double>(it->step);
-      // Without clipping the engine reports no seen norm; the norm before clipping is the same thing then.
-      const double seen = it->clipNormSeen > 0 ? it->clipNormSeen : it->gradNorm;
-      const double after = it->gradNormAfterClip > 0 ? it->gradNormAfterClip : it->gradNorm;
+      const double seen = it->normSeen();
+      const double after = it->normAfterClip();
       if (plottable(seen)) {
         seenKeys << key;
         seenValues << seen;

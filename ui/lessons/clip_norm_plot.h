@@ -2,6 +2,8 @@
 // and the real, unscaled norm after clipping (dashed), per mode, on a log axis, with max_norm drawn as a
 // line. Clipping after unscale_ sees the true norm (the chapter prints 1.534 for TinyMLP); clipping
 // before it sees the norm times the loss scale, so after unscaling the gradients are max_norm / scale.
+// Steps the store folded into buckets are translucent bands from each bucket's smallest to its largest
+// norm (solid edges: the norm clip_grad_norm_ saw; dashed: after clipping).
 #pragma once
 
 #include <map>
@@ -22,6 +24,8 @@ class ClipNormPlot : public PlotPanel {
 
   QCPGraph* seenGraph(PrecisionMode mode) const;
   QCPGraph* afterGraph(PrecisionMode mode) const;
+  // Two points per bucket (its first and last step) at its largest norm clip_grad_norm_ saw.
+  QCPGraph* seenBandHighGraph(PrecisionMode mode) const;
 
  protected:
   void rebuildFromStore() override;
@@ -30,12 +34,19 @@ class ClipNormPlot : public PlotPanel {
   void changeEvent(QEvent* event) override;
 
  private:
+  struct Band {
+    QCPGraph* low = nullptr;
+    QCPGraph* high = nullptr;  // filled down to low
+  };
   struct Lane {
+    Band seenBand;
+    Band afterBand;
     QCPGraph* seen = nullptr;
     QCPGraph* after = nullptr;
     int64_t lastStep = 0;
   };
   Lane& laneFor(PrecisionMode mode);
+  Band addBand(PrecisionMode mode, Qt::PenStyle edgeStyle);
   void retranslate();
   void updateMaxNormLine();
 

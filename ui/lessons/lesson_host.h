@@ -1,5 +1,5 @@
-// What a lesson needs from the window it runs in. The application implements it over the main window
-// and the training workspace (MainWindowLessonHost); tests implement it with a recording fake.
+// What a lesson needs from the window it runs in: the interface LessonController drives a lesson
+// through. LessonWorkspace implements it over the main window and its training workspace.
 #pragma once
 
 #include <QString>

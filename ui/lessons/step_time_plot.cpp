@@ -5,8 +5,8 @@
 #include <QEvent>
 #include <cmath>
 
+#include "ampscope/engine/telemetry_store.h"
 #include "ui/training/mode_palette.h"
-#include "ui/training/telemetry_store.h"
 
 namespace ampscope::ui {
 

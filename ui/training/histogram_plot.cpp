@@ -10,9 +10,9 @@
 #include <cmath>
 #include <qcustomplot.h>
 
+#include "ampscope/engine/telemetry_store.h"
 #include "ui/training/mode_palette.h"
 #include "ui/training/power_of_two_ticker.h"
-#include "ui/training/telemetry_store.h"
 
 namespace ampscope::ui {
 

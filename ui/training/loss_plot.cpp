@@ -6,8 +6,8 @@
 #include <cmath>
 #include <qcustomplot.h>
 
+#include "ampscope/engine/telemetry_store.h"
 #include "ui/training/mode_palette.h"
-#include "ui/training/telemetry_store.h"
 
 namespace ampscope::ui {
 
@@ -67,13 +67,39 @@ QCPGraph* LossPlot::nonFiniteGraph(PrecisionMode mode) const {
   return it == lanes_.end() ? nullptr : it->second.nonFinite;
 }
 
+QCPGraph* LossPlot::bandLowGraph(PrecisionMode mode) const {
+  auto it = lanes_.find(mode);
+  return it == lanes_.end() ? nullptr : it->second.bandLow;
+}
+
+QCPGraph* LossPlot::bandHighGraph(PrecisionMode mode) const {
+  auto it = lanes_.find(mode);
+  return it == lanes_.end() ? nullptr : it->second.bandHigh;
+}
+
 LossPlot::Lane& LossPlot::laneFor(PrecisionMode mode) {
   auto it = lanes_.find(mode);
   if (it != lanes_.end()) return it->second;
   Lane lane;
+  // The band first, so the line is drawn over it.
+  const QColor color = ModePalette::color(mode);
+  QColor edge = color;
+  edge.setAlpha(120);
+  QColor fill = color;
+  fill.setAlpha(60);
+  lane.bandLow = plot()->addGraph();
+  lane.bandHigh = plot()->addGraph();
+  for (QCPGraph* edgeGraph : {lane.bandLow, lane.bandHigh}) {
+    setScaledPen(edgeGraph, QPen(edge, 1.0));
+    edgeGraph->removeFromLegend();
+    // The read-out takes the nearest point of each graph: a band's would be stale over recent steps.
+    edgeGraph->setProperty("noReadout", true);
+  }
+  lane.bandHigh->setBrush(fill);
+  lane.bandHigh->setChannelFillGraph(lane.bandLow);
   lane.loss = plot()->addGraph();
   lane.loss->setName(ModePalette::label(mode));
-  setScaledPen(lane.loss, QPen(ModePalette::color(mode), 1.0));
+  setScaledPen(lane.loss, QPen(color, 1.0));
   lane.loss->setAdaptiveSampling(true);
   lane.nonFinite = plot()->addGraph();
   lane.nonFinite->setLineStyle(QCPGraph::lsNone);
@@ -123,6 +149,8 @@ void LossPlot::rebuildFromStore() {
   for (auto& [mode, label] : divergedLabels_) plot()->removeItem(label);
   divergedLabels_.clear();
   for (auto& [mode, lane] : lanes_) {
+    plot()->removeGraph(lane.bandLow);
+    plot()->removeGraph(lane.bandHigh);
     plot()->removeGraph(lane.loss);
     plot()->removeGraph(lane.nonFinite);
   }
@@ -130,21 +158,45 @@ void LossPlot::rebuildFromStore() {
   for (PrecisionMode mode : store()->modes()) {
     const ModeSeries* s = store()->series(mode);
     Lane& lane = laneFor(mode);
-    QVector<double> keys, values, badKeys, badValues;
-    keys.reserve(static_cast<int>(s->buckets.size() + s->recent.size()));
-    values.reserve(keys.capacity());
-    // Reuse addPoint's logic through a temporary lane state, then hand the vectors over at once.
-    auto push = [&](double key, double loss) {
-      if (!std::isfinite(loss)) {
+    QVector<double> bandKeys, lows, highs, keys, values, badKeys, badValues;
+    bandKeys.reserve(static_cast<int>(2 * s->buckets.size()));
+    keys.reserve(static_cast<int>(s->recent.size()));
+    for (const ScalarBucket& b : s->buckets) {
+      const double first = static_cast<double>(b.firstStep), last = static_cast<double>(b.lastStep);
+      if (b.finiteCount > 0) {
+        bandKeys << first << last;
+        lows << b.lossMin << b.lossMin;
+        highs << b.lossMax << b.lossMax;
+        // The line starts after the buckets; its moving average starts warm from their means.
+        const double mean = b.lossMean();
+        lane.ema = lane.emaStarted ? smoothing_ * lane.ema + (1 - smoothing_) * mean : mean;
+        lane.emaStarted = true;
+        lane.lastFinite = smoothing_ > 0 ? lane.ema : mean;
+        lane.haveFinite = true;
+      } else {
+        // Only NaN/Inf in this bucket: a gap in the band (QCustomPlot breaks lines and fills at NaN).
+        bandKeys << first;
+        lows << std::nan("");
+        highs << std::nan("");
+      }
+      if (b.nonFiniteCount > 0) {
+        badKeys << 0.5 * (first + last);
+        badValues << (b.finiteCount > 0 ? b.lossMax : (lane.haveFinite ? lane.lastFinite : 0.0));
+      }
+    }
+    for (const ScalarPoint& p : s->recent) {
+      const double key = static_cast<double>(p.step);
+      if (!std::isfinite(p.loss)) {
+        // A gap in the line plus a red cross where the line stopped (as addPoint does).
         keys << key;
         values << std::nan("");
         badKeys << key;
         badValues << (lane.haveFinite ? lane.lastFinite : 0.0);
-        return;
+        continue;
       }
-      double shown = loss;
+      double shown = p.loss;
       if (smoothing_ > 0) {
-        lane.ema = lane.emaStarted ? smoothing_ * lane.ema + (1 - smoothing_) * loss : loss;
+        lane.ema = lane.emaStarted ? smoothing_ * lane.ema + (1 - smoothing_) * p.loss : p.loss;
         lane.emaStarted = true;
         shown = lane.ema;
       }
@@ -152,16 +204,9 @@ void LossPlot::rebuildFromStore() {
       lane.haveFinite = true;
       keys << key;
       values << shown;
-    };
-    for (const ScalarBucket& b : s->buckets) {
-      const double key = 0.5 * static_cast<double>(b.firstStep + b.lastStep);
-      push(key, b.lossMean());
-      if (b.nonFiniteCount > 0 && b.finiteCount > 0) {
-        badKeys << key;
-        badValues << lane.lastFinite;
-      }
     }
-    for (const ScalarPoint& p : s->recent) push(static_cast<double>(p.step), p.loss);
+    lane.bandLow->setData(bandKeys, lows, /*alreadySorted=*/true);
+    lane.bandHigh->setData(bandKeys, highs, /*alreadySorted=*/true);
     lane.loss->setData(keys, values, /*alreadySorted=*/true);
     lane.nonFinite->setData(badKeys, badValues, /*alreadySorted=*/true);
     lane.lastStep = s->lastStep;
@@ -220,8 +265,9 @@ void LossPlot::fitToData() {
   } else if (y.lower > 0) {
     plot()->yAxis->setRange(y.lower / 1.5, y.upper * 1.5);
   }
+  // A little room left of the first step too: a spike in the first bucket would hide in the y axis.
   QCPRange x = plot()->xAxis->range();
-  plot()->xAxis->setRange(std::max(0.0, x.lower), x.upper + std::max(1.0, 0.02 * x.size()));
+  plot()->xAxis->setRange(std::max(0.0, x.lower) - 0.01 * x.size(), x.upper + std::max(1.0, 0.02 * x.size()));
 }
 
 }  // namespace ampscope::ui

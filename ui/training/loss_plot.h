@@ -1,7 +1,9 @@
 // LossPlot: training loss per precision mode against the step. Linear or log y, optional exponential
 // moving average. NaN and Inf losses are data, not gaps to hide: each one gets a red cross at the last
 // finite value of its mode, and a diverged mode gets a labelled marker at the step where it stopped.
-// Steps folded by the store show as their bucket's mean (min and max are in the read-out).
+// Steps the store folded into buckets show as a translucent band from each bucket's minimum to its
+// maximum, so a spike older than the full-resolution window stays as tall as it was; the recent steps
+// are the line. A bucket holding NaN or Inf losses gets a red cross on top of its band.
 #pragma once
 
 #include <QHash>
@@ -29,6 +31,9 @@ class LossPlot : public PlotPanel {
   double smoothing() const { return smoothing_; }
   QCPGraph* lossGraph(PrecisionMode mode) const;
   QCPGraph* nonFiniteGraph(PrecisionMode mode) const;
+  // The band of folded steps: two points per bucket (its first and last step) at its min / its max.
+  QCPGraph* bandLowGraph(PrecisionMode mode) const;
+  QCPGraph* bandHighGraph(PrecisionMode mode) const;
   int divergenceMarkerCount() const { return static_cast<int>(divergedLabels_.size()); }
 
  protected:
@@ -38,6 +43,8 @@ class LossPlot : public PlotPanel {
 
  private:
   struct Lane {
+    QCPGraph* bandLow = nullptr;
+    QCPGraph* bandHigh = nullptr;  // filled down to bandLow
     QCPGraph* loss = nullptr;
     QCPGraph* nonFinite = nullptr;
     int64_t lastStep = 0;

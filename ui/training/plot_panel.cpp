@@ -8,8 +8,8 @@
 #include <cmath>
 #include <qcustomplot.h>
 
+#include "ampscope/engine/telemetry_store.h"
 #include "ui/common/flow_layout.h"
-#include "ui/training/telemetry_store.h"
 
 namespace ampscope::ui {
 

@@ -17,9 +17,11 @@ class QCustomPlot;
 class QCPAbstractPlottable;
 class QMouseEvent;
 
-namespace ampscope::ui {
-
+namespace ampscope {
 class TelemetryStore;
+}  // namespace ampscope
+
+namespace ampscope::ui {
 
 class PlotPanel : public QWidget {
   Q_OBJECT

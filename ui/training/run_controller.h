@@ -23,8 +23,8 @@
 #include "ampscope/engine/run_config.h"
 #include "ampscope/engine/telemetry.h"
 #include "ampscope/engine/telemetry_sink.h"
+#include "ampscope/engine/telemetry_store.h"
 #include "ampscope/engine/training_runner.h"
-#include "ui/training/telemetry_store.h"
 
 Q_DECLARE_METATYPE(ampscope::RunState)
 

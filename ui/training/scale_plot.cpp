@@ -3,9 +3,9 @@
 #include <cmath>
 #include <qcustomplot.h>
 
+#include "ampscope/engine/telemetry_store.h"
 #include "ui/training/mode_palette.h"
 #include "ui/training/power_of_two_ticker.h"
-#include "ui/training/telemetry_store.h"
 
 namespace ampscope::ui {
 
@@ -34,11 +34,34 @@ QCPGraph* ScalePlot::skippedGraph(PrecisionMode mode) const {
   return it == lanes_.end() ? nullptr : it->second.skipped;
 }
 
+QCPGraph* ScalePlot::bandLowGraph(PrecisionMode mode) const {
+  auto it = lanes_.find(mode);
+  return it == lanes_.end() ? nullptr : it->second.bandLow;
+}
+
+QCPGraph* ScalePlot::bandHighGraph(PrecisionMode mode) const {
+  auto it = lanes_.find(mode);
+  return it == lanes_.end() ? nullptr : it->second.bandHigh;
+}
+
 ScalePlot::Lane& ScalePlot::laneFor(PrecisionMode mode) {
   auto it = lanes_.find(mode);
   if (it != lanes_.end()) return it->second;
   Lane lane;
   const QColor color = ModePalette::color(mode);
+  // The band first, so the step line is drawn over it.
+  QColor edge = color, fill = color;
+  edge.setAlpha(120);
+  fill.setAlpha(60);
+  lane.bandLow = plot()->addGraph();
+  lane.bandHigh = plot()->addGraph();
+  for (QCPGraph* edgeGraph : {lane.bandLow, lane.bandHigh}) {
+    setScaledPen(edgeGraph, QPen(edge, 1.0));
+    edgeGraph->removeFromLegend();
+    edgeGraph->setProperty("noReadout", true);
+  }
+  lane.bandHigh->setBrush(fill);
+  lane.bandHigh->setChannelFillGraph(lane.bandLow);
   lane.scale = plot()->addGraph();
   lane.scale->setName(ModePalette::label(mode));
   lane.scale->setLineStyle(QCPGraph::lsStepLeft);
@@ -57,6 +80,8 @@ void ScalePlot::updateEmptyNote() { emptyNote_->setVisible(lanes_.empty()); }
 
 void ScalePlot::rebuildFromStore() {
   for (auto& [mode, lane] : lanes_) {
+    plot()->removeGraph(lane.bandLow);
+    plot()->removeGraph(lane.bandHigh);
     plot()->removeGraph(lane.scale);
     plot()->removeGraph(lane.skipped);
   }
@@ -65,8 +90,11 @@ void ScalePlot::rebuildFromStore() {
     if (!store()->usesScaler(mode)) continue;
     const ModeSeries* s = store()->series(mode);
     Lane& lane = laneFor(mode);
-    QVector<double> keys, values, skipKeys, skipValues;
+    QVector<double> bandKeys, lows, highs, keys, values, skipKeys, skipValues;
     for (const ScalarBucket& b : s->buckets) {
+      bandKeys << static_cast<double>(b.firstStep) << static_cast<double>(b.lastStep);
+      lows << b.minScale << b.minScale;
+      highs << b.maxScale << b.maxScale;
       // A bucket keeps its first and last scale: enough for the step line to show the net change.
       keys << static_cast<double>(b.firstStep) << static_cast<double>(b.lastStep);
       values << b.firstScale << b.lastScale;
@@ -83,6 +111,8 @@ void ScalePlot::rebuildFromStore() {
         skipValues << p.lossScale;
       }
     }
+    lane.bandLow->setData(bandKeys, lows, true);
+    lane.bandHigh->setData(bandKeys, highs, true);
     lane.scale->setData(keys, values, true);
     lane.skipped->setData(skipKeys, skipValues, true);
     lane.lastStep = s->lastStep;

@@ -1,7 +1,9 @@
 // ScalePlot: the GradScaler's loss scale per mode on a log2 axis, drawn as a step line so every growth
 // (×growth_factor after growth_interval clean steps) and backoff (×backoff_factor on inf/NaN) is a visible
 // jump. Steps the scaler skipped are marked with a hollow circle on the line. Only modes that run with a
-// scaler appear; the others have scale 1 by definition.
+// scaler appear; the others have scale 1 by definition. Steps the store folded into buckets also get a
+// translucent band from each bucket's smallest to its largest scale: a backoff and regrowth inside one
+// bucket leaves its first and last scale equal, but not its minimum.
 #pragma once
 
 #include <map>
@@ -21,6 +23,8 @@ class ScalePlot : public PlotPanel {
 
   QCPGraph* scaleGraph(PrecisionMode mode) const;
   QCPGraph* skippedGraph(PrecisionMode mode) const;
+  QCPGraph* bandLowGraph(PrecisionMode mode) const;   // two points per bucket at its min scale
+  QCPGraph* bandHighGraph(PrecisionMode mode) const;  // ... at its max scale, filled down to the min
 
  protected:
   void rebuildFromStore() override;
@@ -29,6 +33,8 @@ class ScalePlot : public PlotPanel {
 
  private:
   struct Lane {
+    QCPGraph* bandLow = nullptr;
+    QCPGraph* bandHigh = nullptr;
     QCPGraph* scale = nullptr;
     QCPGraph* skipped = nullptr;
     int64_t lastStep = 0;

@@ -13,6 +13,7 @@
 #include <QTimer>
 #include <QToolBar>
 
+#include "ampscope/engine/telemetry_store.h"
 #include "ui/training/heat_map_plot.h"
 #include "ui/training/histogram_plot.h"
 #include "ui/training/loss_plot.h"
@@ -22,7 +23,6 @@
 #include "ui/training/run_controller.h"
 #include "ui/training/run_panel.h"
 #include "ui/training/scale_plot.h"
-#include "ui/training/telemetry_store.h"
 #include "ui/training/underflow_plot.h"
 
 namespace ampscope::ui {

@@ -24,6 +24,10 @@ class QSpinBox;
 class QTimer;
 class QToolBar;
 
+namespace ampscope {
+class TelemetryStore;
+}  // namespace ampscope
+
 namespace ampscope::ui {
 
 class HeatMapPlot;
@@ -35,7 +39,6 @@ class PlotPanel;
 class RunController;
 class RunPanel;
 class ScalePlot;
-class TelemetryStore;
 class UnderflowPlot;
 
 class TrainingWorkspace : public QObject {

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <qcustomplot.h>
 
+#include "ampscope/engine/telemetry_store.h"
 #include "ui/training/mode_palette.h"
-#include "ui/training/telemetry_store.h"
 
 namespace ampscope::ui {
 
@@ -73,10 +73,32 @@ QCPGraph* UnderflowPlot::graph(PrecisionMode mode, Quantity quantity) const {
   return it == lanes_.end() ? nullptr : it->second.graphs[static_cast<size_t>(quantity)];
 }
 
+QCPGraph* UnderflowPlot::bandHighGraph(PrecisionMode mode, Quantity quantity) const {
+  auto it = lanes_.find(mode);
+  return it == lanes_.end() ? nullptr : it->second.bandHigh[static_cast<size_t>(quantity)];
+}
+
 UnderflowPlot::Lane& UnderflowPlot::laneFor(PrecisionMode mode) {
   auto it = lanes_.find(mode);
   if (it != lanes_.end()) return it->second;
   Lane lane;
+  // Bands first, so the lines are drawn over them.
+  for (int q = 0; q < kQuantities; ++q) {
+    QColor edge = ModePalette::color(mode), fill = edge;
+    edge.setAlpha(120);
+    fill.setAlpha(50);
+    QCPGraph* low = plot()->addGraph();
+    QCPGraph* high = plot()->addGraph();
+    for (QCPGraph* g : {low, high}) {
+      setScaledPen(g, QPen(edge, 1.0, kStyles[q]));
+      g->removeFromLegend();
+      g->setProperty("noReadout", true);
+    }
+    high->setBrush(fill);
+    high->setChannelFillGraph(low);
+    lane.bandLow[static_cast<size_t>(q)] = low;
+    lane.bandHigh[static_cast<size_t>(q)] = high;
+  }
   const QString quantityNames[] = {tr("flushed"), tr("subnormal"), tr("overflowed")};
   for (int q = 0; q < kQuantities; ++q) {
     QCPGraph* g = plot()->addGraph();
@@ -97,7 +119,7 @@ double UnderflowPlot::valueOf(const RoundingCounts& c, Quantity quantity, double
                     : quantity == Quantity::Subnormal   ? c.subnormal
                                                         : c.overflowed;
   if (percent()) return c.elements > 0 ? 100.0 * static_cast<double>(n) / static_cast<double>(c.elements) : 0.0;
-  return static_cast<double>(n) / steps;  // per instrumented step (a bucket averages its steps)
+  return static_cast<double>(n) / steps;  // per instrumented step
 }
 
 void UnderflowPlot::refillLayers() {
@@ -123,6 +145,8 @@ void UnderflowPlot::applyVisibility() {
       QCPGraph* g = lane.graphs[static_cast<size_t>(q)];
       const bool shown = quantityBoxes_[q]->isChecked();
       g->setVisible(shown);
+      lane.bandLow[static_cast<size_t>(q)]->setVisible(shown);
+      lane.bandHigh[static_cast<size_t>(q)]->setVisible(shown);
       if (shown && !listed) {
         g->addToLegend();
         listed = true;
@@ -138,7 +162,8 @@ void UnderflowPlot::applyVisibility() {
 void UnderflowPlot::rebuildFromStore() {
   refillLayers();
   for (auto& [mode, lane] : lanes_)
-    for (QCPGraph* g : lane.graphs) plot()->removeGraph(g);
+    for (const auto& graphs : {lane.bandLow, lane.bandHigh, lane.graphs})
+      for (QCPGraph* g : graphs) plot()->removeGraph(g);
   lanes_.clear();
   plot()->yAxis->setLabel(percent() ? tr("% of elements at rounding points") : tr("elements per instrumented step"));
   const QString chosen = layer();
@@ -146,13 +171,28 @@ void UnderflowPlot::rebuildFromStore() {
     const ModeSeries* s = store()->series(mode);
     Lane& lane = laneFor(mode);
     for (int q = 0; q < kQuantities; ++q) {
-      QVector<double> keys, values;
+      QVector<double> bandKeys, lows, highs, keys, values;
       const auto quantity = static_cast<Quantity>(q);
       for (const InstrumentBucket& b : s->instrumentBuckets) {
-        const RoundingCounts* c = countsFor(s->layers, b.perLayer, b.total, chosen);
-        keys << 0.5 * static_cast<double>(b.firstStep + b.lastStep);
-        values << (c ? valueOf(*c, quantity, static_cast<double>(b.count)) : 0.0);
+        const RoundingCounts* sum = countsFor(s->layers, b.perLayer, b.total, chosen);
+        const RoundingCounts* lo = countsFor(s->layers, b.perLayerMin, b.totalMin, chosen);
+        const RoundingCounts* hi = countsFor(s->layers, b.perLayerMax, b.totalMax, chosen);
+        // A percentage is of one step's elements: the same at every step of a mode (same model, same
+        // batch), so the bucket's average serves for its extremes too.
+        RoundingCounts perStep;
+        if (sum) perStep.elements = sum->elements / std::max<int64_t>(1, b.count);
+        const auto value = [&](const RoundingCounts* c) {
+          if (!c) return 0.0;
+          RoundingCounts one = *c;
+          one.elements = perStep.elements;
+          return valueOf(one, quantity, 1.0);
+        };
+        bandKeys << static_cast<double>(b.firstStep) << static_cast<double>(b.lastStep);
+        lows << value(lo) << value(lo);
+        highs << value(hi) << value(hi);
       }
+      lane.bandLow[static_cast<size_t>(q)]->setData(bandKeys, lows, true);
+      lane.bandHigh[static_cast<size_t>(q)]->setData(bandKeys, highs, true);
       for (const InstrumentPoint& p : s->instruments) {
         const RoundingCounts* c = countsFor(s->layers, p.perLayer, p.total, chosen);
         keys << static_cast<double>(p.step);

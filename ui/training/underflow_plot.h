@@ -1,7 +1,9 @@
 // UnderflowPlot: what happened at the rounding points of each mode over time, on instrumented steps:
 // values flushed to zero (non-zero before the cast, zero after), values left subnormal, and values that
 // overflowed to inf. One colour per mode, one line style per quantity; as counts or as a percentage of
-// the elements that went through a rounding point; summed over the model or for one layer.
+// the elements that went through a rounding point; summed over the model or for one layer. Instrumented
+// steps the store folded into buckets are translucent bands from the least to the most any single step
+// of the bucket had; the line is the full-resolution steps.
 #pragma once
 
 #include <array>
@@ -31,6 +33,8 @@ class UnderflowPlot : public PlotPanel {
   void setLayer(const QString& layer);  // "" = total over all rounding points
   QString layer() const;
   QCPGraph* graph(PrecisionMode mode, Quantity quantity) const;
+  // The band of folded steps: two points per bucket (its first and last step) at its per-step maximum.
+  QCPGraph* bandHighGraph(PrecisionMode mode, Quantity quantity) const;
 
  protected:
   void rebuildFromStore() override;
@@ -38,6 +42,8 @@ class UnderflowPlot : public PlotPanel {
 
  private:
   struct Lane {
+    std::array<QCPGraph*, kQuantities> bandLow{};
+    std::array<QCPGraph*, kQuantities> bandHigh{};  // filled down to bandLow
     std::array<QCPGraph*, kQuantities> graphs{};
     int64_t lastStep = 0;
   };

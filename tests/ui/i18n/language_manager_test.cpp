@@ -16,6 +16,7 @@
 #include <QRegularExpression>
 #include <QTest>
 
+#include "ampscope/engine/telemetry_store.h"
 #include "ui/i18n/static_text_retranslator.h"
 #include "ui/lessons/clip_norm_plot.h"
 #include "ui/lessons/lesson_browser.h"
@@ -23,7 +24,6 @@
 #include "ui/lessons/lesson_panel.h"
 #include "ui/main_window.h"
 #include "ui/training/loss_plot.h"
-#include "ui/training/telemetry_store.h"
 #include "ui/training/training_workspace.h"
 
 namespace ampscope::ui {

@@ -16,6 +16,7 @@
 #include <QTreeWidget>
 #include <memory>
 
+#include "ampscope/engine/telemetry_store.h"
 #include "ui/lessons/lesson_browser.h"
 #include "ui/lessons/lesson_controller.h"
 #include "ui/lessons/lesson_panel.h"
@@ -24,7 +25,6 @@
 #include "ui/main_window.h"
 #include "ui/training/run_controller.h"
 #include "ui/training/run_panel.h"
-#include "ui/training/telemetry_store.h"
 #include "ui/training/training_workspace.h"
 
 namespace ampscope::ui {

@@ -15,8 +15,8 @@
 #include <QTest>
 #include <QToolBar>
 
+#include "ampscope/engine/telemetry_store.h"
 #include "ui/training/loss_plot.h"
-#include "ui/training/telemetry_store.h"
 
 namespace ampscope::ui {
 namespace {

@@ -8,10 +8,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "ampscope/engine/telemetry_store.h"
 #include "ui/main_window.h"
 #include "ui/session/session_controller.h"
 #include "ui/training/run_controller.h"
-#include "ui/training/telemetry_store.h"
 #include "ui/training/training_workspace.h"
 
 namespace ampscope::ui {

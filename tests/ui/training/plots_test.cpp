@@ -8,14 +8,14 @@
 #include <limits>
 #include <qcustomplot.h>
 
-#include "tests/ui/training_synthetic_records.h"
+#include "ampscope/engine/telemetry_store.h"
+#include "tests/engine/synthetic_records.h"
 #include "ui/training/heat_map_plot.h"
 #include "ui/training/histogram_plot.h"
 #include "ui/training/loss_plot.h"
 #include "ui/training/mode_palette.h"
 #include "ui/training/power_of_two_ticker.h"
 #include "ui/training/scale_plot.h"
-#include "ui/training/telemetry_store.h"
 #include "ui/training/underflow_plot.h"
 
 namespace ampscope::ui {
@@ -97,7 +97,11 @@ TEST(LossPlot, RebuildsFromBucketsAfterTheStoreFolds) {
   EXPECT_EQ(plot.lossGraph(PrecisionMode::FP32)->dataCount(), 150);
   feed(store, 151, 250, o);  // recent reaches 200: the oldest 100 steps fold into 10 buckets
   plot.onDataAppended();
-  EXPECT_EQ(plot.lossGraph(PrecisionMode::FP32)->dataCount(), 10 + 150);
+  // The line keeps the 150 full-resolution steps; the 10 buckets are a band, two points each.
+  EXPECT_EQ(plot.lossGraph(PrecisionMode::FP32)->dataCount(), 150);
+  EXPECT_EQ(plot.lossGraph(PrecisionMode::FP32)->data()->constBegin()->key, 101.0);
+  EXPECT_EQ(plot.bandHighGraph(PrecisionMode::FP32)->dataCount(), 2 * 10);
+  EXPECT_EQ(plot.bandLowGraph(PrecisionMode::FP32)->dataCount(), 2 * 10);
 }
 
 TEST(ScalePlot, ShowsOnlyScalerModesWithSkippedStepsMarked) {

@@ -5,10 +5,10 @@
 #include <cmath>
 #include <limits>
 
-#include "tests/ui/training_synthetic_records.h"
-#include "ui/training/telemetry_store.h"
+#include "ampscope/engine/telemetry_store.h"
+#include "tests/engine/synthetic_records.h"
 
-namespace ampscope::ui {
+namespace ampscope {
 namespace {
 
 using test::syntheticRecord;
@@ -88,6 +88,110 @@ TEST(TelemetryStore, DecimationBoundsMemoryAndPreservesLossExtremes) {
   }
 }
 
+TEST(TelemetryStore, ASpikeOlderThanTheFullResolutionWindowIsItsBucketsMaximum) {
+  // Default limits: 20,000 recent steps, folds of 5,000, 25 steps per bucket. After 60,000 steps the
+  // steps 1..40,000 are buckets (1,600 of them, under the 2,000 cap, so none merged yet).
+  TelemetryStore store;
+  const int64_t kSteps = 60000, kSpikeStep = 5;
+  const double kSpike = 1e6;
+  for (int64_t s = 1; s <= kSteps; ++s) {
+    StepRecord r = syntheticRecord(s, twoModes(0));
+    if (s == kSpikeStep) r.modes[0].loss = kSpike;
+    store.append(r);
+  }
+  const ModeSeries* fp32 = store.series(PrecisionMode::FP32);
+  ASSERT_NE(fp32, nullptr);
+  ASSERT_FALSE(fp32->recent.empty());
+  EXPECT_GT(fp32->recent.front().step, kSpikeStep);  // the spike is no longer at full resolution
+  EXPECT_EQ(fp32->buckets.size(), 1600u);
+  const auto bucket = std::find_if(fp32->buckets.begin(), fp32->buckets.end(), [&](const ScalarBucket& b) {
+    return b.firstStep <= kSpikeStep && kSpikeStep <= b.lastStep;
+  });
+  ASSERT_NE(bucket, fp32->buckets.end());
+  EXPECT_EQ(bucket->firstStep, 1);
+  EXPECT_EQ(bucket->lastStep, 25);
+  EXPECT_EQ(bucket->lossMax, kSpike);
+  // The other 24 steps are the synthetic curve (about 2.3 + offset), so the mean alone would show a
+  // bump of 1e6 / 25 and the minimum none at all: only the maximum keeps the spike's height.
+  EXPECT_LT(bucket->lossMin, 3.0);
+  EXPECT_LT(bucket->lossMean(), kSpike / 20);
+  // The other mode never spiked.
+  const ModeSeries* scaled = store.series(PrecisionMode::FP16AmpScaled);
+  EXPECT_LT(scaled->buckets.front().lossMax, 3.0);
+}
+
+TEST(TelemetryStore, FoldedStepsKeepTheirGradientNormRange) {
+  StoreLimits limits;
+  limits.recentSteps = 10;
+  limits.foldChunk = 10;
+  limits.stepsPerBucket = 5;
+  TelemetryStore store(limits);
+  SyntheticOptions o = twoModes(0);
+  o.modes = {PrecisionMode::FP32};
+  for (int64_t s = 1; s <= 25; ++s) {
+    StepRecord r = syntheticRecord(s, o);  // every norm is 1.0 in the synthetic records
+    ModeStep& m = r.modes[0];
+    m.clipNormSeen = 0;  // clipping off: the engine reports no clip norm
+    if (s == 3) m.gradNormBeforeClip = m.gradNormAfterClip = 1e3;
+    if (s == 4) m.gradNormBeforeClip = m.gradNormAfterClip = std::numeric_limits<double>::quiet_NaN();
+    if (s == 7) {
+      m.clipNormSeen = 40.0;  // clipping on: the norm it saw, and the smaller norm after it
+      m.gradNormAfterClip = 0.25;
+    }
+    store.append(r);
+  }
+  const ModeSeries* fp32 = store.series(PrecisionMode::FP32);
+  ASSERT_EQ(fp32->buckets.size(), 2u);  // steps 1..5 and 6..10 folded at step 20
+  const ScalarBucket& first = fp32->buckets[0];
+  EXPECT_EQ(first.normSeen.max, 1e3);  // without a clip norm, the norm before clipping
+  EXPECT_EQ(first.normSeen.min, 1.0);
+  EXPECT_EQ(first.normSeen.count, 4);  // the NaN of step 4 is no magnitude
+  EXPECT_EQ(first.normAfterClip.max, 1e3);
+  const ScalarBucket& second = fp32->buckets[1];
+  EXPECT_EQ(second.normSeen.max, 40.0);
+  EXPECT_EQ(second.normAfterClip.min, 0.25);
+  EXPECT_EQ(second.normAfterClip.max, 1.0);
+  // Merging keeps the extremes (what maxBuckets' pairwise merges rely on).
+  ScalarBucket merged = first;
+  merged.merge(second);
+  EXPECT_EQ(merged.normSeen.max, 1e3);
+  EXPECT_EQ(merged.normAfterClip.min, 0.25);
+  EXPECT_EQ(merged.normSeen.count, 9);
+}
+
+TEST(TelemetryStore, FoldedInstrumentedStepsKeepTheirPerStepExtremes) {
+  StoreLimits limits;
+  limits.recentSteps = 10;
+  limits.foldChunk = 10;
+  limits.stepsPerBucket = 5;
+  limits.recentInstruments = 10;
+  TelemetryStore store(limits);
+  SyntheticOptions o = twoModes(1);
+  o.modes = {PrecisionMode::FP32};
+  o.tensorElements = 100;
+  for (int64_t s = 1; s <= 25; ++s) {
+    StepRecord r = syntheticRecord(s, o);  // two layers, no overflow before step 50
+    if (s == 3) {
+      r.modes[0].roundingPoints[1].counts.overflowed = 7;  // a burst in layer fc2 at one step
+      r.modes[0].rounding.overflowed = 7;
+    }
+    store.append(r);
+  }
+  const ModeSeries* fp32 = store.series(PrecisionMode::FP32);
+  ASSERT_GE(fp32->instrumentBuckets.size(), 1u);
+  const InstrumentBucket& first = fp32->instrumentBuckets.front();
+  ASSERT_EQ(first.firstStep, 1);
+  ASSERT_EQ(first.count, 5);
+  EXPECT_EQ(first.total.overflowed, 7);     // the sum: 7 over five steps, 1.4 per step on average
+  EXPECT_EQ(first.totalMax.overflowed, 7);  // the one step's burst
+  EXPECT_EQ(first.totalMin.overflowed, 0);
+  ASSERT_EQ(first.perLayerMax.size(), 2u);
+  EXPECT_EQ(first.perLayerMax[1].overflowed, 7);
+  EXPECT_EQ(first.perLayerMax[0].overflowed, 0);
+  EXPECT_EQ(first.totalMax.elements, 2 * o.tensorElements);  // every step: two layers of 100
+  EXPECT_EQ(first.totalMin.elements, 2 * o.tensorElements);
+}
+
 TEST(TelemetryStore, NonFiniteLossesAreCountedNotDropped) {
   StoreLimits limits;
   limits.recentSteps = 10;
@@ -164,4 +268,4 @@ TEST(TelemetryStore, AnOlderStepStartsTheModeOverAndBumpsTheGeneration) {
 }
 
 }  // namespace
-}  // namespace ampscope::ui
+}  // namespace ampscope

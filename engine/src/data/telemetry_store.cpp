@@ -1,16 +1,44 @@
-#include "ui/training/telemetry_store.h"
+#include "ampscope/engine/telemetry_store.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-namespace ampscope::ui {
+namespace ampscope {
 
 namespace {
 
 void addCounts(std::vector<RoundingCounts>& into, const std::vector<RoundingCounts>& from) {
   if (into.size() < from.size()) into.resize(from.size());
   for (std::size_t i = 0; i < from.size(); ++i) into[i].add(from[i]);
+}
+
+template <typename Pick>
+RoundingCounts fieldwise(const RoundingCounts& a, const RoundingCounts& b, Pick pick) {
+  RoundingCounts out;
+  out.elements = pick(a.elements, b.elements);
+  out.flushedToZero = pick(a.flushedToZero, b.flushedToZero);
+  out.subnormal = pick(a.subnormal, b.subnormal);
+  out.overflowed = pick(a.overflowed, b.overflowed);
+  out.nan = pick(a.nan, b.nan);
+  return out;
+}
+
+// Folds `fromMin`/`fromMax` (one step's counts twice, or a later bucket's extremes) into lo/hi. A layer
+// one side lacks counted zero there.
+void widen(RoundingCounts& lo, RoundingCounts& hi, const RoundingCounts& fromMin, const RoundingCounts& fromMax) {
+  lo = fieldwise(lo, fromMin, [](int64_t a, int64_t b) { return std::min(a, b); });
+  hi = fieldwise(hi, fromMax, [](int64_t a, int64_t b) { return std::max(a, b); });
+}
+
+void widen(std::vector<RoundingCounts>& lo, std::vector<RoundingCounts>& hi, const std::vector<RoundingCounts>& fromMin,
+           const std::vector<RoundingCounts>& fromMax) {
+  const std::size_t n = std::max({lo.size(), fromMin.size(), fromMax.size()});
+  lo.resize(n);
+  hi.resize(n);
+  for (std::size_t i = 0; i < n; ++i)
+    widen(lo[i], hi[i], i < fromMin.size() ? fromMin[i] : RoundingCounts{},
+          i < fromMax.size() ? fromMax[i] : RoundingCounts{});
 }
 
 // Merges neighbours pairwise so that `buckets` holds at most half as many, oldest first.
@@ -26,6 +54,20 @@ void mergePairs(std::deque<Bucket>& buckets) {
 }
 
 }  // namespace
+
+void PositiveRange::add(double value) {
+  if (!(std::isfinite(value) && value > 0)) return;
+  min = count == 0 ? value : std::min(min, value);
+  max = count == 0 ? value : std::max(max, value);
+  ++count;
+}
+
+void PositiveRange::merge(const PositiveRange& other) {
+  if (other.count == 0) return;
+  min = count == 0 ? other.min : std::min(min, other.min);
+  max = count == 0 ? other.max : std::max(max, other.max);
+  count += other.count;
+}
 
 double ScalarBucket::lossMean() const {
   return finiteCount > 0 ? lossSum / static_cast<double>(finiteCount)
@@ -56,6 +98,8 @@ void ScalarBucket::add(const ScalarPoint& point) {
   minScale = std::min(minScale, point.lossScale);
   maxScale = std::max(maxScale, point.lossScale);
   if (point.skipped) ++skipped;
+  normSeen.add(point.normSeen());
+  normAfterClip.add(point.normAfterClip());
 }
 
 void ScalarBucket::merge(const ScalarBucket& later) {
@@ -82,10 +126,19 @@ void ScalarBucket::merge(const ScalarBucket& later) {
   minScale = std::min(minScale, later.minScale);
   maxScale = std::max(maxScale, later.maxScale);
   skipped += later.skipped;
+  normSeen.merge(later.normSeen);
+  normAfterClip.merge(later.normAfterClip);
 }
 
 void InstrumentBucket::add(const InstrumentPoint& point) {
-  if (count == 0) firstStep = point.step;
+  if (count == 0) {
+    firstStep = point.step;
+    totalMin = totalMax = point.total;
+    perLayerMin = perLayerMax = point.perLayer;
+  } else {
+    widen(totalMin, totalMax, point.total, point.total);
+    widen(perLayerMin, perLayerMax, point.perLayer, point.perLayer);
+  }
   lastStep = point.step;
   ++count;
   total.add(point.total);
@@ -102,6 +155,8 @@ void InstrumentBucket::merge(const InstrumentBucket& later) {
   count += later.count;
   total.add(later.total);
   addCounts(perLayer, later.perLayer);
+  widen(totalMin, totalMax, later.totalMin, later.totalMax);
+  widen(perLayerMin, perLayerMax, later.perLayerMin, later.perLayerMax);
 }
 
 TelemetryStore::TelemetryStore(StoreLimits limits) : limits_(limits) {
@@ -269,4 +324,4 @@ void TelemetryStore::foldIfNeeded(ModeSeries& s) {
   if (folded) ++generation_;
 }
 
-}  // namespace ampscope::ui
+}  // namespace ampscope

@@ -17,12 +17,12 @@
 
 #include "ampscope/engine/config_schema.h"
 #include "ui/training/config_schema_strings.h"
+#include "ampscope/engine/telemetry_store.h"
 #include "ui/training/histogram_plot.h"
 #include "ui/training/loss_plot.h"
 #include "ui/training/run_controller.h"
 #include "ui/training/run_panel.h"
 #include "ui/training/scale_plot.h"
-#include "ui/training/telemetry_store.h"
 #include "ui/training/training_workspace.h"
 #include "ui/training/underflow_plot.h"
 

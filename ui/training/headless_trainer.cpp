@@ -1,4 +1,4 @@
-#include "ui/export/headless_trainer.h"
+#include "ui/training/headless_trainer.h"
 
 #include <QApplication>
 #include <QDialog>
@@ -7,9 +7,9 @@
 #include <QMessageBox>
 #include <QTimer>
 
+#include "ampscope/engine/telemetry_store.h"
 #include "ui/training/run_controller.h"
 #include "ui/training/run_panel.h"
-#include "ui/training/telemetry_store.h"
 #include "ui/training/training_workspace.h"
 
 namespace ampscope::ui {

@@ -1,11 +1,13 @@
 // TelemetryStore: everything the training views show, per precision mode, in bounded memory.
 // The most recent `recentSteps` steps of each mode are kept at full resolution; older steps are folded
-// into buckets (loss min/max/mean, last scale, summed counts) whose number is itself capped by merging
-// neighbours, so a run of a million steps costs the same memory as one of 30,000. Rounding counts of
-// instrumented steps follow the same scheme; exponent histograms keep only the latest tensors plus a
-// bounded ring of per-step sums for the heat map.
+// into buckets (the min and max of loss, scale and gradient norms, summed counts) whose number is itself
+// capped by merging neighbours, so a run of a million steps costs the same memory as one of 30,000, and a
+// spike stays as tall as it was. Rounding counts of instrumented steps follow the same scheme (sums plus
+// per-step extremes); exponent histograms keep only the latest tensors plus a bounded ring of per-step
+// sums for the heat map.
 //
-// Not thread-safe: it lives on the GUI thread and RunController feeds it drained batches.
+// Not thread-safe: one thread feeds and reads it (in the GUI, RunController feeds it drained batches).
+// Plain C++: no Qt, no LibTorch.
 #pragma once
 
 #include <cstddef>
@@ -19,7 +21,7 @@
 #include "ampscope/engine/run_config.h"
 #include "ampscope/engine/telemetry.h"
 
-namespace ampscope::ui {
+namespace ampscope {
 
 // One step of one mode at full resolution.
 struct ScalarPoint {
@@ -35,6 +37,20 @@ struct ScalarPoint {
   bool skipped = false;
   bool foundInf = false;
   bool diverged = false;
+  // The norm clip_grad_norm_ computed; without clipping the engine reports none (0) and the norm before
+  // clipping is the same thing.
+  double normSeen() const { return clipNormSeen > 0 ? clipNormSeen : gradNorm; }
+  double normAfterClip() const { return gradNormAfterClip > 0 ? gradNormAfterClip : gradNorm; }
+};
+
+// The smallest and largest finite positive value among a bucket's steps. A norm of 0 or NaN (a skipped
+// step, no norm reported) is no magnitude; count == 0 when there was none.
+struct PositiveRange {
+  double min = 0;
+  double max = 0;
+  int64_t count = 0;
+  void add(double value);
+  void merge(const PositiveRange& other);
 };
 
 // Consecutive old steps folded into one: what survives decimation. Loss statistics count finite losses
@@ -53,6 +69,8 @@ struct ScalarBucket {
   double minScale = 1;
   double maxScale = 1;
   int64_t skipped = 0;
+  PositiveRange normSeen;       // ScalarPoint::normSeen()
+  PositiveRange normAfterClip;  // ScalarPoint::normAfterClip()
   double lossMean() const;
   void add(const ScalarPoint& point);
   void merge(const ScalarBucket& later);
@@ -65,13 +83,19 @@ struct InstrumentPoint {
   std::vector<RoundingCounts> perLayer;
 };
 
-// Several old instrumented steps summed; `count` instrumented steps went in.
+// Several old instrumented steps summed; `count` instrumented steps went in. The extremes are field by
+// field over single steps (the most any one step flushed, the least), so a burst of overflows in one step
+// stays as high as it was; a layer a step did not report counts zero for that step.
 struct InstrumentBucket {
   int64_t firstStep = 0;
   int64_t lastStep = 0;
   int64_t count = 0;
   RoundingCounts total;
   std::vector<RoundingCounts> perLayer;
+  RoundingCounts totalMin;
+  RoundingCounts totalMax;
+  std::vector<RoundingCounts> perLayerMin;
+  std::vector<RoundingCounts> perLayerMax;
   void add(const InstrumentPoint& point);
   void merge(const InstrumentBucket& later);
 };
@@ -148,4 +172,4 @@ class TelemetryStore {
   uint64_t generation_ = 0;
 };
 
-}  // namespace ampscope::ui
+}  // namespace ampscope
