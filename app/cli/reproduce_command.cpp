@@ -24,11 +24,9 @@ void printReproduceUsage(std::ostream& out) {
          "README.txt, and AmpScope's own losses (ampscope_loss.csv) so run.py prints the difference.\n"
          "Then: python3 DIR/run.py   (Debian: /usr/bin/python3 with python3-torch)\n"
          "\n"
-         "Options (as for train; the model's preset fills the rest):\n"
-         "  --model NAME --modes LIST --steps N --seed S --lr X --batch N --optimizer NAME --momentum X\n"
-         "  --weight-decay X --adam-eps X --loss-weight X --clip MAXNORM --clip-order ORDER\n"
-         "  --init-scale X --growth-interval N --growth-factor X --backoff-factor X\n"
-         "  --scaler-for-fp16-pure --threads N\n"
+      << configFlagsHelp()
+      << "\n"
+         "Other options:\n"
          "  --no-reference          do not train here; skip ampscope_loss.csv\n"
          "  --quiet                 print nothing but errors\n";
 }

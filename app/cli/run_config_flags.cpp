@@ -2,20 +2,10 @@
 
 #include <cerrno>
 #include <cstdlib>
-#include <functional>
-#include <map>
-#include <sstream>
+
+#include "ampscope/engine/config_schema.h"
 
 namespace ampscope::cli {
-
-double parseDoubleFlag(const std::string& flag, const std::string& text) {
-  char* end = nullptr;
-  const double value = std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size()) {
-    throw CliUsageError{"invalid " + flag + ": not a number (got '" + text + "')"};
-  }
-  return value;
-}
 
 int64_t parseIntFlag(const std::string& flag, const std::string& text) {
   char* end = nullptr;
@@ -29,106 +19,37 @@ int64_t parseIntFlag(const std::string& flag, const std::string& text) {
 
 namespace {
 
-std::string knownModes() {
-  std::string text;
-  for (PrecisionMode mode : allPrecisionModes()) text += (text.empty() ? "" : ", ") + modeName(mode);
-  return text;
-}
-
-std::vector<PrecisionMode> parseModes(const std::string& text) {
-  std::vector<PrecisionMode> modes;
-  std::stringstream stream(text);
-  std::string item;
-  while (std::getline(stream, item, ',')) {
-    const auto mode = parseMode(item);
-    if (!mode) {
-      throw CliUsageError{"invalid --modes: unknown mode '" + item + "' (known: " + knownModes() + ")"};
-    }
-    modes.push_back(*mode);
-  }
-  return modes;
+CliUsageError fieldError(const ConfigField& field, const std::string& message) {
+  return CliUsageError{"invalid " + std::string(field.flag) + " (" + std::string(field.key) + "): " + message};
 }
 
 }  // namespace
 
 RunConfigFlags::RunConfigFlags(const std::vector<std::string>& args) {
-  ModelKind model = ModelKind::TinyMLP;
+  const ConfigField& modelField = *findConfigField("model");
+  RunConfig chosen;
   for (std::size_t i = 0; i + 1 < args.size(); ++i) {
-    if (args[i] == "--model") {
-      const auto parsed = parseModel(args[i + 1]);
-      if (!parsed) {
-        throw CliUsageError{"invalid --model: unknown model '" + args[i + 1] +
-                            "' (known: tiny-mlp, deep-mlp, tiny-transformer)"};
-      }
-      model = *parsed;
-    }
+    if (args[i] != modelField.flag) continue;
+    if (auto error = setFieldText(chosen, modelField, args[i + 1])) throw fieldError(modelField, error->message);
   }
-  config_ = presetFor(model);
+  config_ = presetFor(chosen.model);
 }
 
 bool RunConfigFlags::consume(const std::vector<std::string>& args, std::size_t& i) {
   const std::string& flag = args[i];
-  if (flag == "--scaler-for-fp16-pure") {
-    config_.scalerForPureFp16 = true;
+  bool negated = false;
+  const ConfigField* field = findConfigFlag(flag, nullptr, &negated);
+  if (!field) return false;
+  if (field->type == FieldType::Switch) {
+    field->access.setSwitch(config_, !negated);
     return true;
   }
-  RunConfig& c = config_;
-  using Setter = std::function<void(const std::string&)>;
-  const std::map<std::string, Setter> valued = {
-      {"--model", [](const std::string&) {}},  // already applied as the preset
-      {"--modes", [&](const std::string& v) { c.modes = parseModes(v); }},
-      {"--steps", [&](const std::string& v) { c.steps = parseIntFlag(flag, v); }},
-      {"--seed",
-       [&](const std::string& v) {
-         const int64_t seed = parseIntFlag(flag, v);
-         if (seed < 0) throw CliUsageError{"invalid --seed: must be >= 0 (got " + v + ")"};
-         c.seed = static_cast<uint64_t>(seed);
-       }},
-      {"--lr", [&](const std::string& v) { c.lr = parseDoubleFlag(flag, v); }},
-      {"--batch", [&](const std::string& v) { c.batchSize = parseIntFlag(flag, v); }},
-      {"--optimizer",
-       [&](const std::string& v) {
-         const auto parsed = parseOptimizer(v);
-         if (!parsed) throw CliUsageError{"invalid --optimizer: unknown optimizer '" + v + "' (sgd, adamw)"};
-         c.optimizer = *parsed;
-       }},
-      {"--momentum", [&](const std::string& v) { c.momentum = parseDoubleFlag(flag, v); }},
-      {"--weight-decay", [&](const std::string& v) { c.weightDecay = parseDoubleFlag(flag, v); }},
-      {"--adam-eps", [&](const std::string& v) { c.adamEps = parseDoubleFlag(flag, v); }},
-      {"--loss-weight", [&](const std::string& v) { c.lossWeight = parseDoubleFlag(flag, v); }},
-      {"--clip",
-       [&](const std::string& v) {
-         c.clipMaxNorm = parseDoubleFlag(flag, v);
-         clipGiven_ = true;
-       }},
-      {"--clip-order",
-       [&](const std::string& v) {
-         const auto parsed = parseClipOrder(v);
-         if (!parsed) {
-           throw CliUsageError{"invalid --clip-order: unknown order '" + v +
-                               "' (off, after-unscale, before-unscale)"};
-         }
-         c.clipOrder = *parsed;
-         clipOrderGiven_ = true;
-       }},
-      {"--init-scale", [&](const std::string& v) { c.scaler.initScale = parseDoubleFlag(flag, v); }},
-      {"--growth-interval", [&](const std::string& v) { c.scaler.growthInterval = parseIntFlag(flag, v); }},
-      {"--growth-factor", [&](const std::string& v) { c.scaler.growthFactor = parseDoubleFlag(flag, v); }},
-      {"--backoff-factor", [&](const std::string& v) { c.scaler.backoffFactor = parseDoubleFlag(flag, v); }},
-      {"--instrument-every", [&](const std::string& v) { c.instrumentEvery = parseIntFlag(flag, v); }},
-      {"--threads",
-       [&](const std::string& v) {
-         const int64_t threads = parseIntFlag(flag, v);
-         if (threads < 1 || threads > 256) {
-           throw CliUsageError{"invalid --threads: must be in [1, 256] (got " + v + ")"};
-         }
-         c.threadsPerMode = static_cast<int>(threads);
-       }},
-  };
-  const auto it = valued.find(flag);
-  if (it == valued.end()) return false;
   if (i + 1 >= args.size()) throw CliUsageError{"option " + flag + " needs a value"};
-  it->second(args[++i]);
+  const std::string& value = args[++i];
+  if (field->key == "model") return true;  // already applied as the preset
+  if (auto error = setFieldText(config_, *field, value)) throw fieldError(*field, error->message);
+  if (field->key == "clip.max-norm") clipGiven_ = true;
+  if (field->key == "clip.order") clipOrderGiven_ = true;
   return true;
 }
 
@@ -136,9 +57,81 @@ RunConfig RunConfigFlags::finish() {
   if (clipGiven_ && !clipOrderGiven_) config_.clipOrder = ClipOrder::AfterUnscale;
   const auto errors = validate(config_);
   if (!errors.empty()) {
-    throw CliUsageError{"invalid --" + errors.front().field + ": " + errors.front().message};
+    const ConfigError& first = errors.front();
+    const ConfigField* field = findConfigField(first.field);
+    if (!field) throw CliUsageError{"invalid configuration (" + first.field + "): " + first.message};
+    throw fieldError(*field, first.message);
   }
   return config_;
+}
+
+namespace {
+
+constexpr std::size_t kHelpColumn = 26;
+constexpr std::size_t kHelpWidth = 100;
+
+// "  --flag VALUE" then `text` from column kHelpColumn, wrapped at kHelpWidth.
+void appendEntry(std::string& out, const std::string& left, const std::string& text) {
+  std::string line = left;
+  if (line.size() + 1 >= kHelpColumn) {
+    out += line + "\n";
+    line.clear();
+  }
+  line.resize(kHelpColumn, ' ');
+  std::size_t start = 0;
+  bool firstWord = true;
+  while (start < text.size()) {
+    std::size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(start, end - start);
+    if (!firstWord && line.size() + 1 + word.size() > kHelpWidth) {
+      out += line + "\n";
+      line = std::string(kHelpColumn, ' ');
+      firstWord = true;
+    }
+    line += (firstWord ? "" : " ") + word;
+    firstWord = false;
+    start = end + 1;
+  }
+  out += line + "\n";
+}
+
+std::string joined(const std::vector<std::string>& names, const char* separator) {
+  std::string text;
+  for (const auto& name : names) text += (text.empty() ? "" : separator) + name;
+  return text;
+}
+
+}  // namespace
+
+std::string configFlagsHelp() {
+  const RunConfig defaults = presetFor(ModelKind::TinyMLP);
+  std::string out =
+      "Configuration (defaults: the tiny-mlp preset; --model loads its own preset first, the other flags\n"
+      "refine it):\n";
+  for (const ConfigField& field : configFields()) {
+    const bool isSwitch = field.type == FieldType::Switch;
+    std::string left = "  ";
+    if (isSwitch) {
+      left += "--[no-]" + std::string(field.flag.substr(2));
+    } else {
+      left += std::string(field.flag) + " " + std::string(field.valueName);
+    }
+    std::string text(field.help);
+    if (field.type == FieldType::Choice) text += ": " + joined(fieldChoices(field), " | ");
+    if (field.type == FieldType::ModeList) text += ", comma-separated: " + joined(fieldChoices(field), ", ");
+    if (field.key == "clip.max-norm") text += "; alone, it implies --clip-order after-unscale";
+    const std::string bounds = fieldBoundsText(field);
+    if (!bounds.empty()) text += ", in " + bounds + (field.unit.empty() ? "" : " " + std::string(field.unit));
+    std::string value = fieldText(defaults, field);
+    if (isSwitch) value = value == "true" ? "on" : "off";
+    text += " (default " + value + ")";
+    appendEntry(out, left, text);
+    if (!field.oldFlag.empty()) {
+      appendEntry(out, "  " + std::string(field.oldFlag), "deprecated spelling of " + std::string(field.flag));
+    }
+  }
+  return out;
 }
 
 }  // namespace ampscope::cli

@@ -1,7 +1,7 @@
-// The configuration flags that `train` and `reproduce` share (--model, --modes, --lr, the GradScaler
-// settings, clipping ...). The model's preset comes first, whatever the flag order, so the other flags
-// refine it. Every problem is a CliUsageError whose message names the flag; the commands print it and
-// exit with code 2.
+// The configuration flags that `train` and `reproduce` share, derived from the RunConfig schema
+// (config_schema.h): each field's flag, its deprecated spelling, and --no-X for switches. The model's
+// preset comes first, whatever the flag order, so the other flags refine it. Every problem is a
+// CliUsageError whose message names the flag and the key; the commands print it and exit with code 2.
 #pragma once
 
 #include <cstddef>
@@ -17,7 +17,6 @@ struct CliUsageError {
   std::string message;
 };
 
-double parseDoubleFlag(const std::string& flag, const std::string& text);
 int64_t parseIntFlag(const std::string& flag, const std::string& text);
 
 class RunConfigFlags {
@@ -30,11 +29,14 @@ class RunConfigFlags {
   // The finished configuration: --clip without --clip-order means the chapter's order; validated.
   RunConfig finish();
 
-
  private:
   RunConfig config_;
   bool clipGiven_ = false;
   bool clipOrderGiven_ = false;
 };
+
+// The configuration part of `train --help` and `reproduce --help`, one entry per schema field: flag,
+// value name, help, bounds and the tiny-mlp preset's value; deprecated spellings are listed as such.
+std::string configFlagsHelp();
 
 }  // namespace ampscope::cli

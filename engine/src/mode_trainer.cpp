@@ -63,10 +63,7 @@ ModeTrainer::ModeTrainer(const RunConfig& config, const ModeCapability& capabili
   } else {
     optimizer_ = std::make_unique<torch::optim::SGD>(params_, sgdOptions);
   }
-  const bool wantsScaler =
-      mode_ == PrecisionMode::FP16AmpScaled ||
-      (mode_ == PrecisionMode::FP16Pure && config.scalerForPureFp16);
-  if (wantsScaler) {
+  if (usesGradScaler(config, mode_)) {
     scaler_ = std::make_unique<GradScaler>(config.scaler,
                                            /*allowFp16=*/mode_ == PrecisionMode::FP16Pure);
   }

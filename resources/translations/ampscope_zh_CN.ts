@@ -92,6 +92,93 @@ LibTorch %4
     </message>
 </context>
 <context>
+    <name>ConfigSchema</name>
+    <message>
+        <source>The model to train; choosing one loads its preset first</source>
+        <translation>要训练的模型；选择模型会先载入它的预设</translation>
+    </message>
+    <message>
+        <source>The precision modes to compare side by side</source>
+        <translation>并排比较的精度模式</translation>
+    </message>
+    <message>
+        <source>The optimizer</source>
+        <translation>优化器</translation>
+    </message>
+    <message>
+        <source>Learning rate</source>
+        <translation>学习率</translation>
+    </message>
+    <message>
+        <source>SGD&apos;s momentum (SGD only)</source>
+        <translation>SGD 的动量（仅用于 SGD）</translation>
+    </message>
+    <message>
+        <source>AdamW&apos;s decoupled weight decay</source>
+        <translation>AdamW 的解耦权重衰减</translation>
+    </message>
+    <message>
+        <source>AdamW&apos;s eps; fp16-pure stores it in FP16 too, where 1e-8 rounds to 0 and 1e-4 trains</source>
+        <translation>AdamW 的 eps；fp16-pure 同样以 FP16 存储它，1e-8 会被舍入为 0，1e-4 则可以正常训练</translation>
+    </message>
+    <message>
+        <source>Examples per step</source>
+        <translation>每步的样本数</translation>
+    </message>
+    <message>
+        <source>Initial weights and batches: the same seed gives the same run</source>
+        <translation>决定初始权重和批数据：相同的种子得到相同的运行</translation>
+    </message>
+    <message>
+        <source>Training steps; the run stops by itself after this many</source>
+        <translation>训练步数；运行到这么多步后自动停止</translation>
+    </message>
+    <message>
+        <source>The loss is multiplied by this before backward, as auxiliary losses are; small weights push FP16 gradients below 2^-24, where they flush to zero</source>
+        <translation>在 backward 之前把 loss 乘以这个数，就像辅助 loss 那样；很小的权重会把 FP16 梯度压到 2^-24 以下，在那里它们会被冲为零</translation>
+    </message>
+    <message>
+        <source>GradScaler&apos;s initial loss scale (PyTorch&apos;s default is 65536 = 2^16)</source>
+        <translation>GradScaler 的初始 loss scale（PyTorch 的默认值为 65536 = 2^16）</translation>
+    </message>
+    <message>
+        <source>GradScaler&apos;s scale multiplier after growth-interval clean steps</source>
+        <translation>连续 growth-interval 步正常后 GradScaler 的 scale 乘以的系数</translation>
+    </message>
+    <message>
+        <source>GradScaler&apos;s scale multiplier when the gradients hold inf or NaN</source>
+        <translation>梯度含有 inf 或 NaN 时 GradScaler 的 scale 乘以的系数</translation>
+    </message>
+    <message>
+        <source>Clean steps before GradScaler grows the scale</source>
+        <translation>GradScaler 增大 scale 前需要连续正常的步数</translation>
+    </message>
+    <message>
+        <source>GradScaler on; off, it passes the loss and the step through unchanged</source>
+        <translation>启用 GradScaler；关闭时它原样传递 loss 和优化步</translation>
+    </message>
+    <message>
+        <source>Give fp16-pure (model.half()) a GradScaler too</source>
+        <translation>让 fp16-pure（model.half()）也使用 GradScaler</translation>
+    </message>
+    <message>
+        <source>When clip_grad_norm_ runs: after unscale_ (correct) or before it (clips the scaled gradients, the lesson&apos;s mistake)</source>
+        <translation>clip_grad_norm_ 何时运行：在 unscale_ 之后（正确），或在其之前（裁剪的是放大后的梯度，本课演示的错误）</translation>
+    </message>
+    <message>
+        <source>clip_grad_norm_&apos;s max_norm</source>
+        <translation>clip_grad_norm_ 的 max_norm</translation>
+    </message>
+    <message>
+        <source>Histograms and rounding counts every N steps and at step 1 (1 = every step; larger keeps runs fast)</source>
+        <translation>每 N 步及第 1 步记录直方图和舍入计数（1 = 每步；越大运行越快）</translation>
+    </message>
+    <message>
+        <source>Intra-op threads of each mode&apos;s training thread</source>
+        <translation>每个模式的训练线程使用的算子内线程数</translation>
+    </message>
+</context>
+<context>
     <name>ExportDialog</name>
     <message>
         <source>Export</source>
@@ -1471,10 +1558,6 @@ zeros</source>
         <translation>小型 Transformer（字符级语言模型）</translation>
     </message>
     <message>
-        <source>Choosing a model loads its preset: the settings that make its lesson visible.</source>
-        <translation>选择模型会载入它的预设：让相应课程的现象清晰可见的设置。</translation>
-    </message>
-    <message>
         <source>Model</source>
         <translation>模型</translation>
     </message>
@@ -1503,48 +1586,24 @@ zeros</source>
         <translation>学习率</translation>
     </message>
     <message>
-        <source>Step size of the optimizer (&gt; 0).</source>
-        <translation>优化器的步长（&gt; 0）。</translation>
-    </message>
-    <message>
         <source>Batch size</source>
         <translation>批大小</translation>
-    </message>
-    <message>
-        <source>Examples per step (1 … 65536).</source>
-        <translation>每步的样本数（1 … 65536）。</translation>
     </message>
     <message>
         <source>Seed</source>
         <translation>随机种子</translation>
     </message>
     <message>
-        <source>Initial weights and batches: the same seed gives the same run.</source>
-        <translation>决定初始权重和批数据：相同的种子得到相同的运行。</translation>
-    </message>
-    <message>
         <source>Steps</source>
         <translation>步数</translation>
-    </message>
-    <message>
-        <source>The run stops by itself after this many.</source>
-        <translation>运行到这么多步后自动停止。</translation>
     </message>
     <message>
         <source>Loss weight</source>
         <translation>Loss 权重</translation>
     </message>
     <message>
-        <source>The loss is multiplied by this before backward, as auxiliary losses are. Small weights push FP16 gradients below 2⁻²⁴, where they flush to zero.</source>
-        <translation>在 backward 之前把 loss 乘以这个数，就像辅助 loss 那样。很小的权重会把 FP16 梯度压到 2⁻²⁴ 以下，在那里它们会被冲为零。</translation>
-    </message>
-    <message>
         <source>Instrument every</source>
         <translation>采样间隔</translation>
-    </message>
-    <message>
-        <source>Histograms and rounding counts every N steps (1 = every step; larger keeps runs fast).</source>
-        <translation>每 N 步记录一次直方图和舍入计数（1 = 每步；越大运行越快）。</translation>
     </message>
     <message>
         <source>GradScaler</source>
@@ -1555,32 +1614,16 @@ zeros</source>
         <translation>初始 scale</translation>
     </message>
     <message>
-        <source>PyTorch&apos;s default: 65536 = 2¹⁶.</source>
-        <translation>PyTorch 的默认值：65536 = 2¹⁶。</translation>
-    </message>
-    <message>
         <source>Growth factor</source>
         <translation>增长系数</translation>
-    </message>
-    <message>
-        <source>Scale multiplier after a run of clean steps (&gt; 1; default 2).</source>
-        <translation>连续若干步正常后 scale 乘以的系数（&gt; 1；默认 2）。</translation>
     </message>
     <message>
         <source>Backoff factor</source>
         <translation>回退系数</translation>
     </message>
     <message>
-        <source>Scale multiplier when gradients contain inf/NaN (in (0, 1); default 0.5).</source>
-        <translation>梯度含有 inf/NaN 时 scale 乘以的系数（在 (0, 1) 内；默认 0.5）。</translation>
-    </message>
-    <message>
         <source>Growth interval</source>
         <translation>增长间隔</translation>
-    </message>
-    <message>
-        <source>Clean steps before the scale grows (default 2000).</source>
-        <translation>scale 增长前需要连续正常的步数（默认 2000）。</translation>
     </message>
     <message>
         <source>Gradient clipping</source>
@@ -1603,20 +1646,12 @@ zeros</source>
         <translation>最大范数</translation>
     </message>
     <message>
-        <source>clip_grad_norm_&apos;s max_norm (&gt; 0).</source>
-        <translation>clip_grad_norm_ 的 max_norm（&gt; 0）。</translation>
-    </message>
-    <message>
         <source>not a number</source>
         <translation>不是数字</translation>
     </message>
     <message>
         <source>not a whole number</source>
         <translation>不是整数</translation>
-    </message>
-    <message>
-        <source>not a whole number ≥ 0</source>
-        <translation>不是 ≥ 0 的整数</translation>
     </message>
     <message>
         <source>Before unscale_ (wrong)</source>
@@ -1631,24 +1666,24 @@ zeros</source>
         <translation>动量</translation>
     </message>
     <message>
-        <source>SGD&apos;s momentum, in [0, 1).</source>
-        <translation>SGD 的动量，取值范围 [0, 1)。</translation>
-    </message>
-    <message>
         <source>Weight decay</source>
         <translation>权重衰减</translation>
-    </message>
-    <message>
-        <source>Decoupled weight decay (≥ 0).</source>
-        <translation>解耦权重衰减（≥ 0）。</translation>
     </message>
     <message>
         <source>AdamW eps</source>
         <translation>AdamW eps</translation>
     </message>
     <message>
-        <source>AdamW&apos;s eps (&gt; 0). In fp16-pure it is stored in FP16 too: 1e-8 rounds to 0 there and the update divides by zero, as with model.half(); 1e-4 trains.</source>
-        <translation>AdamW 的 eps（&gt; 0）。在 fp16-pure 中它同样以 FP16 存储：1e-8 会被舍入为 0，更新时除以零，与 model.half() 的情形相同；1e-4 则可以正常训练。</translation>
+        <source>GradScaler on</source>
+        <translation>启用 GradScaler</translation>
+    </message>
+    <message>
+        <source>Also for fp16-pure</source>
+        <translation>也用于 fp16-pure</translation>
+    </message>
+    <message>
+        <source>Threads</source>
+        <translation>线程数</translation>
     </message>
 </context>
 <context>

@@ -1,5 +1,5 @@
 // `ampscope-cli formats` and `ampscope-cli convert`, run as a user would run them. Expected numbers come
-// from the chapter (seed-digest §1 torch.finfo table, §2 memory, §5 underflow table) and IEEE-754.
+// from the chapter (section 1 torch.finfo table, 2 memory, 5 underflow table) and IEEE 754-2019.
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -47,7 +47,8 @@ void expectValidJson(const std::string& text) {
 TEST(CliFormats, PrintsTheChaptersFinfoNumbers) {
   const CliResult r = cli({"formats"});
   ASSERT_EQ(r.exitCode, 0) << r.err;
-  // seed-digest §1: min, max, eps as torch.finfo prints them (%e), then tiny and smallest subnormal.
+  // The chapter, section 1: min, max, eps as torch.finfo prints them (%e); then tiny and the smallest
+  // subnormal, which the chapter does not print (IEEE 754-2019: 2^(1-bias), 2^(1-bias-mantissa_bits)).
   struct Row {
     const char *dtype, *torch, *bits, *exponent, *mantissa, *bias, *min, *max, *eps;
   };
@@ -81,7 +82,7 @@ TEST(CliFormats, PrintsTheChaptersFinfoNumbers) {
 }
 
 TEST(CliFormats, ElementsAddsTheChaptersMemoryTable) {
-  // seed-digest §2: 1e9 elements are 7.4506 / 3.7253 / 1.8626 / 1.8626 GiB.
+  // The chapter, section 2: 1e9 elements are 7.4506 / 3.7253 / 1.8626 / 1.8626 GiB.
   const CliResult r = cli({"formats", "--dtypes", "fp64,fp32,fp16,bf16", "--elements", "1e9"});
   ASSERT_EQ(r.exitCode, 0) << r.err;
   std::size_t from = 0;
@@ -127,7 +128,7 @@ TEST(CliFormats, HelpDescribesTheOptions) {
 }
 
 TEST(CliConvert, ReproducesTheChaptersUnderflowTable) {
-  // seed-digest §5: [1e-2, 1e-4, 1e-6, 1e-7, 1e-8, 1e-9] in FP16 and BF16, printed with %.4e.
+  // The chapter, section 5: [1e-2, 1e-4, 1e-6, 1e-7, 1e-8, 1e-9] in FP16 and BF16, printed with %.4e.
   const CliResult r =
       cli({"convert", "--dtypes", "fp16,bf16", "1e-2", "1e-4", "1e-6", "1e-7", "1e-8", "1e-9"});
   ASSERT_EQ(r.exitCode, 0) << r.err;

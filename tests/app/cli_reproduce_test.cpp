@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 
@@ -62,10 +63,80 @@ TEST(CliReproduce, BadArgumentsExitWith2AndNameTheProblem) {
   EXPECT_NE(result.err.find("one folder only"), std::string::npos) << result.err;
 }
 
+std::string readFile(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// run.py's CONFIG dict shows what the flags set; --no-reference trains nothing, so these stay cheap.
+TEST(CliReproduce, SwitchFlagsAndTheDeprecatedSpellingSetTheConfig) {
+  const fs::path dir = freshDir("switches");
+  auto result = CliRunner().run({"reproduce", dir.string(), "--no-reference", "--quiet"});
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  std::string script = readFile(dir / "run.py");
+  EXPECT_NE(script.find("'scaler_for_pure_fp16': False"), std::string::npos);
+  EXPECT_NE(script.find("'enabled': True}"), std::string::npos);
+
+  result = CliRunner().run({"reproduce", dir.string(), "--no-reference", "--quiet", "--scaler-for-fp16-pure"});
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  EXPECT_NE(readFile(dir / "run.py").find("'scaler_for_pure_fp16': True"), std::string::npos);
+
+  result = CliRunner().run({"reproduce", dir.string(), "--no-reference", "--quiet", "--scaler-for-pure-fp16",
+                            "--no-scaler"});
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  script = readFile(dir / "run.py");
+  EXPECT_NE(script.find("'scaler_for_pure_fp16': True"), std::string::npos);
+  EXPECT_NE(script.find("'enabled': False}"), std::string::npos);
+}
+
+// One threads bound, [1, 256], for the CLI as for the session and lesson readers (config_schema_test).
+TEST(CliReproduce, ThreadsAccepts256AndRefuses300) {
+  const fs::path dir = freshDir("threads");
+  auto result = CliRunner().run({"reproduce", dir.string(), "--no-reference", "--quiet", "--threads", "256"});
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  EXPECT_NE(readFile(dir / "run.py").find("'threads': 256,"), std::string::npos);
+  result = CliRunner().run({"reproduce", dir.string(), "--no-reference", "--threads", "300"});
+  EXPECT_EQ(result.exitCode, 2);
+  EXPECT_NE(result.err.find("invalid --threads (threads): must be <= 256 (got 300)"), std::string::npos)
+      << result.err;
+}
+
+TEST(CliReproduce, HelpIsGeneratedFromTheSchemaAndMarksTheOldSpelling) {
+  const auto result = CliRunner().run({"reproduce", "--help"});
+  EXPECT_EQ(result.exitCode, 0);
+  EXPECT_NE(result.out.find("--growth-interval N"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("deprecated spelling of --scaler-for-pure-fp16"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("--no-reference"), std::string::npos) << result.out;
+}
+
 TEST(CliReproduce, AnUnwritableFolderExitsWith1) {
   const auto result = CliRunner().run({"reproduce", "/proc/ampscope-no-such-dir", "--no-reference"});
   EXPECT_EQ(result.exitCode, 1);
   EXPECT_NE(result.err.find("/proc/ampscope-no-such-dir"), std::string::npos) << result.err;
+}
+
+// A folder with someone's files in it is refused (exit 1, the folder named, the files as they were);
+// a folder an earlier export wrote is exported into again.
+TEST(CliReproduce, RefusesAForeignNonEmptyFolderButNotItsOwn) {
+  const fs::path dir = freshDir("foreign");
+  fs::create_directories(dir);
+  std::ofstream(dir / "thesis.tex") << "\\chapter{}";
+  auto result = CliRunner().run({"reproduce", dir.string(), "--steps", "2", "--no-reference", "--quiet"});
+  EXPECT_EQ(result.exitCode, 1);
+  EXPECT_NE(result.err.find(dir.string() + ": the folder is not empty"), std::string::npos) << result.err;
+  EXPECT_FALSE(fs::exists(dir / "run.py"));
+  std::ifstream kept(dir / "thesis.tex");
+  std::string text((std::istreambuf_iterator<char>(kept)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "\\chapter{}");
+
+  const fs::path own = freshDir("own");
+  for (int round = 0; round < 2; ++round) {
+    result = CliRunner().run({"reproduce", own.string(), "--steps", "2", "--no-reference", "--quiet"});
+    EXPECT_EQ(result.exitCode, 0) << "round " << round << ": " << result.err;
+  }
+  EXPECT_TRUE(fs::exists(own / ".ampscope-reproduce"));
 }
 
 // The deep-MLP underflow preset (loss weight 1e-5): run.py, executed by Debian's python3-torch (the

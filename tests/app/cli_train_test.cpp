@@ -27,19 +27,32 @@ struct BadCase {
 
 TEST(CliTrain, InvalidConfigurationNamesTheFieldAndExits2) {
   const std::vector<BadCase> cases = {
-      {{"--lr", "nan"}, "invalid --lr: must be > 0 and finite (got nan)"},
-      {{"--lr", "0"}, "invalid --lr: must be > 0 and finite (got 0)"},
-      {{"--lr", "fast"}, "invalid --lr: not a number (got 'fast')"},
-      {{"--batch", "0"}, "invalid --batch: must be >= 1 (got 0)"},
-      {{"--steps", "0"}, "invalid --steps: must be >= 1 (got 0)"},
-      {{"--steps", "ten"}, "invalid --steps: not an integer (got 'ten')"},
-      {{"--growth-factor", "1"}, "invalid --growth-factor: must be > 1 and finite (got 1)"},
-      {{"--backoff-factor", "1.5"}, "invalid --backoff-factor: must be in (0, 1) (got 1.5)"},
-      {{"--backoff-factor", "0"}, "invalid --backoff-factor: must be in (0, 1) (got 0)"},
-      {{"--modes", "fp32,fp8"}, "invalid --modes: unknown mode 'fp8'"},
-      {{"--model", "gpt5"}, "invalid --model: unknown model 'gpt5'"},
-      {{"--loss-weight", "-1"}, "invalid --loss-weight: must be > 0 and finite (got -1)"},
-      {{"--clip-order", "sideways"}, "invalid --clip-order: unknown order 'sideways'"},
+      // "invalid FLAG (KEY): REASON", the bounds from the schema's table (config_schema.cpp).
+      {{"--lr", "nan"}, "invalid --lr (lr): must be a finite number in (0, 1000] (got nan)"},
+      {{"--lr", "0"}, "invalid --lr (lr): must be > 0 (got 0)"},
+      {{"--lr", "fast"}, "invalid --lr (lr): not a number (got 'fast')"},
+      {{"--batch", "0"}, "invalid --batch (batch): must be >= 1 (got 0)"},
+      {{"--steps", "0"}, "invalid --steps (steps): must be >= 1 (got 0)"},
+      {{"--steps", "ten"}, "invalid --steps (steps): not an integer (got 'ten')"},
+      {{"--growth-factor", "1"}, "invalid --growth-factor (scaler.growth-factor): must be > 1 (got 1)"},
+      {{"--backoff-factor", "1.5"}, "invalid --backoff-factor (scaler.backoff-factor): must be < 1 (got 1.5)"},
+      {{"--backoff-factor", "0"}, "invalid --backoff-factor (scaler.backoff-factor): must be > 0 (got 0)"},
+      {{"--growth-interval", "0"}, "invalid --growth-interval (scaler.growth-interval): must be >= 1 (got 0)"},
+      {{"--modes", "fp32,fp8"}, "invalid --modes (modes): unknown mode 'fp8'"},
+      {{"--modes", "fp32,fp32"}, "invalid --modes (modes): mode fp32 is listed twice"},
+      {{"--model", "gpt5"}, "invalid --model (model): unknown value 'gpt5'"},
+      {{"--loss-weight", "-1"}, "invalid --loss-weight (loss-weight): must be > 0 (got -1)"},
+      {{"--clip-order", "sideways"}, "invalid --clip-order (clip.order): unknown value 'sideways'"},
+      {{"--clip", "-1"}, "invalid --clip (clip.max-norm): must be > 0 (got -1)"},
+      // Values validate() used to accept and LibTorch then refused ("value cannot be converted to type
+      // float without overflow"), or that a JSON session cannot hold exactly.
+      {{"--lr", "1e38"}, "invalid --lr (lr): must be <= 1000 (got 1e38)"},
+      {{"--clip", "1e39"}, "invalid --clip (clip.max-norm): must be <= 1e+30 (got 1e39)"},
+      {{"--init-scale", "1e308"}, "invalid --init-scale (scaler.init-scale): must be <= 1e+30 (got 1e308)"},
+      {{"--threads", "300"}, "invalid --threads (threads): must be <= 256 (got 300)"},
+      {{"--steps", "9223372036854775807"},
+       "invalid --steps (steps): must be <= 100000000 (got 9223372036854775807)"},
+      {{"--seed", "9007199254740992"}, "invalid --seed (seed): must be <= 9007199254740991 (got 9007199254740992)"},
       {{"--frobnicate"}, "unknown option '--frobnicate'"},
       {{"--steps"}, "option --steps needs a value"},
   };
@@ -128,9 +141,21 @@ TEST(CliTrain, TheSameFileForCsvAndJsonlIsRefusedWithExit2) {
 TEST(CliTrain, HelpListsTheOptions) {
   const CliResult result = train({"--help"});
   EXPECT_EQ(result.exitCode, 0);
-  for (const char* flag : {"--model", "--modes", "--loss-weight", "--clip-order", "--jsonl"}) {
+  for (const char* flag : {"--model", "--modes", "--loss-weight", "--clip-order", "--jsonl", "--threads",
+                           "--[no-]scaler-for-pure-fp16", "--[no-]scaler "}) {
     EXPECT_NE(result.out.find(flag), std::string::npos) << flag;
   }
+  // Generated from the schema's table: the bounds and the preset's value are there.
+  // (Entries wrap at 100 columns with a 26-column indent; joined back here.)
+  std::string joined = result.out;
+  for (std::size_t at; (at = joined.find("\n" + std::string(26, ' '))) != std::string::npos;) {
+    joined.replace(at, 27, " ");
+  }
+  EXPECT_NE(joined.find("in [1, 256] threads (default 1)"), std::string::npos) << result.out;
+  // The old spelling still works (cli_reproduce_test) and is marked.
+  EXPECT_NE(result.out.find("--scaler-for-fp16-pure  deprecated spelling of --scaler-for-pure-fp16"),
+            std::string::npos)
+      << result.out;
 }
 
 }  // namespace

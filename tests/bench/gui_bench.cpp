@@ -1,4 +1,4 @@
-// ampscope_gui_bench: what the live-training GUI costs, measured (issue 4, item 7). Not a test.
+// ampscope_gui_bench: what the live-training GUI costs, measured. Not a test.
 //
 //   ampscope_gui_bench [--seconds S]          all three measurements below
 //   ampscope_gui_bench --screenshots PREFIX   the deep-MLP underflow preset run in the real main window,

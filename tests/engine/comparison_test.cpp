@@ -58,7 +58,7 @@ TEST(Comparison, ModesShareInitialWeightsAndBatches) {
   EXPECT_NEAR(first.modes[0].loss, b.step().modes[0].loss, 0.01);
 }
 
-// seed-digest §6: the first step of the chapter's FP16 run reports "Current scale: 65536.0".
+// The chapter, section 6: the first step of the chapter's FP16 run reports "Current scale: 65536.0".
 TEST(Comparison, ChapterTinyMlpFirstScaledStepUsesScale65536) {
   Comparison comparison(presetFor(ModelKind::TinyMLP));
   const StepRecord record = comparison.step();
@@ -68,7 +68,7 @@ TEST(Comparison, ChapterTinyMlpFirstScaledStepUsesScale65536) {
   EXPECT_EQ(find(record, PrecisionMode::FP32)->lossScale, 1.0);
 }
 
-// seed-digest §4: under CPU autocast the chapter's TinyMLP gives bfloat16 logits and a float32 loss;
+// The chapter, section 4: under CPU autocast the chapter's TinyMLP gives bfloat16 logits and a float32 loss;
 // linear runs in bfloat16, cross_entropy in float32.
 TEST(Comparison, OpDtypeReportOfTinyMlpUnderBf16Autocast) {
   Comparison comparison(presetFor(ModelKind::TinyMLP));
@@ -149,9 +149,9 @@ TEST(Comparison, InjectedOverflowDivergesScalerlessModeAndOthersGoOn) {
   EXPECT_TRUE(std::isfinite(third.modes[0].loss));
 }
 
-// seed-digest §8: clip after unscale_ and max_norm bounds the true gradient norm; clip the scaled
-// gradients (the wrong order) and the clip sees a norm 65536 times too large, so the true gradients
-// shrink to about max_norm / 65536.
+// The chapter, section 8, and torch.amp.GradScaler's documented unscale_: clip after unscale_ and
+// max_norm bounds the true gradient norm; clip the scaled gradients (the wrong order) and the clip
+// sees a norm 65536 times too large, so the true gradients shrink to about max_norm / 65536.
 TEST(Comparison, ClipOrderDecidesWhichNormTheClipSees) {
   RunConfig config = presetFor(ModelKind::TinyMLP);
   config.modes = {PrecisionMode::FP16AmpScaled};
@@ -194,7 +194,8 @@ TEST(Comparison, ValidateNamesEveryBadField) {
   config.instrumentEvery = 0;
   std::vector<std::string> fields;
   for (const auto& e : validate(config)) fields.push_back(e.field);
-  for (const char* f : {"lr", "batch", "steps", "growth-factor", "backoff-factor", "modes",
+  // Full keys of the schema (config_schema.h): the scaler's settings are nested.
+  for (const char* f : {"lr", "batch", "steps", "scaler.growth-factor", "scaler.backoff-factor", "modes",
                         "instrument-every"}) {
     EXPECT_NE(std::find(fields.begin(), fields.end(), f), fields.end()) << f;
   }
@@ -218,9 +219,9 @@ TEST(Comparison, TinyTransformerTrainsInEveryMode) {
   EXPECT_LT(lastFp32, firstFp32 - 0.3);
 }
 
-// The headline (issue 3): on the deep-MLP preset (loss weight 1e-5), FP16 without a scaler loses
-// nearly every gradient to underflow and its loss stays near ln 10, while FP16 with a scaler and BF16
-// track FP32. Produced by training, not by decree.
+// The headline AmpScope exists to show: on the deep-MLP preset (loss weight 1e-5), FP16 without a
+// scaler loses nearly every gradient to underflow and its loss stays near ln 10, while FP16 with a
+// scaler and BF16 track FP32. Produced by training, not by decree.
 TEST(Comparison, DeepMlpFp16WithoutScalerUnderflowsWhileScaledAndBf16TrackFp32) {
   RunConfig config = presetFor(ModelKind::DeepMLP);
   ASSERT_EQ(config.lossWeight, 1e-5);

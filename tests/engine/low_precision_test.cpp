@@ -1,6 +1,6 @@
 // Exact FP16/BF16 emulation and the exponent histogram, checked against LibTorch's own conversions
 // (c10::Half / c10::BFloat16 and tensor casts, IEEE-754 binary16 round-to-nearest-even) and the
-// chapter's tables (seed-digest §5).
+// chapter's gradient-underflow table (its section 5).
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -89,7 +89,7 @@ TEST(LowPrecisionRounding, Bf16EqualsC10BFloat16AndTensorCastBitForBit) {
   }
 }
 
-// seed-digest §5: [1e-2, 1e-4, 1e-6, 1e-7, 1e-8, 1e-9] in FP16 is
+// The chapter, section 5: [1e-2, 1e-4, 1e-6, 1e-7, 1e-8, 1e-9] in FP16 is
 // [1.0002e-02, 1.0002e-04, 1.0133e-06, 1.1921e-07, 0, 0]: two values flush to zero, two are subnormal.
 TEST(LowPrecisionRounding, ChapterUnderflowTableAndItsCounts) {
   const std::vector<float> values = {1e-2f, 1e-4f, 1e-6f, 1e-7f, 1e-8f, 1e-9f};
@@ -102,7 +102,7 @@ TEST(LowPrecisionRounding, ChapterUnderflowTableAndItsCounts) {
   EXPECT_EQ(counts.flushedToZero, 2);
   EXPECT_EQ(counts.subnormal, 2);  // 1.0133e-06 and 1.1921e-07 are below 2^-14
   EXPECT_EQ(counts.overflowed, 0);
-  // BF16 keeps them all (seed-digest §5: 1.0012e-08, 9.9681e-10).
+  // BF16 keeps them all (the chapter, section 5: 1.0012e-08, 9.9681e-10).
   RoundingCounts bf16Counts;
   roundToFormat(values.data(), out.data(), 6, LowFormat::BF16, &bf16Counts);
   EXPECT_EQ(bf16Counts.flushedToZero, 0);

@@ -1,5 +1,5 @@
 // Number formats without LibTorch: the layouts (IEEE-754 2019 §3.6, OCP 8-bit FP spec v1.0), the
-// chapter's printed tables (seed-digest §1, §2, §5), rounding rules, neighbours and parsing.
+// chapter's printed tables (its sections 1, 2 and 5), rounding rules, neighbours and parsing.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -41,7 +41,7 @@ TEST(NumberFormat, LayoutsMatchTheChapterIeeeAndOcp) {
     int total, exponent, mantissa, bias, bytes;
     bool inf;
   };
-  // FP64/FP32/FP16/BF16 widths from the chapter's table (seed-digest §1); TF32 1/8/10 (NVIDIA);
+  // FP64/FP32/FP16/BF16 widths from the chapter's table (section 1); TF32 1/8/10 (NVIDIA);
   // E4M3FN / E5M2 from the OCP spec; bias 2^(E-1)-1 throughout.
   const Row rows[] = {{DType::FP64, 64, 11, 52, 1023, 8, true}, {DType::FP32, 32, 8, 23, 127, 4, true},
                       {DType::TF32, 19, 8, 10, 127, 4, true},   {DType::FP16, 16, 5, 10, 15, 2, true},
@@ -61,7 +61,7 @@ TEST(NumberFormat, LayoutsMatchTheChapterIeeeAndOcp) {
 }
 
 TEST(NumberFormat, FinfoReproducesTheChaptersTorchFinfoTable) {
-  // seed-digest §1: torch.finfo min / max / eps printed with %e.
+  // The chapter, section 1: torch.finfo min / max / eps printed with %e.
   struct Row {
     DType dtype;
     const char *min, *max, *eps;
@@ -84,8 +84,9 @@ TEST(NumberFormat, FinfoReproducesTheChaptersTorchFinfoTable) {
   EXPECT_EQ(finfo(DType::BF16).max, std::ldexp(255.0, 120));  // 1.1111111b * 2^127
 }
 
-TEST(NumberFormat, FinfoTinyAndSmallestSubnormalMatchTheDigest) {
-  // seed-digest §1 ("standard, not printed in the chapter"): tiny and smallest subnormal.
+TEST(NumberFormat, FinfoTinyAndSmallestSubnormalMatchIeee754) {
+  // torch.finfo's tiny and the smallest subnormal, which the chapter does not print: IEEE 754-2019
+  // gives 2^(1-bias) and 2^(1-bias-mantissa_bits), shown with %e.
   EXPECT_EQ(sci("%e", finfo(DType::FP16).smallestNormal), "6.103516e-05");
   EXPECT_EQ(sci("%e", finfo(DType::FP16).smallestSubnormal), "5.960464e-08");
   EXPECT_EQ(sci("%e", finfo(DType::BF16).smallestNormal), "1.175494e-38");
@@ -272,7 +273,7 @@ TEST(NumberFormat, RandomDoublesRoundToTheNearestNeighbourTiesToEven) {
 }
 
 TEST(NumberFormat, ChaptersUnderflowTableFp16FlushesBf16Keeps) {
-  // seed-digest §5: the FP32 tensor [1e-2, 1e-4, 1e-6, 1e-7, 1e-8, 1e-9] cast to FP16 and BF16, %.4e.
+  // The chapter, section 5: the FP32 tensor [1e-2, 1e-4, 1e-6, 1e-7, 1e-8, 1e-9] cast to FP16 and BF16, %.4e.
   const float inputs[] = {1e-2f, 1e-4f, 1e-6f, 1e-7f, 1e-8f, 1e-9f};
   const char* fp16[] = {"1.0002e-02", "1.0002e-04", "1.0133e-06", "1.1921e-07", "0.0000e+00", "0.0000e+00"};
   const char* bf16[] = {"1.0010e-02", "1.0014e-04", "9.9838e-07", "1.0012e-07", "1.0012e-08", "9.9681e-10"};
@@ -287,7 +288,7 @@ TEST(NumberFormat, ChaptersUnderflowTableFp16FlushesBf16Keeps) {
 }
 
 TEST(NumberFormat, MemoryOfABillionElementsMatchesTheChapter) {
-  // seed-digest §2: 1e9 elements, GiB = bytes / 2^30.
+  // The chapter, section 2: 1e9 elements, GiB = bytes / 2^30.
   const auto rows = memoryFootprints(1e9L);
   ASSERT_EQ(rows.size(), allDTypes().size());
   auto gib = [&](DType dtype) {

@@ -1,6 +1,6 @@
 // What each precision mode does to gradients and updates, checked on tiny cases with known answers:
-// the chapter's 1e-8 gradient (seed-digest §5/§6), model.half()'s lost updates (§3), lock-step
-// starts, and the op-dtype report of the chapter's TinyMLP under CPU autocast (§4).
+// the chapter's 1e-8 gradient (its sections 5 and 6), model.half()'s lost updates (section 3),
+// lock-step starts, and the op-dtype report of the chapter's TinyMLP under CPU autocast (section 4).
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -44,21 +44,21 @@ float weightGradientOfTinyUpstreamGradient(PrecisionMode mode, double scale,
   return w.grad().item<float>() / static_cast<float>(scale);
 }
 
-// seed-digest §5: 1e-8 is below FP16's smallest subnormal/2 (2^-25), so FP16 flushes it to zero.
+// The chapter, section 5: 1e-8 is below FP16's smallest subnormal/2 (2^-25), so FP16 flushes it to zero.
 TEST(PrecisionModes, TinyGradientIsZeroInFp16AmpWithoutScaler) {
   RoundingCounts counts;
   EXPECT_EQ(weightGradientOfTinyUpstreamGradient(PrecisionMode::FP16Amp, 1.0, &counts), 0.0f);
   EXPECT_EQ(counts.flushedToZero, 1);
 }
 
-// seed-digest §6: 1e-8 * 65536 = 6.5536e-04 is a normal FP16 value; dividing by the scale recovers
+// The chapter, section 6: 1e-8 * 65536 = 6.5536e-04 is a normal FP16 value; dividing by the scale recovers
 // 1e-8 to FP16's relative precision (2^-11).
 TEST(PrecisionModes, TinyGradientSurvivesInFp16AmpScaled) {
   const float g = weightGradientOfTinyUpstreamGradient(PrecisionMode::FP16AmpScaled, 65536.0);
   EXPECT_NEAR(g, 1e-8f, 1e-8f * 1.0f / 2048.0f);
 }
 
-// seed-digest §5: in BF16 1e-8 becomes 1.0012e-08 (natively, via CPU autocast's backward).
+// The chapter, section 5: in BF16 1e-8 becomes 1.0012e-08 (natively, via CPU autocast's backward).
 TEST(PrecisionModes, TinyGradientSurvivesInBf16Amp) {
   const float g = weightGradientOfTinyUpstreamGradient(PrecisionMode::BF16Amp, 1.0);
   EXPECT_FLOAT_EQ(g, static_cast<float>(c10::BFloat16(1e-8f)));
@@ -74,7 +74,7 @@ float halfUlp(float v) {
   return std::ldexp(1.0f, e - 1 - 10 - 1);
 }
 
-// seed-digest §3: model.half() keeps parameters in FP16 through the optimizer update, so an update
+// The chapter, section 3: model.half() keeps parameters in FP16 through the optimizer update, so an update
 // smaller than half an FP16 ulp of the weight is rounded away; FP32 keeps it.
 TEST(PrecisionModes, Fp16PureLosesUpdatesBelowHalfAnUlp) {
   RunConfig config = presetFor(ModelKind::TinyMLP);

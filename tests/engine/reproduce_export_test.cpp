@@ -19,7 +19,12 @@
 #include <vector>
 
 #include "ampscope/engine/comparison.h"
+#include "ampscope/engine/config_schema.h"
+#include "reproduce/script_templates.h"
 
+#ifndef AMPSCOPE_SOURCE_DIR
+#error "AMPSCOPE_SOURCE_DIR: the repository root, for resources/reproduce/"
+#endif
 #ifndef AMPSCOPE_TORCH_PYTHON
 #define AMPSCOPE_TORCH_PYTHON "/usr/bin/python3"
 #endif
@@ -57,19 +62,6 @@ int runCommand(const std::string& command, std::string* output) {
 bool pythonHas(const std::string& modules) {
   std::string output;
   return runCommand("'" + kPython + "' -c 'import " + modules + "'", &output) == 0;
-}
-
-// The bytes numpy's documented format 1.0 prescribes: magic \x93NUMPY, version 1.0, uint16 LE header
-// length, the dict literal with keys in this order, space padding, '\n', total a multiple of 64.
-std::string expectedHeader(const std::string& dict) {
-  const size_t total = ((10 + dict.size() + 1 + 63) / 64) * 64;
-  std::string header("\x93NUMPY\x01\x00", 8);
-  const size_t length = total - 10;
-  header += static_cast<char>(length & 0xff);
-  header += static_cast<char>(length >> 8);
-  header += dict;
-  header.append(total - 10 - dict.size() - 1, ' ');
-  return header + "\n";
 }
 
 // Exports `config` with the engine's own records, runs run.py, and returns the largest absolute loss
@@ -123,113 +115,22 @@ std::map<std::string, double> largestDifferencePerMode(const RunConfig& config, 
   return largest;
 }
 
-TEST(NpyHeader, Float32MatrixIsNumpysFormat10Bytes) {
-  const std::string header = npyHeader("<f4", {3, 4});
-  // numpy 1.24's np.save of a (3, 4) float32 array writes exactly this 128-byte preamble.
-  const std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }";
-  ASSERT_EQ(header.size(), 128u);
-  EXPECT_EQ(header, expectedHeader(dict));
-  EXPECT_EQ(static_cast<unsigned char>(header[0]), 0x93u);
-  EXPECT_EQ(header.substr(1, 5), "NUMPY");
-  EXPECT_EQ(header[6], 1);  // major
-  EXPECT_EQ(header[7], 0);  // minor
-  EXPECT_EQ(static_cast<unsigned char>(header[8]) | (static_cast<unsigned char>(header[9]) << 8), 118);
-  EXPECT_EQ(header.back(), '\n');
-}
-
-TEST(NpyHeader, ShapeTuplesFollowPythonRepr) {
-  // A 1-tuple needs its trailing comma, a 0-d array has the empty tuple.
-  EXPECT_EQ(npyHeader("<i8", {5}),
-            expectedHeader("{'descr': '<i8', 'fortran_order': False, 'shape': (5,), }"));
-  EXPECT_EQ(npyHeader("<f4", {}), expectedHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (), }"));
-  EXPECT_EQ(npyHeader("<f4", {200, 32, 128}),
-            expectedHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (200, 32, 128), }"));
-}
-
-TEST(NpyHeader, DataStartsAtAMultipleOf64ForEveryRank) {
-  std::vector<int64_t> shape;
-  for (int rank = 0; rank < 12; ++rank) {
-    const std::string header = npyHeader("<f4", shape);
-    EXPECT_EQ(header.size() % 64, 0u) << "rank " << rank;
-    shape.push_back(1000000007LL * (rank + 1));
-  }
-}
-
-TEST(NpyWriter, RejectsAValueCountThatDoesNotMatchTheShape) {
-  const fs::path dir = freshDir("mismatch");
-  std::string error;
-  EXPECT_FALSE(writeNpyFloat32((dir / "a.npy").string(), {2, 3}, std::vector<float>(5), &error));
-  EXPECT_NE(error.find("needs 6 values, got 5"), std::string::npos) << error;
-}
-
-TEST(NpyWriter, ReportsAnUnwritablePath) {
-  std::string error;
-  EXPECT_FALSE(writeNpyInt64("/nonexistent-dir/x/a.npy", {1}, {7}, &error));
-  EXPECT_NE(error.find("/nonexistent-dir/x/a.npy"), std::string::npos) << error;
-}
-
-TEST(NpyWriter, WritesHeaderThenLittleEndianData) {
-  const fs::path dir = freshDir("bytes");
-  std::string error;
-  ASSERT_TRUE(writeNpyFloat32((dir / "a.npy").string(), {2}, {1.0f, -2.0f}, &error)) << error;
-  const std::string bytes = readFile(dir / "a.npy");
-  ASSERT_EQ(bytes.size(), 128u + 8u);
-  // 1.0f = 0x3f800000 and -2.0f = 0xc0000000 (IEEE-754 binary32), stored little-endian.
-  EXPECT_EQ(bytes.substr(128), std::string("\x00\x00\x80\x3f\x00\x00\x00\xc0", 8));
-}
-
-TEST(NpyRoundTrip, NumpyLoadsExactlyWhatWasWritten) {
-  if (!pythonHas("numpy")) GTEST_SKIP() << kPython << " has no numpy (apt install python3-numpy)";
-  const fs::path dir = freshDir("roundtrip");
-  const float inf = std::numeric_limits<float>::infinity();
-  // Special values: -0, the smallest subnormal 2^-149, the largest float, infinities, NaN.
-  const std::vector<float> floats = {0.0f,
-                                     -0.0f,
-                                     1.0f,
-                                     1e-8f,
-                                     std::ldexp(1.0f, -149),
-                                     std::numeric_limits<float>::max(),
-                                     inf,
-                                     -inf,
-                                     std::numeric_limits<float>::quiet_NaN(),
-                                     3.14159265f,
-                                     -65504.0f,
-                                     0.1f};
-  const std::vector<int64_t> ints = {
-      0, -1, 9, std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min(), 42};
-  std::string error;
-  ASSERT_TRUE(writeNpyFloat32((dir / "f.npy").string(), {3, 4}, floats, &error)) << error;
-  ASSERT_TRUE(writeNpyInt64((dir / "i.npy").string(), {2, 1, 3}, ints, &error)) << error;
-  ASSERT_TRUE(writeNpyFloat32((dir / "s.npy").string(), {}, {2.5f}, &error)) << error;
-
-  // numpy prints each float's bit pattern so the comparison is exact, NaN and -0 included.
-  const std::string script =
-      "import numpy as np, sys\n"
-      "d = sys.argv[1]\n"
-      "f = np.load(d + '/f.npy'); i = np.load(d + '/i.npy'); s = np.load(d + '/s.npy')\n"
-      "print(f.dtype, f.shape, i.dtype, i.shape, s.dtype, s.shape)\n"
-      "print(' '.join('%08x' % v for v in f.view(np.uint32).ravel()))\n"
-      "print(' '.join(str(v) for v in i.ravel()))\n"
-      "print(float(s))\n";
-  std::ofstream(dir / "check.py") << script;
-  std::string output;
-  ASSERT_EQ(
-      runCommand("'" + kPython + "' '" + (dir / "check.py").string() + "' '" + dir.string() + "'", &output),
-      0)
-      << output;
-  std::ostringstream expected;
-  expected << "float32 (3, 4) int64 (2, 1, 3) float32 ()\n";
-  for (size_t k = 0; k < floats.size(); ++k) {
-    uint32_t bits;
-    std::memcpy(&bits, &floats[k], 4);
-    char hex[16];
-    std::snprintf(hex, sizeof(hex), "%08x", bits);
-    expected << (k ? " " : "") << hex;
-  }
-  expected << "\n";
-  for (size_t k = 0; k < ints.size(); ++k) expected << (k ? " " : "") << ints[k];
-  expected << "\n2.5\n";
-  EXPECT_EQ(output, expected.str());
+TEST(ReproduceExport, TheConfigDictIsTheSchemasPythonConfigDict) {
+  RunConfig config = presetFor(ModelKind::DeepMLP);
+  config.scalerForPureFp16 = true;
+  config.scaler.enabled = false;
+  config.clipOrder = ClipOrder::BeforeUnscale;
+  config.clipMaxNorm = 0.25;
+  config.lr = 2;  // written 2.0
+  config.seed = 42;
+  config.threadsPerMode = 3;
+  const std::string script = reproduceScript(config, 7, {{"net.0.weight", {10, 128}}}, {"inputs"});
+  RunConfig exported = config;
+  exported.steps = 7;  // the exported step count, not the config's
+  const std::string dict = pythonConfigDict(exported);
+  EXPECT_NE(script.find(dict), std::string::npos) << dict;
+  EXPECT_NE(dict.find("    'lr': 2.0,\n"), std::string::npos);
+  EXPECT_NE(dict.find("'enabled': False},\n"), std::string::npos);
 }
 
 TEST(ReproduceExport, RefusesZeroStepsAndAnInvalidConfig) {
@@ -269,8 +170,90 @@ TEST(ReproduceExport, WritesWeightsBatchesScriptAndReadme) {
   const std::string script = readFile(dir / "run.py");
   EXPECT_NE(script.find("return TinyMLP(128, 512, 10)"), std::string::npos);
   EXPECT_NE(script.find("torch.autocast"), std::string::npos);
-  EXPECT_EQ(script.find("{{"), std::string::npos) << "a template placeholder was left in run.py";
+  EXPECT_EQ(script.find("AMPSCOPE_"), std::string::npos) << "a template placeholder was left in run.py";
   EXPECT_FALSE(fs::exists(dir / "ampscope_loss.csv"));
+}
+
+// A folder that holds someone's files is not AmpScope's to write into: refused, naming the folder,
+// and nothing in it changes (no marker, no weights/).
+TEST(ReproduceExport, RefusesANonEmptyFolderAnEarlierExportDidNotWrite) {
+  const fs::path dir = freshDir("foreign");
+  std::ofstream(dir / "notes.txt") << "mine";
+  const auto result = exportReproduction(presetFor(ModelKind::TinyMLP), 2, dir.string());
+  EXPECT_FALSE(result.ok);
+  EXPECT_NE(result.error.find(dir.string() + ": the folder is not empty"), std::string::npos) << result.error;
+  EXPECT_EQ(readFile(dir / "notes.txt"), "mine");
+  EXPECT_FALSE(fs::exists(dir / ".ampscope-reproduce"));
+  EXPECT_FALSE(fs::exists(dir / "weights"));
+  EXPECT_FALSE(fs::exists(dir / "run.py"));
+}
+
+// The marker makes the folder an export's own: exporting again replaces its files, and leaves alone
+// what run.py or the student added (pytorch_loss.csv, notes) byte for byte.
+TEST(ReproduceExport, ExportsAgainIntoItsOwnFolderAndKeepsOtherFiles) {
+  const fs::path dir = freshDir("again");
+  RunConfig config = presetFor(ModelKind::TinyMLP);
+  config.modes = {PrecisionMode::FP32};
+  auto result = exportReproduction(config, 2, dir.string());
+  ASSERT_TRUE(result.ok) << result.error;
+  EXPECT_TRUE(fs::exists(dir / ".ampscope-reproduce"));
+  EXPECT_NE(std::find(result.files.begin(), result.files.end(), ".ampscope-reproduce"), result.files.end());
+  std::ofstream(dir / "pytorch_loss.csv") << "step,mode,loss,loss_scale,skipped\n";
+  const std::string firstScript = readFile(dir / "run.py");
+  result = exportReproduction(config, 3, dir.string());
+  ASSERT_TRUE(result.ok) << result.error;
+  EXPECT_EQ(readFile(dir / "pytorch_loss.csv"), "step,mode,loss,loss_scale,skipped\n");
+  EXPECT_NE(readFile(dir / "run.py"), firstScript) << "3 steps now: run.py was not replaced";
+  EXPECT_NE(readFile(dir / "run.py").find("'steps': 3,"), std::string::npos);
+}
+
+TEST(ReproduceExport, RefusesAFileAndTheRootFolder) {
+  const fs::path dir = freshDir("notafolder");
+  std::ofstream(dir / "file") << "x";
+  auto result = exportReproduction(presetFor(ModelKind::TinyMLP), 2, (dir / "file").string());
+  EXPECT_FALSE(result.ok);
+  EXPECT_NE(result.error.find((dir / "file").string() + ": not a folder"), std::string::npos) << result.error;
+  EXPECT_EQ(readFile(dir / "file"), "x");
+  // "/" is refused before anything looks inside it (it is not empty, so that would refuse it too).
+  result = exportReproduction(presetFor(ModelKind::TinyMLP), 2, "/");
+  EXPECT_FALSE(result.ok);
+  EXPECT_NE(result.error.find("refusing to export into the root"), std::string::npos) << result.error;
+  // "/" spelled as the temporary folder and one ".." per component of it.
+  const fs::path parts = dir.relative_path();
+  fs::path up = dir;
+  for (auto it = parts.begin(); it != parts.end(); ++it) up /= "..";
+  result = exportReproduction(presetFor(ModelKind::TinyMLP), 2, up.string());
+  EXPECT_FALSE(result.ok);
+  EXPECT_NE(result.error.find("refusing to export into the root"), std::string::npos) << result.error;
+}
+
+// The templates compiled into the engine are the files in resources/reproduce/, byte for byte (the
+// CMake step that embeds them writes every byte as a hex number).
+TEST(ReproduceTemplates, EmbeddedBytesAreTheResourceFiles) {
+  const fs::path resources = fs::path(AMPSCOPE_SOURCE_DIR) / "resources" / "reproduce";
+  EXPECT_EQ(std::string(reproduce::runPyTemplate()), readFile(resources / "run.py"));
+  EXPECT_EQ(std::string(reproduce::mlpPyTemplate()), readFile(resources / "mlp.py"));
+  EXPECT_EQ(std::string(reproduce::transformerPyTemplate()), readFile(resources / "transformer.py"));
+}
+
+// Every model's generated run.py is valid Python (py_compile parses and byte-compiles it), with every
+// placeholder filled. The bytecode goes to a temporary folder, not next to the script.
+TEST(ReproduceExport, GeneratedScriptByteCompilesForEveryModel) {
+  std::string output;
+  if (runCommand("'" + kPython + "' -c 'import py_compile'", &output) != 0) {
+    GTEST_SKIP() << kPython << " cannot run py_compile: " << output;
+  }
+  for (const ModelKind model : {ModelKind::TinyMLP, ModelKind::DeepMLP, ModelKind::TinyTransformer}) {
+    const fs::path dir = freshDir("compile_" + modelName(model));
+    const auto result = exportReproduction(presetFor(model), 1, dir.string());
+    ASSERT_TRUE(result.ok) << result.error;
+    EXPECT_EQ(readFile(dir / "run.py").find("AMPSCOPE_"), std::string::npos) << modelName(model);
+    EXPECT_EQ(runCommand("PYTHONPYCACHEPREFIX='" + (dir / "pycache").string() + "' '" + kPython +
+                             "' -m py_compile '" + (dir / "run.py").string() + "'",
+                         &output),
+              0)
+        << modelName(model) << ": " << output;
+  }
 }
 
 // The headline: the same weights, batches and op order in float32 on the same CPU LibTorch (python3-torch

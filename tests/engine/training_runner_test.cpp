@@ -1,4 +1,4 @@
-// TrainingRunner: run control of a Comparison on its own thread (architecture.md, "Run control").
+// TrainingRunner: run control of a Comparison on its own thread (docs/architecture.md, "Run control").
 #include <gtest/gtest.h>
 
 #include <chrono>

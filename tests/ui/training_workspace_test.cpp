@@ -4,6 +4,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QCheckBox>
 #include <QElapsedTimer>
 #include <QLineEdit>
 #include <QMainWindow>
@@ -14,6 +15,8 @@
 #include <memory>
 #include <qcustomplot.h>
 
+#include "ampscope/engine/config_schema.h"
+#include "ui/training/config_schema_strings.h"
 #include "ui/training/histogram_plot.h"
 #include "ui/training/loss_plot.h"
 #include "ui/training/run_controller.h"
@@ -180,7 +183,7 @@ TEST(RunPanel, ModelChoiceLoadsItsPreset) {
 TEST(RunPanel, OptimizerHyperParametersAreEditableAndValidated) {
   RunPanel panel;
   panel.setConfig(presetFor(ModelKind::TinyMLP));
-  // validate() (engine/src/run_config.cpp): eps > 0, momentum in [0, 1), weight decay >= 0.
+  // The schema's bounds (engine/src/data/config_schema.cpp): eps > 0, momentum in [0, 1), weight decay >= 0.
   panel.field(QStringLiteral("adam-eps"))->setText(QStringLiteral("1e-4"));
   panel.field(QStringLiteral("momentum"))->setText(QStringLiteral("0.5"));
   panel.field(QStringLiteral("weight-decay"))->setText(QStringLiteral("0"));
@@ -195,6 +198,72 @@ TEST(RunPanel, OptimizerHyperParametersAreEditableAndValidated) {
   panel.field(QStringLiteral("momentum"))->setText(QStringLiteral("1"));
   EXPECT_FALSE(panel.isValid());
   EXPECT_EQ(panel.errorFields(), QStringList{QStringLiteral("momentum")});
+}
+
+// A config unlike every preset in every field (the threads, the scaler switches and the reals' last
+// bits included): the form gives back exactly what it was given.
+TEST(RunPanel, SetConfigThenConfigIsBitForBitForEveryField) {
+  RunConfig c = presetFor(ModelKind::TinyTransformer);
+  c.modes = {PrecisionMode::BF16Pure, PrecisionMode::FP32, PrecisionMode::FP16Pure};
+  c.optimizer = OptimizerKind::SGD;
+  c.lr = 0.1 + 0.2;  // 0.30000000000000004: ten significant digits would lose it
+  c.momentum = 0.85;
+  c.weightDecay = 1.0 / 3.0;
+  c.adamEps = 1e-4;
+  c.batchSize = 7;
+  c.seed = 9007199254740991ull;  // the schema's largest seed, 2^53 - 1
+  c.steps = 123;
+  c.lossWeight = 3e-5;
+  c.scaler = {1024.0, 3.0, 0.25, 17, false};
+  c.scalerForPureFp16 = true;
+  c.clipOrder = ClipOrder::BeforeUnscale;
+  c.clipMaxNorm = 0.7;
+  c.instrumentEvery = 3;
+  c.threadsPerMode = 256;
+  ASSERT_TRUE(validate(c).empty());
+  RunPanel panel;
+  panel.setConfig(c);
+  EXPECT_TRUE(panel.isValid()) << panel.errorFields().join(QLatin1Char(',')).toStdString();
+  const RunConfig back = panel.config();
+  for (const ConfigField& field : configFields()) {
+    EXPECT_EQ(fieldText(back, field), fieldText(c, field)) << field.key;
+    // Every field has its widget (numbers by their full key, switches as check boxes).
+    const QString key = QString::fromLatin1(field.key.data(), static_cast<qsizetype>(field.key.size()));
+    if (field.type == FieldType::Real || field.type == FieldType::Integer) {
+      ASSERT_NE(panel.field(key), nullptr) << field.key;
+    } else if (field.type == FieldType::Switch) {
+      ASSERT_NE(panel.switchField(key), nullptr) << field.key;
+    }
+  }
+  EXPECT_EQ(back.lr, 0.1 + 0.2);
+  EXPECT_EQ(back.seed, 9007199254740991ull);
+  EXPECT_EQ(back.modes, c.modes);  // the configured order
+  // The new widgets edit the config.
+  panel.switchField(QStringLiteral("scaler.enabled"))->setChecked(true);
+  panel.field(QStringLiteral("threads"))->setText(QStringLiteral("300"));
+  EXPECT_TRUE(panel.config().scaler.enabled);
+  EXPECT_FALSE(panel.isValid());
+  EXPECT_EQ(panel.errorFields(), QStringList{QStringLiteral("threads")});
+  EXPECT_EQ(panel.fieldError(QStringLiteral("threads")), QStringLiteral("must be <= 256 (got 300)"));
+}
+
+TEST(RunPanel, NestedFieldsUseTheirFullKeyAndTheTablesHelp) {
+  RunPanel panel;
+  panel.field(QStringLiteral("scaler.growth-interval"))->setText(QStringLiteral("0"));
+  EXPECT_EQ(panel.errorFields(), QStringList{QStringLiteral("scaler.growth-interval")});
+  EXPECT_EQ(panel.fieldError(QStringLiteral("scaler.growth-interval")), QStringLiteral("must be >= 1 (got 0)"));
+  // The tooltip is the schema's help line and bounds (untranslated here: no translator installed).
+  EXPECT_TRUE(panel.field(QStringLiteral("clip.max-norm"))->toolTip().contains(
+      QStringLiteral("clip_grad_norm_'s max_norm (0, 1e+30]")))
+      << panel.field(QStringLiteral("clip.max-norm"))->toolTip().toStdString();
+}
+
+TEST(RunPanel, TheTranslatableHelpLinesAreTheTables) {
+  // ui/training/config_schema_strings.cpp repeats the help lines for lupdate; they must not drift.
+  ASSERT_EQ(configSchemaHelpSources().size(), configFields().size());
+  for (size_t i = 0; i < configFields().size(); ++i) {
+    EXPECT_EQ(std::string(configSchemaHelpSources()[i]), std::string(configFields()[i].help)) << configFields()[i].key;
+  }
 }
 
 TEST(RunPanel, NoModeCheckedIsAnError) {

@@ -14,7 +14,7 @@ class UnderflowTableWidget : public QWidget {
  public:
   explicit UnderflowTableWidget(QWidget* parent = nullptr);
 
-  // The chapter's inputs (seed-digest section 5).
+  // The FP32 tensor the chapter casts in its gradient-underflow section (section 5).
   static const QVector<double>& inputs();
 
   QTableWidget* table() const { return m_table; }

@@ -7,6 +7,10 @@
 #include <QJsonValue>
 #include <cmath>
 #include <limits>
+#include <string_view>
+
+#include "ampscope/engine/config_schema.h"
+#include "ampscope/engine/json.h"
 
 namespace ampscope::ui {
 
@@ -58,11 +62,6 @@ int64_t requireInteger(const QJsonValue& value, const QString& field, int64_t mi
   return static_cast<int64_t>(number);
 }
 
-bool requireBool(const QJsonValue& value, const QString& field) {
-  if (!value.isBool()) throw FieldError{field, QStringLiteral("expected true or false")};
-  return value.toBool();
-}
-
 // {"en": "...", "zh_CN": "..."}; with `paragraphs` each language may also be an array of paragraphs.
 LocalizedText requireLocalized(const QJsonValue& value, const QString& field, bool paragraphs) {
   const QJsonObject object = requireObject(value, field);
@@ -100,140 +99,40 @@ QStringList requireStringList(const QJsonValue& value, const QString& field) {
   return out;
 }
 
-template <typename Enum, typename Parse>
-Enum requireEnum(const QJsonValue& value, const QString& field, Parse parse, const QStringList& names) {
-  const QString name = requireString(value, field);
-  const std::optional<Enum> parsed = parse(name.toStdString());
-  if (!parsed) {
-    throw FieldError{field, QStringLiteral("unknown value '%1' (expected one of: %2)")
-                                .arg(name, names.join(QStringLiteral(", ")))};
-  }
-  return *parsed;
-}
-
-QStringList modeNames() {
-  QStringList names;
-  for (PrecisionMode mode : allPrecisionModes()) names << QString::fromStdString(modeName(mode));
-  return names;
-}
-
-// Applies the keys of `object` (everything but "model") on top of `config`: used for the lesson's own
-// config (over the model's preset) and for a variant's overrides (over the lesson's config).
+// A config object (the lesson's own, or a variant's overrides) read by the schema's reader on top of
+// `config`. The object is handed over as its compact JSON text: the engine's reader knows no Qt.
 void applyConfigKeys(const QJsonObject& object, const QString& path, RunConfig& config) {
-  rejectUnknownKeys(
-      object, path,
-      {QStringLiteral("model"), QStringLiteral("modes"), QStringLiteral("optimizer"), QStringLiteral("lr"),
-       QStringLiteral("momentum"), QStringLiteral("weight-decay"), QStringLiteral("adam-eps"),
-       QStringLiteral("batch"), QStringLiteral("seed"), QStringLiteral("steps"),
-       QStringLiteral("loss-weight"), QStringLiteral("instrument-every"), QStringLiteral("threads"),
-       QStringLiteral("scaler"), QStringLiteral("scaler-for-pure-fp16"), QStringLiteral("clip")});
-  auto has = [&](const char* key) { return object.contains(QLatin1String(key)); };
-  auto at = [&](const char* key) { return object.value(QLatin1String(key)); };
-  auto field = [&](const char* key) { return join(path, QLatin1String(key)); };
-
-  if (has("modes")) {
-    const QStringList names = requireStringList(at("modes"), field("modes"));
-    if (names.isEmpty())
-      throw FieldError{field("modes"), QStringLiteral("expected at least one precision mode")};
-    config.modes.clear();
-    for (qsizetype i = 0; i < names.size(); ++i) {
-      config.modes.push_back(requireEnum<PrecisionMode>(
-          QJsonValue(names[i]), QStringLiteral("%1[%2]").arg(field("modes")).arg(i), parseMode, modeNames()));
-    }
-  }
-  if (has("optimizer")) {
-    config.optimizer = requireEnum<OptimizerKind>(at("optimizer"), field("optimizer"), parseOptimizer,
-                                                  {QStringLiteral("sgd"), QStringLiteral("adamw")});
-  }
-  if (has("lr")) config.lr = requireNumber(at("lr"), field("lr"));
-  if (has("momentum")) config.momentum = requireNumber(at("momentum"), field("momentum"));
-  if (has("weight-decay")) config.weightDecay = requireNumber(at("weight-decay"), field("weight-decay"));
-  if (has("adam-eps")) config.adamEps = requireNumber(at("adam-eps"), field("adam-eps"));
-  if (has("batch")) config.batchSize = requireInteger(at("batch"), field("batch"), 1);
-  if (has("seed")) config.seed = static_cast<uint64_t>(requireInteger(at("seed"), field("seed"), 0));
-  if (has("steps")) config.steps = requireInteger(at("steps"), field("steps"), 1);
-  if (has("loss-weight")) config.lossWeight = requireNumber(at("loss-weight"), field("loss-weight"));
-  if (has("instrument-every")) {
-    config.instrumentEvery = requireInteger(at("instrument-every"), field("instrument-every"), 1);
-  }
-  if (has("threads"))
-    config.threadsPerMode = static_cast<int>(requireInteger(at("threads"), field("threads"), 1));
-  if (has("scaler-for-pure-fp16")) {
-    config.scalerForPureFp16 = requireBool(at("scaler-for-pure-fp16"), field("scaler-for-pure-fp16"));
-  }
-  if (has("scaler")) {
-    const QString scalerPath = field("scaler");
-    const QJsonObject scaler = requireObject(at("scaler"), scalerPath);
-    rejectUnknownKeys(
-        scaler, scalerPath,
-        {QStringLiteral("init-scale"), QStringLiteral("growth-factor"), QStringLiteral("backoff-factor"),
-         QStringLiteral("growth-interval"), QStringLiteral("enabled")});
-    auto sfield = [&](const char* key) { return join(scalerPath, QLatin1String(key)); };
-    auto sat = [&](const char* key) { return scaler.value(QLatin1String(key)); };
-    if (scaler.contains(QLatin1String("init-scale")))
-      config.scaler.initScale = requireNumber(sat("init-scale"), sfield("init-scale"));
-    if (scaler.contains(QLatin1String("growth-factor")))
-      config.scaler.growthFactor = requireNumber(sat("growth-factor"), sfield("growth-factor"));
-    if (scaler.contains(QLatin1String("backoff-factor")))
-      config.scaler.backoffFactor = requireNumber(sat("backoff-factor"), sfield("backoff-factor"));
-    if (scaler.contains(QLatin1String("growth-interval")))
-      config.scaler.growthInterval = requireInteger(sat("growth-interval"), sfield("growth-interval"), 1);
-    if (scaler.contains(QLatin1String("enabled")))
-      config.scaler.enabled = requireBool(sat("enabled"), sfield("enabled"));
-  }
-  if (has("clip")) {
-    const QString clipPath = field("clip");
-    const QJsonObject clip = requireObject(at("clip"), clipPath);
-    rejectUnknownKeys(clip, clipPath, {QStringLiteral("order"), QStringLiteral("max-norm")});
-    if (clip.contains(QLatin1String("order"))) {
-      config.clipOrder = requireEnum<ClipOrder>(
-          clip.value(QLatin1String("order")), join(clipPath, QStringLiteral("order")), parseClipOrder,
-          {QStringLiteral("off"), QStringLiteral("after-unscale"), QStringLiteral("before-unscale")});
-    }
-    if (clip.contains(QLatin1String("max-norm"))) {
-      config.clipMaxNorm =
-          requireNumber(clip.value(QLatin1String("max-norm")), join(clipPath, QStringLiteral("max-norm")));
-    }
+  const QByteArray text = QJsonDocument(object).toJson(QJsonDocument::Compact);
+  JsonParseError parseError;
+  const auto json = parseJson(std::string_view(text.constData(), static_cast<size_t>(text.size())), &parseError);
+  if (!json) throw FieldError{path, QString::fromStdString(parseError.message)};
+  const std::vector<ConfigError> errors = readConfigJson(*json, config, /*requireAll=*/false, path.toStdString() + ".");
+  if (!errors.empty()) {
+    throw FieldError{QString::fromStdString(errors.front().field), QString::fromStdString(errors.front().message)};
   }
 }
 
-// Maps validate()'s CLI-spelled field names onto the lesson file's keys (they are the same names, but
-// nested ones live under "scaler." or "clip." in the file).
-QString lessonFieldFor(const std::string& engineField) {
-  const QString f = QString::fromStdString(engineField);
-  static const QStringList scalerKeys = {QStringLiteral("init-scale"), QStringLiteral("growth-factor"),
-                                         QStringLiteral("backoff-factor"), QStringLiteral("growth-interval")};
-  if (scalerKeys.contains(f)) return QStringLiteral("scaler.") + f;
-  if (f == QLatin1String("clip-max-norm") || f == QLatin1String("max-norm"))
-    return QStringLiteral("clip.max-norm");
-  if (f == QLatin1String("clip") || f == QLatin1String("clip-order")) return QStringLiteral("clip.order");
-  return f;
-}
-
+// The checks across fields; every field's own bounds were checked as it was read.
 void requireValid(const RunConfig& config, const QString& path) {
   const std::vector<ConfigError> errors = validate(config);
   if (!errors.empty()) {
     QStringList reasons;
     for (const ConfigError& e : errors) reasons << QString::fromStdString(e.message);
-    throw FieldError{join(path, lessonFieldFor(errors.front().field)),
+    throw FieldError{join(path, QString::fromStdString(errors.front().field)),
                      QStringLiteral("invalid configuration: %1").arg(reasons.join(QStringLiteral("; ")))};
   }
 }
 
+// The model's preset first, then the keys given refine it.
 RunConfig parseBaseConfig(const QJsonValue& value, const QString& path) {
   const QJsonObject object = requireObject(value, path);
-  if (!object.contains(QLatin1String("model")))
-    throw FieldError{join(path, QStringLiteral("model")), QStringLiteral("missing")};
-  if (!object.contains(QLatin1String("modes")))
-    throw FieldError{join(path, QStringLiteral("modes")), QStringLiteral("missing")};
-  const ModelKind model = requireEnum<ModelKind>(
-      object.value(QLatin1String("model")), join(path, QStringLiteral("model")), parseModel,
-      {QStringLiteral("tiny-mlp"), QStringLiteral("deep-mlp"), QStringLiteral("tiny-transformer")});
-  RunConfig config = presetFor(model);
-  config.model = model;
-  QJsonObject rest = object;
-  rest.remove(QLatin1String("model"));
-  applyConfigKeys(rest, path, config);
+  for (const char* key : {"model", "modes"}) {
+    if (!object.contains(QLatin1String(key))) throw FieldError{join(path, QLatin1String(key)), QStringLiteral("missing")};
+  }
+  RunConfig chosen;
+  applyConfigKeys(object, path, chosen);
+  RunConfig config = presetFor(chosen.model);
+  applyConfigKeys(object, path, config);
   return config;
 }
 

@@ -22,7 +22,7 @@ class LessonBrowser : public QDialog {
   QString chosenId() const;
   QTreeWidget* tree() const { return tree_; }
 
-  // The chapter's name for a section number (seed-digest §1..§10), translated.
+  // The chapter's name for one of its sections (1..10), translated; others read "Section N".
   static QString sectionName(int section);
 
  protected:

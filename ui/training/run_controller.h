@@ -1,8 +1,8 @@
 // RunController: the GUI thread's handle on a training run. It owns the TelemetrySink, the
 // TrainingRunner (whose std::thread does the training) and the TelemetryStore the views read.
 //
-// Data path (architecture.md, "Data flow"): the training thread appends StepRecords to the sink; when the
-// sink goes from empty to non-empty its notify callback posts ONE queued call here, which starts a
+// Data path (docs/architecture.md, "Data flow"): the training thread appends StepRecords to the sink;
+// when the sink goes from empty to non-empty its notify callback posts ONE queued call here, which starts a
 // ~33 ms single-shot timer unless it is already running; the timer drains everything pending in one swap,
 // appends it to the store and emits dataAppended once. However fast the engine steps, the GUI thread
 // sees at most ~30 wake-ups per second.

@@ -1,6 +1,8 @@
 #include "ui/training/run_panel.h"
 
+#include <QCheckBox>
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QLabel>
@@ -11,9 +13,10 @@
 #include <QScrollBar>
 #include <QVBoxLayout>
 #include <algorithm>
-#include <cmath>
-#include <limits>
 #include <optional>
+#include <string>
+
+#include "ampscope/engine/number_text.h"
 
 #include "ui/training/mode_palette.h"
 
@@ -23,24 +26,23 @@ namespace {
 
 const char* const kInvalidStyle = "QLineEdit { border: 1px solid #c00000; background: #fff0f0; }";
 
-// Numbers are accepted in C notation ("1e-3", "0.5") and in the user's locale ("0,5").
-std::optional<double> parseDouble(const QString& text) {
+// Numbers are accepted in C notation ("1e-3", "0.5") and in the user's locale ("0,5"); the result is
+// handed to the schema as the shortest text of the same double, so the bounds are the table's.
+std::optional<QString> numberTextOf(const QString& text) {
   const QString t = text.trimmed();
   bool ok = false;
   double v = QLocale::c().toDouble(t, &ok);
   if (!ok) v = QLocale().toDouble(t, &ok);
   if (!ok) return std::nullopt;
-  return v;
+  return QString::fromStdString(ampscope::numberText(v));
 }
 
-std::optional<int64_t> parseInt(const QString& text) {
+std::optional<QString> integerTextOf(const QString& text) {
   bool ok = false;
   const qlonglong v = text.trimmed().toLongLong(&ok);
   if (!ok) return std::nullopt;
-  return static_cast<int64_t>(v);
+  return QString::number(v);
 }
-
-QString numberText(double v) { return QString::number(v, 'g', 10); }
 
 }  // namespace
 
@@ -60,70 +62,75 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
 
   auto* modelBox = new QGroupBox(tr("Model and modes"), content);
   auto* modelForm = new QFormLayout(modelBox);
-  model_ = new QComboBox(modelBox);
-  model_->addItem(tr("Tiny MLP (the chapter's 128-512-10)"), static_cast<int>(ModelKind::TinyMLP));
-  model_->addItem(tr("Deep MLP (FP16 underflow preset)"), static_cast<int>(ModelKind::DeepMLP));
-  model_->addItem(tr("Tiny Transformer (character LM)"), static_cast<int>(ModelKind::TinyTransformer));
-  model_->setToolTip(tr("Choosing a model loads its preset: the settings that make its lesson visible."));
-  modelForm->addRow(tr("Model"), model_);
-  modes_ = new QListWidget(modelBox);
-  for (PrecisionMode mode : allPrecisionModes()) {
-    auto* item = new QListWidgetItem(ModePalette::swatch(mode), ModePalette::label(mode), modes_);
-    item->setData(Qt::UserRole, static_cast<int>(mode));
-    item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable);
-    item->setCheckState(Qt::Unchecked);
-    item->setToolTip(ModePalette::name(mode));
-  }
-  modes_->setMaximumHeight(modes_->sizeHintForRow(0) * 6 + 2 * modes_->frameWidth() + 4);
-  modelForm->addRow(tr("Compare"), modes_);
-  addErrorLabel(QStringLiteral("modes"), modelBox, modelForm, modes_, QString());
-  addErrorLabel(QStringLiteral("model"), modelBox, modelForm, model_, QString());
-  layout->addWidget(modelBox);
-
   auto* trainBox = new QGroupBox(tr("Training"), content);
   auto* trainForm = new QFormLayout(trainBox);
-  optimizer_ = new QComboBox(trainBox);
-  optimizer_->addItem(tr("AdamW"), static_cast<int>(OptimizerKind::AdamW));
-  optimizer_->addItem(tr("SGD with momentum"), static_cast<int>(OptimizerKind::SGD));
-  trainForm->addRow(tr("Optimizer"), optimizer_);
-  addNumberRow(trainForm, QStringLiteral("lr"), tr("Learning rate"), tr("Step size of the optimizer (> 0)."));
-  addNumberRow(trainForm, QStringLiteral("momentum"), tr("Momentum"), tr("SGD's momentum, in [0, 1)."));
-  addNumberRow(trainForm, QStringLiteral("weight-decay"), tr("Weight decay"), tr("Decoupled weight decay (≥ 0)."));
-  addNumberRow(trainForm, QStringLiteral("adam-eps"), tr("AdamW eps"),
-               tr("AdamW's eps (> 0). In fp16-pure it is stored in FP16 too: 1e-8 rounds to 0 there and the update "
-                  "divides by zero, as with model.half(); 1e-4 trains."));
-  addNumberRow(trainForm, QStringLiteral("batch"), tr("Batch size"), tr("Examples per step (1 … 65536)."));
-  addNumberRow(trainForm, QStringLiteral("seed"), tr("Seed"),
-               tr("Initial weights and batches: the same seed gives the same run."));
-  addNumberRow(trainForm, QStringLiteral("steps"), tr("Steps"), tr("The run stops by itself after this many."));
-  addNumberRow(trainForm, QStringLiteral("loss-weight"), tr("Loss weight"),
-               tr("The loss is multiplied by this before backward, as auxiliary losses are. Small weights push "
-                  "FP16 gradients below 2⁻²⁴, where they flush to zero."));
-  addNumberRow(trainForm, QStringLiteral("instrument-every"), tr("Instrument every"),
-               tr("Histograms and rounding counts every N steps (1 = every step; larger keeps runs fast)."));
-  layout->addWidget(trainBox);
-
   auto* scalerBox = new QGroupBox(tr("GradScaler"), content);
   auto* scalerForm = new QFormLayout(scalerBox);
-  addNumberRow(scalerForm, QStringLiteral("init-scale"), tr("Initial scale"), tr("PyTorch's default: 65536 = 2¹⁶."));
-  addNumberRow(scalerForm, QStringLiteral("growth-factor"), tr("Growth factor"),
-               tr("Scale multiplier after a run of clean steps (> 1; default 2)."));
-  addNumberRow(scalerForm, QStringLiteral("backoff-factor"), tr("Backoff factor"),
-               tr("Scale multiplier when gradients contain inf/NaN (in (0, 1); default 0.5)."));
-  addNumberRow(scalerForm, QStringLiteral("growth-interval"), tr("Growth interval"),
-               tr("Clean steps before the scale grows (default 2000)."));
-  layout->addWidget(scalerBox);
-
   auto* clipBox = new QGroupBox(tr("Gradient clipping"), content);
   auto* clipForm = new QFormLayout(clipBox);
-  clip_ = new QComboBox(clipBox);
-  clip_->addItem(tr("Off"), static_cast<int>(ClipOrder::Off));
-  clip_->addItem(tr("After unscale_ (correct)"), static_cast<int>(ClipOrder::AfterUnscale));
-  clip_->addItem(tr("Before unscale_ (wrong)"), static_cast<int>(ClipOrder::BeforeUnscale));
-  clip_->setItemData(2, tr("Clips the scaled gradients: max_norm then means nothing (the lesson's mistake)."),
-                     Qt::ToolTipRole);
-  clipForm->addRow(tr("Clip by norm"), clip_);
-  addNumberRow(clipForm, QStringLiteral("clip"), tr("Max norm"), tr("clip_grad_norm_'s max_norm (> 0)."));
+  const QHash<QString, QFormLayout*> forms = {{QStringLiteral("model"), modelForm},
+                                              {QStringLiteral("training"), trainForm},
+                                              {QStringLiteral("run"), trainForm},
+                                              {QStringLiteral("scaler"), scalerForm},
+                                              {QStringLiteral("clip"), clipForm}};
+
+  // One row per field of the schema, in the table's order, in its group's box. The choices have their
+  // own widgets (their items are translated labels); numbers are line edits, switches check boxes.
+  for (const ConfigField& field : configFields()) {
+    const QString key = QString::fromLatin1(field.key.data(), static_cast<qsizetype>(field.key.size()));
+    QFormLayout* form = forms.value(QString::fromLatin1(field.group.data(), static_cast<qsizetype>(field.group.size())),
+                                    trainForm);
+    QWidget* box = form->parentWidget();
+    const QString help = QCoreApplication::translate("ConfigSchema", std::string(field.help).c_str());
+    if (key == QLatin1String("model")) {
+      model_ = new QComboBox(box);
+      model_->addItem(tr("Tiny MLP (the chapter's 128-512-10)"), static_cast<int>(ModelKind::TinyMLP));
+      model_->addItem(tr("Deep MLP (FP16 underflow preset)"), static_cast<int>(ModelKind::DeepMLP));
+      model_->addItem(tr("Tiny Transformer (character LM)"), static_cast<int>(ModelKind::TinyTransformer));
+      model_->setToolTip(help);
+      form->addRow(fieldLabel(key), model_);
+      addErrorLabel(key, box, form, model_, QString());
+    } else if (key == QLatin1String("modes")) {
+      modes_ = new QListWidget(box);
+      for (PrecisionMode mode : allPrecisionModes()) {
+        auto* item = new QListWidgetItem(ModePalette::swatch(mode), ModePalette::label(mode), modes_);
+        item->setData(Qt::UserRole, static_cast<int>(mode));
+        item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable);
+        item->setCheckState(Qt::Unchecked);
+        item->setToolTip(ModePalette::name(mode));
+      }
+      modes_->setMaximumHeight(modes_->sizeHintForRow(0) * 6 + 2 * modes_->frameWidth() + 4);
+      form->addRow(fieldLabel(key), modes_);
+      addErrorLabel(key, box, form, modes_, QString());
+    } else if (key == QLatin1String("optimizer")) {
+      optimizer_ = new QComboBox(box);
+      optimizer_->addItem(tr("AdamW"), static_cast<int>(OptimizerKind::AdamW));
+      optimizer_->addItem(tr("SGD with momentum"), static_cast<int>(OptimizerKind::SGD));
+      optimizer_->setToolTip(help);
+      form->addRow(fieldLabel(key), optimizer_);
+    } else if (key == QLatin1String("clip.order")) {
+      clip_ = new QComboBox(box);
+      clip_->addItem(tr("Off"), static_cast<int>(ClipOrder::Off));
+      clip_->addItem(tr("After unscale_ (correct)"), static_cast<int>(ClipOrder::AfterUnscale));
+      clip_->addItem(tr("Before unscale_ (wrong)"), static_cast<int>(ClipOrder::BeforeUnscale));
+      clip_->setItemData(2, tr("Clips the scaled gradients: max_norm then means nothing (the lesson's mistake)."),
+                         Qt::ToolTipRole);
+      clip_->setToolTip(help);
+      form->addRow(fieldLabel(key), clip_);
+    } else if (field.type == FieldType::Switch) {
+      auto* check = new QCheckBox(fieldLabel(key), box);
+      check->setToolTip(help);
+      check->setObjectName(key);
+      form->addRow(QString(), check);
+      switches_.insert(key, check);
+      connect(check, &QCheckBox::toggled, this, &RunPanel::reparse);
+    } else {
+      addNumberRow(form, field);
+    }
+  }
+  layout->addWidget(modelBox);
+  layout->addWidget(trainBox);
+  layout->addWidget(scalerBox);
   layout->addWidget(clipBox);
 
   generalError_ = new QLabel(content);
@@ -151,15 +158,47 @@ void RunPanel::addErrorLabel(const QString& name, QWidget* parent, QFormLayout* 
   errorLabels_.insert(name, error);
 }
 
-void RunPanel::addNumberRow(QFormLayout* form, const QString& name, const QString& label, const QString& tip) {
+void RunPanel::addNumberRow(QFormLayout* form, const ConfigField& field) {
+  const QString key = QString::fromLatin1(field.key.data(), static_cast<qsizetype>(field.key.size()));
+  // The help line and the bounds, both from the table.
+  const QString tip = QCoreApplication::translate("ConfigSchema", std::string(field.help).c_str()) +
+                      QStringLiteral(" ") + QString::fromStdString(fieldBoundsText(field));
   auto* edit = new QLineEdit(form->parentWidget());
   edit->setToolTip(tip);
   edit->setProperty("baseToolTip", tip);
-  edit->setObjectName(name);
-  form->addRow(label, edit);
-  edits_.insert(name, edit);
-  addErrorLabel(name, form->parentWidget(), form, edit, label);
+  edit->setObjectName(key);
+  form->addRow(fieldLabel(key), edit);
+  edits_.insert(key, edit);
+  addErrorLabel(key, form->parentWidget(), form, edit, fieldLabel(key));
   connect(edit, &QLineEdit::textChanged, this, &RunPanel::reparse);
+}
+
+QString RunPanel::fieldLabel(const QString& key) const {
+  static const QHash<QString, const char*> kLabels = {
+      {QStringLiteral("model"), QT_TR_NOOP("Model")},
+      {QStringLiteral("modes"), QT_TR_NOOP("Compare")},
+      {QStringLiteral("optimizer"), QT_TR_NOOP("Optimizer")},
+      {QStringLiteral("lr"), QT_TR_NOOP("Learning rate")},
+      {QStringLiteral("momentum"), QT_TR_NOOP("Momentum")},
+      {QStringLiteral("weight-decay"), QT_TR_NOOP("Weight decay")},
+      {QStringLiteral("adam-eps"), QT_TR_NOOP("AdamW eps")},
+      {QStringLiteral("batch"), QT_TR_NOOP("Batch size")},
+      {QStringLiteral("seed"), QT_TR_NOOP("Seed")},
+      {QStringLiteral("steps"), QT_TR_NOOP("Steps")},
+      {QStringLiteral("loss-weight"), QT_TR_NOOP("Loss weight")},
+      {QStringLiteral("scaler.init-scale"), QT_TR_NOOP("Initial scale")},
+      {QStringLiteral("scaler.growth-factor"), QT_TR_NOOP("Growth factor")},
+      {QStringLiteral("scaler.backoff-factor"), QT_TR_NOOP("Backoff factor")},
+      {QStringLiteral("scaler.growth-interval"), QT_TR_NOOP("Growth interval")},
+      {QStringLiteral("scaler.enabled"), QT_TR_NOOP("GradScaler on")},
+      {QStringLiteral("scaler-for-pure-fp16"), QT_TR_NOOP("Also for fp16-pure")},
+      {QStringLiteral("clip.order"), QT_TR_NOOP("Clip by norm")},
+      {QStringLiteral("clip.max-norm"), QT_TR_NOOP("Max norm")},
+      {QStringLiteral("instrument-every"), QT_TR_NOOP("Instrument every")},
+      {QStringLiteral("threads"), QT_TR_NOOP("Threads")},
+  };
+  const char* label = kLabels.value(key, nullptr);
+  return label ? tr(label) : key;  // a new field shows its key until it gets a label
 }
 
 void RunPanel::setConfig(const RunConfig& config) {
@@ -174,20 +213,12 @@ void RunPanel::setConfig(const RunConfig& config) {
     const bool on = std::find(config.modes.begin(), config.modes.end(), mode) != config.modes.end();
     item->setCheckState(on ? Qt::Checked : Qt::Unchecked);
   }
-  edits_[QStringLiteral("lr")]->setText(numberText(config.lr));
-  edits_[QStringLiteral("momentum")]->setText(numberText(config.momentum));
-  edits_[QStringLiteral("weight-decay")]->setText(numberText(config.weightDecay));
-  edits_[QStringLiteral("adam-eps")]->setText(numberText(config.adamEps));
-  edits_[QStringLiteral("batch")]->setText(QString::number(config.batchSize));
-  edits_[QStringLiteral("seed")]->setText(QString::number(config.seed));
-  edits_[QStringLiteral("steps")]->setText(QString::number(config.steps));
-  edits_[QStringLiteral("loss-weight")]->setText(numberText(config.lossWeight));
-  edits_[QStringLiteral("instrument-every")]->setText(QString::number(config.instrumentEvery));
-  edits_[QStringLiteral("init-scale")]->setText(numberText(config.scaler.initScale));
-  edits_[QStringLiteral("growth-factor")]->setText(numberText(config.scaler.growthFactor));
-  edits_[QStringLiteral("backoff-factor")]->setText(numberText(config.scaler.backoffFactor));
-  edits_[QStringLiteral("growth-interval")]->setText(QString::number(config.scaler.growthInterval));
-  edits_[QStringLiteral("clip")]->setText(numberText(config.clipMaxNorm));
+  for (auto it = edits_.begin(); it != edits_.end(); ++it) {
+    it.value()->setText(QString::fromStdString(fieldText(config, *findConfigField(it.key().toStdString()))));
+  }
+  for (auto it = switches_.begin(); it != switches_.end(); ++it) {
+    it.value()->setChecked(findConfigField(it.key().toStdString())->access.getSwitch(config));
+  }
   loading_ = false;
   reparse();
 }
@@ -232,39 +263,19 @@ void RunPanel::reparse() {
   for (PrecisionMode m : checked)
     if (std::find(c.modes.begin(), c.modes.end(), m) == c.modes.end()) c.modes.push_back(m);
 
-  auto readDouble = [&](const char* name, double& into) {
-    if (auto v = parseDouble(edits_[QLatin1String(name)]->text()))
-      into = *v;
-    else
-      errors.insert(QLatin1String(name), tr("not a number"));
-  };
-  auto readInt = [&](const char* name, int64_t& into) {
-    if (auto v = parseInt(edits_[QLatin1String(name)]->text()))
-      into = *v;
-    else
-      errors.insert(QLatin1String(name), tr("not a whole number"));
-  };
-  readDouble("lr", c.lr);
-  readDouble("momentum", c.momentum);
-  readDouble("weight-decay", c.weightDecay);
-  readDouble("adam-eps", c.adamEps);
-  readInt("batch", c.batchSize);
-  {
-    bool ok = false;
-    const qulonglong seed = edits_[QStringLiteral("seed")]->text().trimmed().toULongLong(&ok);
-    if (ok)
-      c.seed = seed;
-    else
-      errors.insert(QStringLiteral("seed"), tr("not a whole number ≥ 0"));
+  for (auto it = edits_.begin(); it != edits_.end(); ++it) {
+    const ConfigField& field = *findConfigField(it.key().toStdString());
+    const bool integer = field.type == FieldType::Integer;
+    const std::optional<QString> text = integer ? integerTextOf(it.value()->text()) : numberTextOf(it.value()->text());
+    if (!text) {
+      errors.insert(it.key(), integer ? tr("not a whole number") : tr("not a number"));
+    } else if (auto error = setFieldText(c, field, text->toStdString())) {
+      errors.insert(it.key(), QString::fromStdString(error->message));
+    }
   }
-  readInt("steps", c.steps);
-  readDouble("loss-weight", c.lossWeight);
-  readInt("instrument-every", c.instrumentEvery);
-  readDouble("init-scale", c.scaler.initScale);
-  readDouble("growth-factor", c.scaler.growthFactor);
-  readDouble("backoff-factor", c.scaler.backoffFactor);
-  readInt("growth-interval", c.scaler.growthInterval);
-  readDouble("clip", c.clipMaxNorm);
+  for (auto it = switches_.begin(); it != switches_.end(); ++it) {
+    findConfigField(it.key().toStdString())->access.setSwitch(c, it.value()->isChecked());
+  }
 
   // The engine's rules, for the fields that parsed.
   for (const ConfigError& e : validate(c)) {

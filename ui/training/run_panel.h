@@ -1,16 +1,20 @@
 // RunPanel: the form a teacher fills before pressing Run: model, the precision modes to compare (each
 // with its palette colour), optimizer and its settings, GradScaler settings, clipping, instrument
-// interval. Every edit is parsed and checked with ampscope::validate; a bad value is outlined in red
-// with the reason right under the field (the engine's message, or "not a number" for text that does not
-// parse), and `validityChanged(false)` keeps Run disabled until the form is valid again.
+// interval and threads. It has one widget per field of the RunConfig schema (config_schema.h), whose
+// help text (translated) is the tooltip and whose bounds check every edit (setFieldText, then
+// validate for the checks across fields); a bad value is outlined in red with the reason right under
+// the field (the engine's message, or "not a number" for text that does not parse), and
+// `validityChanged(false)` keeps Run disabled until the form is valid again.
 #pragma once
 
 #include <QHash>
 #include <QString>
 #include <QWidget>
 
+#include "ampscope/engine/config_schema.h"
 #include "ampscope/engine/run_config.h"
 
+class QCheckBox;
 class QComboBox;
 class QFormLayout;
 class QLabel;
@@ -28,8 +32,10 @@ class RunPanel : public QWidget {
   RunConfig config() const { return config_; }
   bool isValid() const { return valid_; }
   void setConfig(const RunConfig& config);
-  // Field names are validate()'s ("lr", "batch", "growth-factor", ...); "modes" for the mode list.
+  // Field names are the schema's full keys ("lr", "batch", "scaler.growth-factor", "clip.max-norm"...);
+  // "modes" for the mode list.
   QLineEdit* field(const QString& name) const { return edits_.value(name); }
+  QCheckBox* switchField(const QString& name) const { return switches_.value(name); }
   QString fieldError(const QString& name) const;
   QStringList errorFields() const;
   QListWidget* modeList() const { return modes_; }
@@ -40,7 +46,8 @@ class RunPanel : public QWidget {
   void configChanged();
 
  private:
-  void addNumberRow(QFormLayout* form, const QString& name, const QString& label, const QString& tip);
+  void addNumberRow(QFormLayout* form, const ConfigField& field);
+  QString fieldLabel(const QString& key) const;
   void addErrorLabel(const QString& name, QWidget* anchorParent, QFormLayout* form, QWidget* fieldWidget,
                      const QString& label);
   void onModelChanged();
@@ -52,6 +59,7 @@ class RunPanel : public QWidget {
   QComboBox* optimizer_;
   QComboBox* clip_;
   QHash<QString, QLineEdit*> edits_;
+  QHash<QString, QCheckBox*> switches_;
   QHash<QString, QLabel*> errorLabels_;
   QLabel* generalError_;
   RunConfig config_;

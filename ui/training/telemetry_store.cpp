@@ -125,9 +125,7 @@ void TelemetryStore::setConfig(const RunConfig& config) {
 
 bool TelemetryStore::usesScaler(PrecisionMode mode) const {
   if (config_) {
-    if (!config_->scaler.enabled) return false;
-    if (mode == PrecisionMode::FP16AmpScaled) return true;
-    return mode == PrecisionMode::FP16Pure && config_->scalerForPureFp16;
+    return config_->scaler.enabled && usesGradScaler(*config_, mode);
   }
   const ModeSeries* s = series(mode);
   if (!s) return false;

@@ -1,5 +1,5 @@
-// The panel's tables against the chapter: torch.finfo (seed-digest section 1), the memory of 1e9
-// elements (section 2) and the gradient-underflow table (section 5).
+// The panel's tables against the chapter's: torch.finfo (its section 1), the memory of 1e9 elements
+// (section 2) and the gradient-underflow table (section 5).
 #include <gtest/gtest.h>
 
 #include <QApplication>
@@ -45,7 +45,7 @@ TEST(FinfoTable, MatchesTheChaptersTorchFinfo) {
   FinfoTableWidget widget;
   const QTableWidget* t = widget.table();
   EXPECT_EQ(t->rowCount(), static_cast<int>(allDTypes().size()));
-  // The chapter prints min, max and eps with %.6e (seed-digest section 1).
+  // The chapter prints min, max and eps with %.6e (section 1).
   struct Expected {
     const char* dtype;
     const char* max;
@@ -64,7 +64,8 @@ TEST(FinfoTable, MatchesTheChaptersTorchFinfo) {
     EXPECT_EQ(cell(t, dtype, QStringLiteral("lowest (min)")), QLatin1String(e.lowest)) << e.dtype;
     EXPECT_EQ(cell(t, dtype, QStringLiteral("eps")), QLatin1String(e.eps)) << e.dtype;
   }
-  // torch.finfo(...).tiny and the smallest subnormal (seed-digest section 1, "also worth showing").
+  // torch.finfo(...).tiny and the smallest subnormal: not in the chapter's table; IEEE 754-2019 gives
+  // 2^(1-bias) and 2^(1-bias-mantissa_bits).
   EXPECT_EQ(cell(t, QStringLiteral("FP16"), QStringLiteral("smallest normal")), QStringLiteral("6.103516e-05"));
   EXPECT_EQ(cell(t, QStringLiteral("FP16"), QStringLiteral("smallest subnormal")), QStringLiteral("5.960464e-08"));
   EXPECT_EQ(cell(t, QStringLiteral("BF16"), QStringLiteral("smallest normal")), QStringLiteral("1.175494e-38"));
@@ -97,7 +98,7 @@ TEST(MemoryCalculator, OneBillionElementsByDefaultAsInTheChapter) {
   EXPECT_EQ(widget.countEdit()->text(), QStringLiteral("1e9"));
   ASSERT_TRUE(widget.isCountValid());
   const QTableWidget* t = widget.table();
-  // seed-digest section 2: float64 7.4506, float32 3.7253, float16 1.8626, bfloat16 1.8626 GiB.
+  // The chapter, section 2: float64 7.4506, float32 3.7253, float16 1.8626, bfloat16 1.8626 GiB.
   EXPECT_EQ(cell(t, QStringLiteral("FP64"), QStringLiteral("GiB")), QStringLiteral("7.4506"));
   EXPECT_EQ(cell(t, QStringLiteral("FP32"), QStringLiteral("GiB")), QStringLiteral("3.7253"));
   EXPECT_EQ(cell(t, QStringLiteral("FP16"), QStringLiteral("GiB")), QStringLiteral("1.8626"));
@@ -136,7 +137,7 @@ TEST(UnderflowTable, ReproducesTheChaptersFP16AndBF16Casts) {
   UnderflowTableWidget widget;
   const QTableWidget* t = widget.table();
   ASSERT_EQ(t->rowCount(), 6);
-  // seed-digest section 5: the FP32 tensor [1e-2, 1e-4, 1e-6, 1e-7, 1e-8, 1e-9] cast to each dtype.
+  // The chapter, section 5: the FP32 tensor [1e-2, 1e-4, 1e-6, 1e-7, 1e-8, 1e-9] cast to each dtype.
   const QStringList fp16{"1.0002e-02", "1.0002e-04", "1.0133e-06", "1.1921e-07", "0.0000e+00", "0.0000e+00"};
   const QStringList bf16{"1.0010e-02", "1.0014e-04", "9.9838e-07", "1.0012e-07", "1.0012e-08", "9.9681e-10"};
   const int fp16Column = columnNamed(t, QStringLiteral("FP16"));

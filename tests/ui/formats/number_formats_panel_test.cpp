@@ -1,6 +1,6 @@
 // The number-format panel as a student uses it: type a value, read the rows, click bits and arrows.
 // Expected values come from IEEE-754 (binary16/binary32 layouts, round-to-nearest-even), the OCP FP8
-// spec, and the chapter's tables (shared/docs/seed-digest.md section 5).
+// spec, and the chapter's gradient-underflow table (its section 5).
 #include <gtest/gtest.h>
 
 #include <QComboBox>
@@ -58,7 +58,7 @@ TEST_F(NumberFormatsPanelTest, OneEMinus8FlushesToZeroInFP16AndSurvivesInBF16) {
   type(QStringLiteral("1e-8"));
   ASSERT_TRUE(panel.isInputValid());
 
-  // Chapter (seed-digest section 5): FP16 turns 1e-8 into 0, BF16 into 1.0012e-08.
+  // The chapter, section 5: FP16 turns 1e-8 into 0, BF16 into 1.0012e-08.
   const RoundingResult& fp16 = row(DType::FP16)->result();
   EXPECT_EQ(fp16.stored, 0.0);
   EXPECT_EQ(fp16.bits, 0x0000u);

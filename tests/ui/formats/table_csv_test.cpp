@@ -1,5 +1,5 @@
-// CSV of the number-format panel's tables (issue 6 item 3): RFC 4180 quoting, the values of the
-// chapter (seed-digest sections 1, 2 and 5) in every table's CSV, and atomic writes that leave no file
+// CSV of the number-format panel's tables: RFC 4180 quoting, the values of the chapter's
+// sections 1, 2 and 5 in every table's CSV, and atomic writes that leave no file
 // when the path cannot be written.
 #include <gtest/gtest.h>
 
@@ -87,8 +87,9 @@ TEST(FinfoTableCsv, HasTheChaptersTorchFinfoAtFullPrecision) {
   const QString csv = widget.toCsv();
   EXPECT_TRUE(csv.startsWith(QStringLiteral("dtype,torch_name,exponent_bits,mantissa_bits,max,lowest,"
                                             "smallest_normal,smallest_subnormal,eps,digits\n")));
-  // Seed-digest section 1: float16 max 6.550400e+04, eps 9.765625e-04, tiny 6.103516e-05, smallest
-  // subnormal 5.960464e-08 - here at 17 significant digits. FP16: 1 + 5 + 10 bits, 3 decimal digits.
+  // The chapter, section 1: float16 max 6.550400e+04, eps 9.765625e-04; torch.finfo's tiny
+  // 6.103516e-05 and the smallest subnormal 5.960464e-08 (IEEE 754-2019 binary16) - here at 17
+  // significant digits. FP16: 1 + 5 + 10 bits, 3 decimal digits.
   EXPECT_EQ(fieldsOfLineStartingWith(csv, QStringLiteral("FP16")),
             (QStringList{QStringLiteral("FP16"), QStringLiteral("float16"), QStringLiteral("5"), QStringLiteral("10"),
                          QStringLiteral("6.5504000000000000e+04"), QStringLiteral("-6.5504000000000000e+04"),
@@ -105,7 +106,7 @@ TEST(UnderflowTableCsv, HasTheChaptersFP16AndBF16CastsAsShownAndExact) {
   const QStringList lines = csvLines(csv);
   ASSERT_EQ(lines.size(), 1 + UnderflowTableWidget::inputs().size());
   EXPECT_EQ(lines[0], QStringLiteral("value,float32,float16,bfloat16,float32_exact,float16_exact,bfloat16_exact"));
-  // Seed-digest section 5: FP16 [1.0002e-02, 1.0002e-04, 1.0133e-06, 1.1921e-07, 0, 0] and
+  // The chapter, section 5: FP16 [1.0002e-02, 1.0002e-04, 1.0133e-06, 1.1921e-07, 0, 0] and
   // BF16 [1.0010e-02, 1.0014e-04, 9.9838e-07, 1.0012e-07, 1.0012e-08, 9.9681e-10].
   const QStringList fp16{QStringLiteral("1.0002e-02"), QStringLiteral("1.0002e-04"), QStringLiteral("1.0133e-06"),
                          QStringLiteral("1.1921e-07"), QStringLiteral("0.0000e+00"), QStringLiteral("0.0000e+00")};
@@ -134,7 +135,7 @@ TEST(MemoryTableCsv, HasTheChaptersOneBillionElementsWithoutDigitGrouping) {
   MemoryCalculatorWidget widget;
   const QString csv = widget.toCsv();
   EXPECT_TRUE(csv.startsWith(QStringLiteral("elements,dtype,bytes_per_element,bytes,gib,gib_exact\n")));
-  // Seed-digest section 2: float32 3.7253 GiB, float16 1.8626 GiB for 1e9 elements; 4e9 bytes is
+  // The chapter, section 2: float32 3.7253 GiB, float16 1.8626 GiB for 1e9 elements; 4e9 bytes is
   // 4e9 / 2^30 = 3.725290298461914 GiB.
   EXPECT_EQ(fieldsOfLineStartingWith(csv, QStringLiteral("1000000000,FP32")),
             (QStringList{QStringLiteral("1000000000"), QStringLiteral("FP32"), QStringLiteral("4"),

@@ -53,7 +53,7 @@ TEST(LessonLibrary, EveryShippedLessonParses) {
 }
 
 TEST(LessonLibrary, OneLessonPerChapterSectionInOrder) {
-  // seed-digest.md has sections 1..10; the library lists them in chapter order.
+  // The chapter has ten sections, one lesson each; the library lists them in chapter order.
   const LessonLibrary library = shipped();
   ASSERT_EQ(library.size(), 10);
   for (int i = 0; i < library.size(); ++i)
@@ -205,7 +205,34 @@ TEST(LessonParser, AConfigTheEngineRejectsIsReportedWithTheEnginesReason) {
   const QString error =
       parseError(lessonJson(QStringLiteral(R"({"model": "tiny-mlp", "modes": ["fp32"], "lr": -1})")));
   EXPECT_TRUE(error.contains(QStringLiteral("'config.lr'"))) << error.toStdString();
-  EXPECT_TRUE(error.contains(QStringLiteral("invalid configuration"))) << error.toStdString();
+  // The schema's bound for lr (config_schema.cpp), checked as the key is read.
+  EXPECT_TRUE(error.contains(QStringLiteral("must be > 0 (got -1)"))) << error.toStdString();
+}
+
+TEST(LessonParser, ABadMaxNormNamesClipMaxNorm) {
+  // This failed before the schema: validate() called the field "clip" and the lesson reader mapped that
+  // to "clip.order"; with clipping off, max-norm was not checked at all and the lesson loaded.
+  for (const char* order : {"after-unscale", "off"}) {
+    const QString error = parseError(lessonJson(
+        QStringLiteral(R"({"model": "tiny-mlp", "modes": ["fp32"], "clip": {"order": "%1", "max-norm": -1}})")
+            .arg(QLatin1String(order))));
+    EXPECT_TRUE(error.contains(QStringLiteral("'config.clip.max-norm'"))) << order << ": " << error.toStdString();
+    EXPECT_TRUE(error.contains(QStringLiteral("must be > 0 (got -1)"))) << error.toStdString();
+  }
+}
+
+TEST(LessonParser, VariantKeysAreNamedInFull) {
+  const QString error = parseError(lessonJson(
+      QStringLiteral(R"({"model": "tiny-mlp", "modes": ["fp32"]})"),
+      QStringLiteral(R"(, "variants": [{"id": "a", "label": {"en": "A", "zh_CN": "甲"},
+                          "config": {"scaler": {"growth-interval": 0}}}])")));
+  EXPECT_TRUE(error.contains(QStringLiteral("'variants[0].config.scaler.growth-interval'"))) << error.toStdString();
+  const QString unknown = parseError(lessonJson(
+      QStringLiteral(R"({"model": "tiny-mlp", "modes": ["fp32"]})"),
+      QStringLiteral(R"(, "variants": [{"id": "a", "label": {"en": "A", "zh_CN": "甲"},
+                          "config": {"scaler": {"growth_factor": 2}}}])")));
+  EXPECT_TRUE(unknown.contains(QStringLiteral("'variants[0].config.scaler.growth_factor'"))) << unknown.toStdString();
+  EXPECT_TRUE(unknown.contains(QStringLiteral("unknown field"))) << unknown.toStdString();
 }
 
 TEST(LessonParser, AMissingTranslationIsAnError) {

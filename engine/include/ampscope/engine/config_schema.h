@@ -27,11 +27,26 @@ enum class FieldType {
   Switch,    // bool; on the command line --flag / --no-flag
 };
 
+// Where a field's value lives in a RunConfig: the pair of functions of its type is set, the others are
+// null. Choice fields read and write the value's name; setName returns false for an unknown name.
+struct ConfigAccess {
+  double (*getReal)(const RunConfig&) = nullptr;
+  void (*setReal)(RunConfig&, double) = nullptr;
+  int64_t (*getInteger)(const RunConfig&) = nullptr;
+  void (*setInteger)(RunConfig&, int64_t) = nullptr;
+  bool (*getSwitch)(const RunConfig&) = nullptr;
+  void (*setSwitch)(RunConfig&, bool) = nullptr;
+  std::string (*getName)(const RunConfig&) = nullptr;
+  bool (*setName)(RunConfig&, std::string_view) = nullptr;
+  std::vector<std::string> (*names)() = nullptr;  // a Choice's values (and the mode list's)
+};
+
 struct ConfigField {
   std::string_view key;          // "scaler.growth-interval"
   std::string_view flag;         // "--growth-interval"
   std::string_view oldFlag;      // a deprecated spelling still accepted, or empty
-  std::string_view pythonName;   // the name in the reproduce script's CONFIG dict ("growth_interval")
+  std::string_view pythonName;   // the name in the reproduce script's CONFIG dict ("growth_interval"),
+                                 // empty when the script has no use for the field
   FieldType type = FieldType::Real;
   std::string_view unit;         // "steps", "elements", "" ...
   double min = 0;                // bounds of Integer and Real fields
@@ -40,7 +55,8 @@ struct ConfigField {
   bool maxExclusive = false;
   std::string_view valueName;    // the placeholder in --help: "X", "N", "NAME", "LIST"
   std::string_view help;         // one line, English; translated under the context "ConfigSchema"
-  std::string_view group;        // "model", "optimizer", "scaler", "clip", "run": how panels group them
+  std::string_view group;        // "model", "training", "scaler", "clip", "run": how panels group them
+  ConfigAccess access;
 };
 
 const std::vector<ConfigField>& configFields();
@@ -74,5 +90,10 @@ std::vector<ConfigError> readConfigJson(const JsonValue& object, RunConfig& conf
 
 // The field's value in the reproduce script's Python ("True", "1e-08", "'adamw'", "['fp32', ...]").
 std::string fieldPython(const RunConfig& config, const ConfigField& field);
+// The configuration lines of the reproduce script's CONFIG dict, from 'model' to 'threads', each
+// "    'name': value,\n" (the GradScaler settings nested in 'scaler'), in the script's own order.
+// 'steps' is config.steps: an export of fewer steps passes a copy with those.
+std::string pythonConfigDict(const RunConfig& config);
+
 
 }  // namespace ampscope

@@ -74,9 +74,14 @@ struct RunConfig {
 RunConfig presetFor(ModelKind model);
 
 struct ConfigError {
-  std::string field;    // the RunConfig field name as the CLI spells it, e.g. "lr", "growth-factor"
+  std::string field;    // the field's full key in the schema (config_schema.h): "lr", "scaler.growth-factor"
   std::string message;  // why, in English
 };
+// Every field within its type and bounds (the schema's table), then the checks across fields.
 std::vector<ConfigError> validate(const RunConfig& config);
+
+// Whether `mode` trains with a GradScaler under `config`: fp16-amp-scaled always, fp16-pure when
+// scaler-for-pure-fp16 asks for one. (scaler.enabled = false keeps the scaler but makes it a no-op.)
+bool usesGradScaler(const RunConfig& config, PrecisionMode mode);
 
 }  // namespace ampscope

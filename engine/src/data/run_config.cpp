@@ -1,9 +1,6 @@
 #include "ampscope/engine/run_config.h"
 
-#include <charconv>
-#include <cmath>
-#include <set>
-#include <system_error>
+#include "ampscope/engine/config_schema.h"
 
 namespace ampscope {
 namespace {
@@ -22,16 +19,6 @@ constexpr ModeNames kModeNames[] = {
     {PrecisionMode::FP16Pure, "fp16-pure", "FP16 pure (model.half())"},
     {PrecisionMode::BF16Pure, "bf16-pure", "BF16 pure"},
 };
-
-// Shortest text that reads back to the same double; "nan"/"inf" for the non-finite ones.
-std::string numberText(double value) {
-  char buffer[64];
-  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
-  if (result.ec != std::errc()) return "?";
-  return std::string(buffer, result.ptr);
-}
-
-bool finitePositive(double value) { return std::isfinite(value) && value > 0; }
 
 }  // namespace
 
@@ -139,63 +126,17 @@ RunConfig presetFor(ModelKind model) {
 
 std::vector<ConfigError> validate(const RunConfig& config) {
   std::vector<ConfigError> errors;
-  auto positive = [&](const char* field, double value) {
-    if (!finitePositive(value)) {
-      errors.push_back({field, "must be > 0 and finite (got " + numberText(value) + ")"});
-    }
-  };
-  auto atLeast = [&](const char* field, int64_t value, int64_t minimum) {
-    if (value < minimum) {
-      errors.push_back(
-          {field, "must be >= " + std::to_string(minimum) + " (got " + std::to_string(value) + ")"});
-    }
-  };
-
-  if (config.modes.empty()) errors.push_back({"modes", "at least one precision mode is needed"});
-  std::set<PrecisionMode> seen;
-  for (PrecisionMode mode : config.modes) {
-    if (modeName(mode) == "unknown") {
-      errors.push_back({"modes", "unknown precision mode"});
-    } else if (!seen.insert(mode).second) {
-      errors.push_back({"modes", "mode " + modeName(mode) + " is listed twice"});
-    }
+  for (const ConfigField& field : configFields()) {
+    // max-norm means nothing while clipping is off (a lesson may leave any value there).
+    if (field.key == "clip.max-norm" && config.clipOrder == ClipOrder::Off) continue;
+    if (auto error = checkField(config, field)) errors.push_back(std::move(*error));
   }
-  if (modelName(config.model) == "unknown") errors.push_back({"model", "unknown model"});
-  if (config.optimizer != OptimizerKind::SGD && config.optimizer != OptimizerKind::AdamW) {
-    errors.push_back({"optimizer", "unknown optimizer"});
-  }
-  positive("lr", config.lr);
-  if (!std::isfinite(config.momentum) || config.momentum < 0 || config.momentum >= 1) {
-    errors.push_back({"momentum", "must be in [0, 1) (got " + numberText(config.momentum) + ")"});
-  }
-  if (!std::isfinite(config.weightDecay) || config.weightDecay < 0) {
-    errors.push_back(
-        {"weight-decay", "must be >= 0 and finite (got " + numberText(config.weightDecay) + ")"});
-  }
-  positive("adam-eps", config.adamEps);
-  atLeast("batch", config.batchSize, 1);
-  if (config.batchSize > 65536) {
-    errors.push_back({"batch", "must be <= 65536 (got " + std::to_string(config.batchSize) + ")"});
-  }
-  atLeast("steps", config.steps, 1);
-  positive("loss-weight", config.lossWeight);
-  positive("init-scale", config.scaler.initScale);
-  if (!std::isfinite(config.scaler.growthFactor) || config.scaler.growthFactor <= 1) {
-    errors.push_back({"growth-factor",
-                      "must be > 1 and finite (got " + numberText(config.scaler.growthFactor) + ")"});
-  }
-  if (!(config.scaler.backoffFactor > 0 && config.scaler.backoffFactor < 1)) {
-    errors.push_back({"backoff-factor",
-                      "must be in (0, 1) (got " + numberText(config.scaler.backoffFactor) + ")"});
-  }
-  atLeast("growth-interval", config.scaler.growthInterval, 1);
-  if (clipOrderName(config.clipOrder) == "unknown") {
-    errors.push_back({"clip-order", "unknown clipping order"});
-  }
-  if (config.clipOrder != ClipOrder::Off) positive("clip", config.clipMaxNorm);
-  atLeast("instrument-every", config.instrumentEvery, 1);
-  atLeast("threads", config.threadsPerMode, 1);
   return errors;
+}
+
+bool usesGradScaler(const RunConfig& config, PrecisionMode mode) {
+  return mode == PrecisionMode::FP16AmpScaled ||
+         (mode == PrecisionMode::FP16Pure && config.scalerForPureFp16);
 }
 
 }  // namespace ampscope

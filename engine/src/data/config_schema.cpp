@@ -1,0 +1,615 @@
+#include "ampscope/engine/config_schema.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <set>
+#include <system_error>
+
+#include "ampscope/engine/number_text.h"
+#include "ampscope/engine/python_literal.h"
+
+namespace ampscope {
+namespace {
+
+// Bounds shared by several rows. Reals that reach LibTorch as float32 scalars (lr, eps, the scale,
+// max_norm ...) stay far below FLT_MAX (3.4e38), which LibTorch refuses to convert; the seed stays
+// within 2^53 - 1 so that a JSON number holds it exactly.
+constexpr double kMaxSeed = 9007199254740991.0;  // 2^53 - 1
+constexpr double kLargeReal = 1e30;
+
+std::vector<std::string> modelNames() {
+  std::vector<std::string> names;
+  for (ModelKind kind : {ModelKind::TinyMLP, ModelKind::DeepMLP, ModelKind::TinyTransformer})
+    names.push_back(modelName(kind));
+  return names;
+}
+std::vector<std::string> optimizerNames() {
+  return {optimizerName(OptimizerKind::SGD), optimizerName(OptimizerKind::AdamW)};
+}
+std::vector<std::string> clipOrderNames() {
+  std::vector<std::string> names;
+  for (ClipOrder order : {ClipOrder::Off, ClipOrder::AfterUnscale, ClipOrder::BeforeUnscale})
+    names.push_back(clipOrderName(order));
+  return names;
+}
+std::vector<std::string> modeNames() {
+  std::vector<std::string> names;
+  for (PrecisionMode mode : allPrecisionModes()) names.push_back(modeName(mode));
+  return names;
+}
+
+ConfigAccess real(double (*get)(const RunConfig&), void (*set)(RunConfig&, double)) {
+  ConfigAccess a;
+  a.getReal = get;
+  a.setReal = set;
+  return a;
+}
+ConfigAccess integer(int64_t (*get)(const RunConfig&), void (*set)(RunConfig&, int64_t)) {
+  ConfigAccess a;
+  a.getInteger = get;
+  a.setInteger = set;
+  return a;
+}
+ConfigAccess toggle(bool (*get)(const RunConfig&), void (*set)(RunConfig&, bool)) {
+  ConfigAccess a;
+  a.getSwitch = get;
+  a.setSwitch = set;
+  return a;
+}
+ConfigAccess choice(std::string (*get)(const RunConfig&), bool (*set)(RunConfig&, std::string_view),
+                    std::vector<std::string> (*names)()) {
+  ConfigAccess a;
+  a.getName = get;
+  a.setName = set;
+  a.names = names;
+  return a;
+}
+
+std::vector<ConfigField> makeTable() {
+  using F = FieldType;
+  std::vector<ConfigField> t;
+  // key, flag, old flag, python name, type, unit, min, max, min excl., max excl., value name, help, group
+  t.push_back({"model", "--model", "", "model", F::Choice, "", 0, 0, false, false, "NAME",
+               "The model to train; choosing one loads its preset first", "model",
+               choice([](const RunConfig& c) { return modelName(c.model); },
+                      [](RunConfig& c, std::string_view v) {
+                        const auto m = parseModel(std::string(v));
+                        if (m) c.model = *m;
+                        return m.has_value();
+                      },
+                      modelNames)});
+  ConfigField modes{"modes", "--modes", "", "modes", F::ModeList, "", 0, 0, false, false, "LIST",
+                    "The precision modes to compare side by side", "model", {}};
+  modes.access.names = modeNames;
+  t.push_back(modes);
+  t.push_back({"optimizer", "--optimizer", "", "optimizer", F::Choice, "", 0, 0, false, false, "NAME",
+               "The optimizer", "training",
+               choice([](const RunConfig& c) { return optimizerName(c.optimizer); },
+                      [](RunConfig& c, std::string_view v) {
+                        const auto o = parseOptimizer(std::string(v));
+                        if (o) c.optimizer = *o;
+                        return o.has_value();
+                      },
+                      optimizerNames)});
+  t.push_back({"lr", "--lr", "", "lr", F::Real, "", 0, 1000, true, false, "X", "Learning rate", "training",
+               real([](const RunConfig& c) { return c.lr; }, [](RunConfig& c, double v) { c.lr = v; })});
+  t.push_back({"momentum", "--momentum", "", "momentum", F::Real, "", 0, 1, false, true, "X",
+               "SGD's momentum (SGD only)", "training",
+               real([](const RunConfig& c) { return c.momentum; },
+                    [](RunConfig& c, double v) { c.momentum = v; })});
+  t.push_back({"weight-decay", "--weight-decay", "", "weight_decay", F::Real, "", 0, 1000, false, false, "X",
+               "AdamW's decoupled weight decay", "training",
+               real([](const RunConfig& c) { return c.weightDecay; },
+                    [](RunConfig& c, double v) { c.weightDecay = v; })});
+  t.push_back({"adam-eps", "--adam-eps", "", "adam_eps", F::Real, "", 0, 1, true, false, "X",
+               "AdamW's eps; fp16-pure stores it in FP16 too, where 1e-8 rounds to 0 and 1e-4 trains",
+               "training",
+               real([](const RunConfig& c) { return c.adamEps; }, [](RunConfig& c, double v) { c.adamEps = v; })});
+  t.push_back({"batch", "--batch", "", "batch_size", F::Integer, "examples", 1, 65536, false, false, "N",
+               "Examples per step", "training",
+               integer([](const RunConfig& c) { return c.batchSize; },
+                       [](RunConfig& c, int64_t v) { c.batchSize = v; })});
+  t.push_back({"seed", "--seed", "", "seed", F::Integer, "", 0, kMaxSeed, false, false, "N",
+               "Initial weights and batches: the same seed gives the same run", "training",
+               integer(
+                   [](const RunConfig& c) {
+                     // A seed beyond int64 shows as int64's maximum, which the bounds refuse.
+                     return c.seed > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX
+                                                                      : static_cast<int64_t>(c.seed);
+                   },
+                   [](RunConfig& c, int64_t v) { c.seed = static_cast<uint64_t>(v); })});
+  t.push_back({"steps", "--steps", "", "steps", F::Integer, "steps", 1, 1e8, false, false, "N",
+               "Training steps; the run stops by itself after this many", "training",
+               integer([](const RunConfig& c) { return c.steps; }, [](RunConfig& c, int64_t v) { c.steps = v; })});
+  t.push_back({"loss-weight", "--loss-weight", "", "loss_weight", F::Real, "", 0, 1000, true, false, "X",
+               "The loss is multiplied by this before backward, as auxiliary losses are; small weights push "
+               "FP16 gradients below 2^-24, where they flush to zero",
+               "training",
+               real([](const RunConfig& c) { return c.lossWeight; },
+                    [](RunConfig& c, double v) { c.lossWeight = v; })});
+  t.push_back({"scaler.init-scale", "--init-scale", "", "init_scale", F::Real, "", 0, kLargeReal, true, false,
+               "X", "GradScaler's initial loss scale (PyTorch's default is 65536 = 2^16)", "scaler",
+               real([](const RunConfig& c) { return c.scaler.initScale; },
+                    [](RunConfig& c, double v) { c.scaler.initScale = v; })});
+  t.push_back({"scaler.growth-factor", "--growth-factor", "", "growth_factor", F::Real, "", 1, 1000, true, false,
+               "X", "GradScaler's scale multiplier after growth-interval clean steps", "scaler",
+               real([](const RunConfig& c) { return c.scaler.growthFactor; },
+                    [](RunConfig& c, double v) { c.scaler.growthFactor = v; })});
+  t.push_back({"scaler.backoff-factor", "--backoff-factor", "", "backoff_factor", F::Real, "", 0, 1, true, true,
+               "X", "GradScaler's scale multiplier when the gradients hold inf or NaN", "scaler",
+               real([](const RunConfig& c) { return c.scaler.backoffFactor; },
+                    [](RunConfig& c, double v) { c.scaler.backoffFactor = v; })});
+  t.push_back({"scaler.growth-interval", "--growth-interval", "", "growth_interval", F::Integer, "steps", 1, 1e9,
+               false, false, "N", "Clean steps before GradScaler grows the scale", "scaler",
+               integer([](const RunConfig& c) { return c.scaler.growthInterval; },
+                       [](RunConfig& c, int64_t v) { c.scaler.growthInterval = v; })});
+  t.push_back({"scaler.enabled", "--scaler", "", "enabled", F::Switch, "", 0, 0, false, false, "",
+               "GradScaler on; off, it passes the loss and the step through unchanged", "scaler",
+               toggle([](const RunConfig& c) { return c.scaler.enabled; },
+                      [](RunConfig& c, bool v) { c.scaler.enabled = v; })});
+  t.push_back({"scaler-for-pure-fp16", "--scaler-for-pure-fp16", "--scaler-for-fp16-pure", "scaler_for_pure_fp16",
+               F::Switch, "", 0, 0, false, false, "", "Give fp16-pure (model.half()) a GradScaler too", "scaler",
+               toggle([](const RunConfig& c) { return c.scalerForPureFp16; },
+                      [](RunConfig& c, bool v) { c.scalerForPureFp16 = v; })});
+  t.push_back({"clip.order", "--clip-order", "", "clip_order", F::Choice, "", 0, 0, false, false, "ORDER",
+               "When clip_grad_norm_ runs: after unscale_ (correct) or before it (clips the scaled "
+               "gradients, the lesson's mistake)",
+               "clip",
+               choice([](const RunConfig& c) { return clipOrderName(c.clipOrder); },
+                      [](RunConfig& c, std::string_view v) {
+                        const auto o = parseClipOrder(std::string(v));
+                        if (o) c.clipOrder = *o;
+                        return o.has_value();
+                      },
+                      clipOrderNames)});
+  t.push_back({"clip.max-norm", "--clip", "", "clip_max_norm", F::Real, "", 0, kLargeReal, true, false, "MAXNORM",
+               "clip_grad_norm_'s max_norm", "clip",
+               real([](const RunConfig& c) { return c.clipMaxNorm; },
+                    [](RunConfig& c, double v) { c.clipMaxNorm = v; })});
+  t.push_back({"instrument-every", "--instrument-every", "", "", F::Integer, "steps", 1, 1e6, false, false, "N",
+               "Histograms and rounding counts every N steps and at step 1 (1 = every step; larger keeps "
+               "runs fast)",
+               "run",
+               integer([](const RunConfig& c) { return c.instrumentEvery; },
+                       [](RunConfig& c, int64_t v) { c.instrumentEvery = v; })});
+  t.push_back({"threads", "--threads", "", "threads", F::Integer, "threads", 1, 256, false, false, "N",
+               "Intra-op threads of each mode's training thread", "run",
+               integer([](const RunConfig& c) { return static_cast<int64_t>(c.threadsPerMode); },
+                       [](RunConfig& c, int64_t v) { c.threadsPerMode = static_cast<int>(v); })});
+  return t;
+}
+
+std::string boundText(const ConfigField& field, double value) {
+  if (field.type == FieldType::Integer) return std::to_string(static_cast<int64_t>(value));
+  return numberText(value);
+}
+
+// Why `value` is outside the field's bounds, or nothing. `got` is the value as the user wrote it.
+std::optional<std::string> boundsProblem(const ConfigField& field, double value, const std::string& got) {
+  if (std::isnan(value) || (field.type == FieldType::Real && !std::isfinite(value))) {
+    return "must be a finite number in " + fieldBoundsText(field) + " (got " + got + ")";
+  }
+  if (field.minExclusive ? !(value > field.min) : !(value >= field.min)) {
+    return std::string("must be ") + (field.minExclusive ? "> " : ">= ") + boundText(field, field.min) +
+           " (got " + got + ")";
+  }
+  if (field.maxExclusive ? !(value < field.max) : !(value <= field.max)) {
+    return std::string("must be ") + (field.maxExclusive ? "< " : "<= ") + boundText(field, field.max) +
+           " (got " + got + ")";
+  }
+  return std::nullopt;
+}
+
+std::string joined(const std::vector<std::string>& names, const char* separator) {
+  std::string text;
+  for (const auto& name : names) text += (text.empty() ? "" : separator) + name;
+  return text;
+}
+
+// Reads a mode list; the error's field is "modes" or "modes[i]".
+std::optional<ConfigError> parseModeList(const std::vector<std::string>& names,
+                                         std::vector<PrecisionMode>& modes) {
+  if (names.empty()) return ConfigError{"modes", "at least one precision mode is needed"};
+  std::vector<PrecisionMode> out;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const std::string at = "modes[" + std::to_string(i) + "]";
+    const auto mode = parseMode(names[i]);
+    if (!mode) {
+      return ConfigError{at, "unknown mode '" + names[i] + "' (known: " + joined(modeNames(), ", ") + ")"};
+    }
+    for (PrecisionMode seen : out) {
+      if (seen == *mode) return ConfigError{at, "mode " + names[i] + " is listed twice"};
+    }
+    out.push_back(*mode);
+  }
+  modes = std::move(out);
+  return std::nullopt;
+}
+
+std::optional<ConfigError> setChoice(RunConfig& config, const ConfigField& field, const std::string& name) {
+  if (!field.access.setName(config, name)) {
+    return ConfigError{std::string(field.key),
+                       "unknown value '" + name + "' (known: " + joined(field.access.names(), ", ") + ")"};
+  }
+  return std::nullopt;
+}
+
+std::optional<ConfigError> setReal(RunConfig& config, const ConfigField& field, double value,
+                                   const std::string& got) {
+  if (auto problem = boundsProblem(field, value, got)) return ConfigError{std::string(field.key), *problem};
+  field.access.setReal(config, value);
+  return std::nullopt;
+}
+
+std::optional<ConfigError> setInteger(RunConfig& config, const ConfigField& field, int64_t value) {
+  if (auto problem = boundsProblem(field, static_cast<double>(value), std::to_string(value))) {
+    return ConfigError{std::string(field.key), *problem};
+  }
+  field.access.setInteger(config, value);
+  return std::nullopt;
+}
+
+
+}  // namespace
+
+const std::vector<ConfigField>& configFields() {
+  static const std::vector<ConfigField> kFields = makeTable();
+  return kFields;
+}
+
+const ConfigField* findConfigField(std::string_view key) {
+  for (const ConfigField& field : configFields()) {
+    if (field.key == key) return &field;
+  }
+  return nullptr;
+}
+
+const ConfigField* findConfigFlag(std::string_view flag, bool* deprecated, bool* negated) {
+  if (deprecated) *deprecated = false;
+  if (negated) *negated = false;
+  for (const ConfigField& field : configFields()) {
+    if (flag == field.flag) return &field;
+    if (!field.oldFlag.empty() && flag == field.oldFlag) {
+      if (deprecated) *deprecated = true;
+      return &field;
+    }
+  }
+  // "--no-X" for a switch "--X" (or its old spelling).
+  if (flag.substr(0, 5) != "--no-") return nullptr;
+  const std::string positive = "--" + std::string(flag.substr(5));
+  for (const ConfigField& field : configFields()) {
+    if (field.type != FieldType::Switch) continue;
+    const bool isNew = positive == field.flag;
+    const bool isOld = !field.oldFlag.empty() && positive == field.oldFlag;
+    if (isNew || isOld) {
+      if (deprecated) *deprecated = isOld;
+      if (negated) *negated = true;
+      return &field;
+    }
+  }
+  return nullptr;
+}
+
+std::vector<std::string> fieldChoices(const ConfigField& field) {
+  return field.access.names ? field.access.names() : std::vector<std::string>();
+}
+
+std::string fieldBoundsText(const ConfigField& field) {
+  if (field.type != FieldType::Integer && field.type != FieldType::Real) return std::string();
+  return std::string(field.minExclusive ? "(" : "[") + boundText(field, field.min) + ", " +
+         boundText(field, field.max) + (field.maxExclusive ? ")" : "]");
+}
+
+std::string fieldText(const RunConfig& config, const ConfigField& field) {
+  switch (field.type) {
+    case FieldType::Choice: return field.access.getName(config);
+    case FieldType::ModeList: {
+      std::vector<std::string> names;
+      for (PrecisionMode mode : config.modes) names.push_back(modeName(mode));
+      return joined(names, ",");
+    }
+    case FieldType::Integer: return std::to_string(field.access.getInteger(config));
+    case FieldType::Real: return numberText(field.access.getReal(config));
+    case FieldType::Switch: return field.access.getSwitch(config) ? "true" : "false";
+  }
+  return std::string();
+}
+
+std::optional<ConfigError> setFieldText(RunConfig& config, const ConfigField& field, std::string_view text) {
+  const std::string got(text);
+  const std::string key(field.key);
+  switch (field.type) {
+    case FieldType::Choice: return setChoice(config, field, got);
+    case FieldType::ModeList: {
+      std::vector<std::string> names;
+      std::size_t start = 0;
+      while (!text.empty()) {
+        const std::size_t comma = text.find(',', start);
+        names.emplace_back(text.substr(start, comma == std::string_view::npos ? comma : comma - start));
+        if (comma == std::string_view::npos) break;
+        start = comma + 1;
+      }
+      auto error = parseModeList(names, config.modes);
+      if (error) error->field = "modes";  // the text has no indices
+      return error;
+    }
+    case FieldType::Integer: {
+      int64_t value = 0;
+      const auto result = std::from_chars(got.data(), got.data() + got.size(), value);
+      if (got.empty() || result.ptr != got.data() + got.size()) {
+        return ConfigError{key, "not an integer (got '" + got + "')"};
+      }
+      if (result.ec == std::errc::result_out_of_range) {
+        return ConfigError{key, "must be in " + fieldBoundsText(field) + " (got " + got + ")"};
+      }
+      return setInteger(config, field, value);
+    }
+    case FieldType::Real: {
+      const auto value = parseNumberText(got);
+      if (!value) return ConfigError{key, "not a number (got '" + got + "')"};
+      return setReal(config, field, *value, got);
+    }
+    case FieldType::Switch:
+      if (got == "true" || got == "false") {
+        field.access.setSwitch(config, got == "true");
+        return std::nullopt;
+      }
+      return ConfigError{key, "expected true or false (got '" + got + "')"};
+  }
+  return std::nullopt;
+}
+
+std::optional<ConfigError> checkField(const RunConfig& config, const ConfigField& field) {
+  const std::string key(field.key);
+  switch (field.type) {
+    case FieldType::Choice: {
+      const std::string name = field.access.getName(config);
+      for (const auto& known : field.access.names()) {
+        if (known == name) return std::nullopt;
+      }
+      return ConfigError{key, "unknown value"};
+    }
+    case FieldType::ModeList: {
+      std::vector<std::string> names;
+      for (PrecisionMode mode : config.modes) names.push_back(modeName(mode));
+      std::vector<PrecisionMode> scratch;
+      auto error = parseModeList(names, scratch);
+      if (error) error->field = key;
+      return error;
+    }
+    case FieldType::Integer: {
+      const int64_t value = field.access.getInteger(config);
+      if (auto problem = boundsProblem(field, static_cast<double>(value), std::to_string(value)))
+        return ConfigError{key, *problem};
+      return std::nullopt;
+    }
+    case FieldType::Real: {
+      const double value = field.access.getReal(config);
+      if (auto problem = boundsProblem(field, value, numberText(value))) return ConfigError{key, *problem};
+      return std::nullopt;
+    }
+    case FieldType::Switch: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+void writeConfigJson(JsonWriter& out, const RunConfig& config) {
+  out.beginObject();
+  std::string_view open;  // the nested object being written ("scaler"), or empty
+  for (const ConfigField& field : configFields()) {
+    const std::size_t dot = field.key.find('.');
+    const std::string_view parent = dot == std::string_view::npos ? std::string_view() : field.key.substr(0, dot);
+    const std::string_view name = dot == std::string_view::npos ? field.key : field.key.substr(dot + 1);
+    if (parent != open) {
+      if (!open.empty()) out.endObject();
+      if (!parent.empty()) out.key(parent).beginObject();
+      open = parent;
+    }
+    out.key(name);
+    switch (field.type) {
+      case FieldType::Choice: out.value(field.access.getName(config)); break;
+      case FieldType::ModeList:
+        out.beginArray();
+        for (PrecisionMode mode : config.modes) out.value(modeName(mode));
+        out.endArray();
+        break;
+      case FieldType::Integer: out.value(static_cast<long long>(field.access.getInteger(config))); break;
+      case FieldType::Real: out.value(field.access.getReal(config)); break;
+      case FieldType::Switch: out.value(field.access.getSwitch(config)); break;
+    }
+  }
+  if (!open.empty()) out.endObject();
+  out.endObject();
+}
+
+namespace {
+
+// One member of a config object: `path` is the full key with the caller's prefix.
+std::optional<ConfigError> readMember(const JsonValue& value, const ConfigField& field, RunConfig& config,
+                                      const std::string& path) {
+  auto expected = [&](const char* what) {
+    return ConfigError{path, std::string("expected ") + what + " (got " + JsonValue::typeName(value.type()) + ")"};
+  };
+  auto prefixed = [&](std::optional<ConfigError> error) {
+    if (error) error->field = path;
+    return error;
+  };
+  switch (field.type) {
+    case FieldType::Choice:
+      if (!value.isString()) return expected("a string");
+      return prefixed(setChoice(config, field, value.string()));
+    case FieldType::ModeList: {
+      if (!value.isArray()) return expected("an array of mode names");
+      std::vector<std::string> names;
+      for (std::size_t i = 0; i < value.items().size(); ++i) {
+        const JsonValue& item = value.items()[i];
+        if (!item.isString()) {
+          return ConfigError{path + "[" + std::to_string(i) + "]",
+                             std::string("expected a string (got ") + JsonValue::typeName(item.type()) + ")"};
+        }
+        names.push_back(item.string());
+      }
+      auto error = parseModeList(names, config.modes);
+      // "modes[1]" becomes "config.modes[1]": the index stays.
+      if (error) error->field = path + error->field.substr(field.key.size());
+      return error;
+    }
+    case FieldType::Integer: {
+      if (!value.isNumber()) return expected("a whole number");
+      const auto whole = value.integer();
+      if (!whole) return ConfigError{path, "expected a whole number (got " + value.string() + ")"};
+      return prefixed(setInteger(config, field, *whole));
+    }
+    case FieldType::Real:
+      if (!value.isNumber()) return expected("a number");
+      return prefixed(setReal(config, field, value.number(), value.string()));
+    case FieldType::Switch:
+      if (!value.isBool()) return expected("true or false");
+      field.access.setSwitch(config, value.boolValue());
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+// The member names allowed in the object `parent` ("" = the top level): fields and nested objects.
+std::vector<std::string> allowedMembers(std::string_view parent) {
+  std::vector<std::string> names;
+  for (const ConfigField& field : configFields()) {
+    const std::size_t dot = field.key.find('.');
+    std::string name;
+    if (parent.empty()) {
+      name = std::string(field.key.substr(0, dot));
+    } else if (dot != std::string_view::npos && field.key.substr(0, dot) == parent) {
+      name = std::string(field.key.substr(dot + 1));
+    } else {
+      continue;
+    }
+    if (names.empty() || names.back() != name) names.push_back(name);
+  }
+  return names;
+}
+
+void readObject(const JsonValue& object, std::string_view parent, RunConfig& config,
+                const std::string& pathPrefix, std::vector<ConfigError>& errors) {
+  const std::string parentKey = parent.empty() ? std::string() : std::string(parent) + ".";
+  const std::vector<std::string> allowed = allowedMembers(parent);
+  for (const auto& [name, value] : object.members()) {
+    const std::string key = parentKey + name;
+    const std::string path = pathPrefix + key;
+    if (const ConfigField* field = findConfigField(key)) {
+      if (auto error = readMember(value, *field, config, path)) errors.push_back(std::move(*error));
+      continue;
+    }
+    const bool nested = parent.empty() && !allowedMembers(name).empty();
+    if (!nested) {
+      errors.push_back({path, "unknown field (allowed: " + joined(allowed, ", ") + ")"});
+    } else if (!value.isObject()) {
+      errors.push_back(
+          {path, std::string("expected an object (got ") + JsonValue::typeName(value.type()) + ")"});
+    } else {
+      readObject(value, name, config, pathPrefix, errors);
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<ConfigError> readConfigJson(const JsonValue& object, RunConfig& config, bool requireAll,
+                                        const std::string& pathPrefix) {
+  std::vector<ConfigError> errors;
+  if (!object.isObject()) {
+    std::string where = pathPrefix;
+    if (!where.empty() && where.back() == '.') where.pop_back();
+    errors.push_back(
+        {where, std::string("expected an object (got ") + JsonValue::typeName(object.type()) + ")"});
+    return errors;
+  }
+  readObject(object, std::string_view(), config, pathPrefix, errors);
+  if (requireAll) {
+    for (const ConfigField& field : configFields()) {
+      const std::size_t dot = field.key.find('.');
+      const JsonValue* member = nullptr;
+      if (dot == std::string_view::npos) {
+        member = object.find(field.key);
+      } else if (const JsonValue* parent = object.find(field.key.substr(0, dot)); parent && parent->isObject()) {
+        member = parent->find(field.key.substr(dot + 1));
+      } else if (parent) {
+        continue;  // a parent of the wrong type is reported already
+      }
+      if (!member) errors.push_back({pathPrefix + std::string(field.key), "missing"});
+    }
+  }
+  return errors;
+}
+
+std::string fieldPython(const RunConfig& config, const ConfigField& field) {
+  switch (field.type) {
+    case FieldType::Choice: return pyString(field.access.getName(config));
+    case FieldType::ModeList: {
+      std::string list = "[";
+      for (std::size_t i = 0; i < config.modes.size(); ++i) {
+        list += (i ? ", " : "") + pyString(modeName(config.modes[i]));
+      }
+      return list + "]";
+    }
+    case FieldType::Integer: return std::to_string(field.access.getInteger(config));
+    case FieldType::Real: return pyFloat(field.access.getReal(config));
+    case FieldType::Switch: return field.access.getSwitch(config) ? "True" : "False";
+  }
+  return std::string();
+}
+
+std::string pythonConfigDict(const RunConfig& config) {
+  // The script's layout: its order and comments. The names and values come from the table.
+  struct Line {
+    const char* key;  // a field's key, "scaler" for the nested GradScaler dict, or "" for `literal`
+    const char* comment;
+    const char* literal;
+  };
+  static constexpr Line kLines[] = {
+      {"model", "", ""},
+      {"modes", "", ""},
+      {"steps", "", ""},
+      {"seed", "", ""},
+      {"batch", "", ""},
+      {"optimizer", "", ""},
+      {"lr", "", ""},
+      {"momentum", "SGD only", ""},
+      {"weight-decay", "AdamW's decoupled weight decay", ""},
+      {"", "AmpScope's SGD has none", "'sgd_weight_decay': 0.0"},
+      {"adam-eps", "", ""},
+      {"loss-weight", "loss * this before backward", ""},
+      {"scaler", "", ""},
+      {"scaler-for-pure-fp16", "", ""},
+      {"clip.order", "", ""},
+      {"clip.max-norm", "", ""},
+      {"threads", "", ""},
+  };
+  std::string py;
+  for (const Line& line : kLines) {
+    py += "    ";
+    const std::string_view key = line.key;
+    if (key.empty()) {
+      py += line.literal;
+    } else if (key == "scaler") {
+      py += "'scaler': {";
+      bool first = true;
+      for (const ConfigField& field : configFields()) {
+        if (field.key.substr(0, 7) != "scaler." || field.pythonName.empty()) continue;
+        py += (first ? "" : ", ") + pyString(std::string(field.pythonName)) + ": " + fieldPython(config, field);
+        first = false;
+      }
+      py += "}";
+    } else {
+      const ConfigField& field = *findConfigField(key);
+      py += pyString(std::string(field.pythonName)) + ": " + fieldPython(config, field);
+    }
+    py += ",";
+    if (*line.comment) py += std::string("  # ") + line.comment;
+    py += "\n";
+  }
+  return py;
+}
+
+}  // namespace ampscope

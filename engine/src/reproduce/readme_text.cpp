@@ -1,0 +1,72 @@
+#include "reproduce/readme_text.h"
+
+#include <sstream>
+
+#include "ampscope/engine/version.h"
+
+namespace ampscope::reproduce {
+
+// The lr is streamed with printf's %g (0.0003, six significant digits), not numberText(): the README is
+// prose for a reader, and run.py's CONFIG holds the exact value.
+std::string readmeText(const RunConfig& config, int64_t steps, bool withReference) {
+  std::ostringstream text;
+  text << "Reproduce in PyTorch - exported by AmpScope " << ampscopeVersion() << "\n"
+       << std::string(60, '=') << "\n\n"
+       << "This folder reruns an AmpScope experiment in plain PyTorch: the same model, the same initial\n"
+       << "weights, the same batches, the same optimizer and precision modes.\n\n"
+       << "  model      " << modelName(config.model) << "\n"
+       << "  modes      ";
+  for (size_t i = 0; i < config.modes.size(); ++i) text << (i ? ", " : "") << modeName(config.modes[i]);
+  text << "\n  steps      " << steps << " (batch " << config.batchSize << ", seed " << config.seed << ")\n"
+       << "  optimizer  " << optimizerName(config.optimizer) << " lr " << config.lr << "\n\n"
+       << "Run it\n------\n"
+       << "  python3 run.py                 every exported step and mode, on the CPU\n"
+       << "  python3 run.py --steps 50      fewer steps\n"
+       << "  python3 run.py --modes fp32    some of the modes\n"
+       << "  python3 run.py --device cuda   on a GPU: real FP16 autocast and GradScaler\n\n"
+       << "It needs Python 3, numpy and PyTorch (1.13 or newer; on Debian: apt install python3-torch,\n"
+       << "then use /usr/bin/python3). It prints each step's loss and writes pytorch_loss.csv\n"
+       << "(step,mode,loss,loss_scale,skipped).";
+  if (withReference) {
+    text << " ampscope_loss.csv holds the losses AmpScope recorded; run.py\n"
+         << "prints the largest difference per mode.";
+  }
+  text << "\n\nFiles\n-----\n"
+       << "  run.py                the script (the configuration is the CONFIG dict at its top)\n"
+       << "  weights/NAME.npy      initial value of each parameter, float32, named as in state_dict()\n"
+       << "  batches/NAME.npy      every step's batch, stacked: the first axis is the step (0 = step 1)\n";
+  if (withReference) text << "  ampscope_loss.csv     AmpScope's loss per step and mode\n";
+  text << "\nThe .npy files are NumPy's NPY format 1.0: np.load() reads them.\n\n"
+       << "How each precision mode runs\n----------------------------\n"
+       << "  fp32             float32 everywhere.\n"
+       << "  bf16-amp         torch.autocast(device, dtype=torch.bfloat16) around forward and loss.\n"
+       << "  bf16-pure        model.to(torch.bfloat16): parameters, gradients and update in bfloat16.\n"
+       << "  fp16-amp         torch.autocast(dtype=torch.float16), no GradScaler.\n"
+       << "  fp16-amp-scaled  the same plus GradScaler (init_scale, growth/backoff factors and interval\n"
+       << "                   as configured in AmpScope).\n"
+       << "  fp16-pure        model.half(): parameters, gradients and update in float16.\n\n"
+       << "FP16 on a CPU: PyTorch's CPU autocast supports bfloat16 only, and FP16 matrix products,\n"
+       << "GELU, log_softmax and AdamW have no FP16 CPU kernels in PyTorch 1.13. On a CPU run.py\n"
+       << "therefore EMULATES the FP16 modes the way AmpScope does: float32 arithmetic, with values\n"
+       << "rounded exactly (round-to-nearest-even, via Tensor.half()) to float16 wherever a real FP16\n"
+       << "run holds float16 data, and the gradients flowing back through those points rounded too.\n"
+       << "  fp16-amp(-scaled): the casts of CUDA autocast - inputs, weight and bias of Linear and\n"
+       << "    matmul and their outputs are float16; softmax, layer_norm and cross_entropy run in\n"
+       << "    float32; GELU, additions and scalar products stay float16 when their inputs are.\n"
+       << "  fp16-pure: every op's output is float16, and so is every in-place op of the optimizer's\n"
+       << "    update (as torch.optim does on float16 tensors: AdamW's eps = 1e-8 rounds to 0 there).\n"
+       << "The GradScaler there is a small class in run.py with torch's rule (torch's own GradScaler\n"
+       << "works on CUDA only and refuses FP16 gradients). run.py says for each mode what it uses when\n"
+       << "it starts. Pass --no-emulation to refuse FP16 modes on a CPU instead; --device cuda runs\n"
+       << "them natively.\n\n"
+       << "How close to AmpScope?\n----------------------\n"
+       << "On a CPU run.py does what AmpScope does, op for op, with the same weights and batches. With\n"
+       << "Debian's python3-torch (the same LibTorch 1.13 that AmpScope uses) the losses come out\n"
+       << "identical to the last bit. With another PyTorch, BLAS or thread count the order in which\n"
+       << "kernels sum changes the last bits: expect fp32 to agree to about 1e-6, and low-precision\n"
+       << "modes to drift further over many steps, because training amplifies each rounding change.\n"
+       << "On CUDA the FP16 modes are real FP16 kernels: close to, not identical with, the emulation.\n";
+  return text.str();
+}
+
+}  // namespace ampscope::reproduce

@@ -1,0 +1,25 @@
+// run.py's generated parts: the CONFIG dict literal and the PyTorch model, filled into the templates
+// of resources/reproduce/ (see script_templates.h). reproduceScript() (reproduce_export.h) joins them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ampscope/engine/run_config.h"
+
+namespace ampscope::reproduce {
+
+using ParameterShapes = std::vector<std::pair<std::string, std::vector<int64_t>>>;
+
+// The CONFIG dict: the run's settings as run.py reads them, then the (name, file) lists of the
+// parameters (engine order) and the batch tensors.
+std::string configLiteral(const RunConfig& config, int64_t steps, const ParameterShapes& parameters,
+                          const std::vector<std::string>& batchTensorNames);
+
+// The nn.Module matching the engine's model and build_model(), sized from the parameter shapes.
+// Throws std::runtime_error when the shapes lack a parameter the model needs.
+std::string modelCode(const RunConfig& config, const ParameterShapes& parameters);
+
+}  // namespace ampscope::reproduce

@@ -1,0 +1,352 @@
+// The RunConfig schema (config_schema.h): every field's text and JSON round trips, its bounds, and
+// the errors naming the full key. Links ampscope_data only: the whole RunConfig API needs no LibTorch.
+#include "ampscope/engine/config_schema.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <set>
+#include <string>
+
+#include "ampscope/engine/json.h"
+#include "ampscope/engine/number_text.h"
+
+namespace ampscope {
+namespace {
+
+// Bit-for-bit equality of every field (doubles compared by their bits: -0.0 is not 0.0 here).
+bool sameBits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+void expectSameConfig(const RunConfig& a, const RunConfig& b) {
+  for (const ConfigField& field : configFields()) {
+    if (field.type == FieldType::Real) {
+      EXPECT_TRUE(sameBits(field.access.getReal(a), field.access.getReal(b)))
+          << field.key << ": " << fieldText(a, field) << " vs " << fieldText(b, field);
+    } else {
+      EXPECT_EQ(fieldText(a, field), fieldText(b, field)) << field.key;
+    }
+  }
+  EXPECT_EQ(a.seed, b.seed);
+  EXPECT_EQ(a.modes, b.modes);
+}
+
+bool outOfBounds(const ConfigField& field, double value) {
+  RunConfig scratch;
+  field.access.setReal(scratch, value);
+  return checkField(scratch, field).has_value();
+}
+
+// A value inside the field's bounds, drawn at random (log-uniform for reals spanning decades).
+RunConfig randomConfig(std::mt19937_64& rng) {
+  RunConfig config;
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  for (const ConfigField& field : configFields()) {
+    switch (field.type) {
+      case FieldType::Choice: {
+        const auto names = fieldChoices(field);
+        EXPECT_FALSE(setFieldText(config, field, names[rng() % names.size()]));
+        break;
+      }
+      case FieldType::ModeList: {
+        std::vector<PrecisionMode> modes = allPrecisionModes();
+        std::shuffle(modes.begin(), modes.end(), rng);
+        modes.resize(1 + rng() % modes.size());
+        config.modes = modes;
+        break;
+      }
+      case FieldType::Integer: {
+        const auto lo = static_cast<int64_t>(field.min);
+        const auto hi = static_cast<int64_t>(field.max);
+        const int64_t value = lo + static_cast<int64_t>(rng() % static_cast<uint64_t>(hi - lo + 1));
+        EXPECT_FALSE(setFieldText(config, field, std::to_string(value))) << field.key;
+        break;
+      }
+      case FieldType::Real: {
+        double value = 0;
+        do {
+          const double lo = std::max(field.min, 1e-12);
+          value = field.min < 1e-12 && rng() % 4 == 0 ? field.min * unit(rng)
+                                                      : lo * std::pow(field.max / lo, unit(rng));
+        } while (outOfBounds(field, value));
+        field.access.setReal(config, value);
+        break;
+      }
+      case FieldType::Switch: field.access.setSwitch(config, rng() % 2 == 0); break;
+    }
+  }
+  return config;
+}
+
+TEST(ConfigSchema, EveryRunConfigMemberHasOneRowWithAUniqueKeyFlagAndHelp) {
+  // RunConfig's members (run_config.h): 16 top-level ones, ScalerConfig's 5 make 21 - 1 (scaler itself).
+  EXPECT_EQ(configFields().size(), 21u);
+  std::set<std::string_view> keys, flags;
+  for (const ConfigField& field : configFields()) {
+    EXPECT_TRUE(keys.insert(field.key).second) << field.key;
+    EXPECT_TRUE(flags.insert(field.flag).second) << field.flag;
+    EXPECT_EQ(field.flag.substr(0, 2), "--") << field.key;
+    EXPECT_FALSE(field.help.empty()) << field.key;
+    EXPECT_EQ(findConfigField(field.key), &field);
+    EXPECT_EQ(findConfigFlag(field.flag), &field);
+    if (field.type == FieldType::Integer || field.type == FieldType::Real) {
+      EXPECT_LT(field.min, field.max) << field.key;
+    }
+  }
+}
+
+TEST(ConfigSchema, TheDefaultsAndEveryPresetAreValid) {
+  EXPECT_TRUE(validate(RunConfig{}).empty());
+  for (ModelKind model : {ModelKind::TinyMLP, ModelKind::DeepMLP, ModelKind::TinyTransformer}) {
+    const auto errors = validate(presetFor(model));
+    EXPECT_TRUE(errors.empty()) << modelName(model) << ": " << (errors.empty() ? "" : errors[0].field);
+  }
+}
+
+TEST(ConfigSchema, FieldTextReadsBackBitForBit) {
+  std::mt19937_64 rng(20240611);
+  for (int round = 0; round < 200; ++round) {
+    const RunConfig original = randomConfig(rng);
+    ASSERT_TRUE(validate(original).empty());
+    RunConfig copy = presetFor(ModelKind::TinyTransformer);
+    copy.scaler.enabled = !original.scaler.enabled;
+    copy.scalerForPureFp16 = !original.scalerForPureFp16;
+    for (const ConfigField& field : configFields()) {
+      const auto error = setFieldText(copy, field, fieldText(original, field));
+      ASSERT_FALSE(error) << field.key << ": " << error->message;
+    }
+    expectSameConfig(original, copy);
+  }
+}
+
+TEST(ConfigSchema, WriteConfigJsonThenReadConfigJsonIsTheIdentity) {
+  std::mt19937_64 rng(7);
+  for (int round = 0; round < 200; ++round) {
+    const RunConfig original = randomConfig(rng);
+    std::string text;
+    JsonWriter writer(text);
+    writeConfigJson(writer, original);
+    ASSERT_TRUE(writer.complete());
+    JsonParseError parseError;
+    const auto json = parseJson(text, &parseError);
+    ASSERT_TRUE(json) << parseError.message << " in " << text;
+    RunConfig read = presetFor(ModelKind::DeepMLP);
+    read.scaler.enabled = !original.scaler.enabled;
+    read.scalerForPureFp16 = !original.scalerForPureFp16;
+    const auto errors = readConfigJson(*json, read, /*requireAll=*/true, "config.");
+    ASSERT_TRUE(errors.empty()) << errors[0].field << ": " << errors[0].message;
+    expectSameConfig(original, read);
+    // The same config gives the same bytes.
+    std::string again;
+    JsonWriter second(again);
+    writeConfigJson(second, read);
+    EXPECT_EQ(text, again);
+  }
+}
+
+TEST(ConfigSchema, TheDefaultsAreWrittenNestedInTableOrder) {
+  // The layout of a session's "config" object: nested "scaler" and "clip" objects.
+  std::string text;
+  JsonWriter writer(text);
+  writeConfigJson(writer, RunConfig{});
+  EXPECT_EQ(text,
+            "{\"model\":\"tiny-mlp\",\"modes\":[\"fp32\",\"fp16-amp-scaled\",\"bf16-amp\"],"
+            "\"optimizer\":\"adamw\",\"lr\":0.001,\"momentum\":0.9,\"weight-decay\":0.01,\"adam-eps\":1e-08,"
+            "\"batch\":32,\"seed\":0,\"steps\":500,\"loss-weight\":1,"
+            "\"scaler\":{\"init-scale\":65536,\"growth-factor\":2,\"backoff-factor\":0.5,"
+            "\"growth-interval\":2000,\"enabled\":true},\"scaler-for-pure-fp16\":false,"
+            "\"clip\":{\"order\":\"off\",\"max-norm\":1},\"instrument-every\":10,\"threads\":1}");
+}
+
+// Outside each field's bounds (the table's), by a little and by a lot; every error names the full key.
+TEST(ConfigSchema, OutOfBoundsValuesAreRefusedWithTheFullKey) {
+  for (const ConfigField& field : configFields()) {
+    if (field.type != FieldType::Integer && field.type != FieldType::Real) continue;
+    std::vector<std::string> bad;
+    if (field.type == FieldType::Integer) {
+      bad = {std::to_string(static_cast<int64_t>(field.min) - 1), std::to_string(static_cast<int64_t>(field.max) + 1),
+             "9223372036854775807", "99999999999999999999", "1.5", "ten", ""};
+    } else {
+      bad = {numberText(field.max * 2), "nan", "inf", "-inf", "-1", "1e39", "fast"};
+      if (field.minExclusive) bad.push_back(numberText(field.min));
+      if (field.maxExclusive) bad.push_back(numberText(field.max));
+    }
+    for (const std::string& text : bad) {
+      RunConfig config;
+      const RunConfig before = config;
+      const auto error = setFieldText(config, field, text);
+      ASSERT_TRUE(error) << field.key << " accepted " << text;
+      EXPECT_EQ(error->field, field.key) << text;
+      expectSameConfig(before, config);  // unchanged
+    }
+  }
+}
+
+TEST(ConfigSchema, ValuesThatLibTorchCannotTakeAsFloat32AreRefused) {
+  // LibTorch refuses a double above FLT_MAX (3.4028235e38) for a float scalar: "value cannot be
+  // converted to type float without overflow". These used to pass validate() and fail in training.
+  struct Case {
+    const char* key;
+    const char* text;
+  };
+  for (const Case c : {Case{"lr", "1e38"}, Case{"clip.max-norm", "1e39"}, Case{"scaler.init-scale", "1e308"},
+                       Case{"steps", "9223372036854775807"}, Case{"threads", "300"},
+                       Case{"seed", "9007199254740992"}}) {
+    RunConfig config;
+    const auto error = setFieldText(config, *findConfigField(c.key), c.text);
+    ASSERT_TRUE(error) << c.key << " " << c.text;
+    EXPECT_EQ(error->field, c.key);
+  }
+  // The largest accepted values fit float32.
+  for (const char* key : {"lr", "clip.max-norm", "scaler.init-scale", "scaler.growth-factor", "loss-weight"}) {
+    EXPECT_LT(findConfigField(key)->max, static_cast<double>(std::numeric_limits<float>::max())) << key;
+  }
+}
+
+TEST(ConfigSchema, OneThreadsBoundForTextAndJson) {
+  // The one bound of the table, [1, 256]: setFieldText and readConfigJson agree on it.
+  RunConfig config;
+  EXPECT_FALSE(setFieldText(config, *findConfigField("threads"), "256"));
+  EXPECT_EQ(config.threadsPerMode, 256);
+  const auto refused = setFieldText(config, *findConfigField("threads"), "300");
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->message, "must be <= 256 (got 300)");
+  EXPECT_EQ(fieldBoundsText(*findConfigField("threads")), "[1, 256]");
+
+  JsonParseError error;
+  RunConfig fromJson;
+  EXPECT_TRUE(readConfigJson(*parseJson(R"({"threads": 256})", &error), fromJson, false).empty());
+  EXPECT_EQ(fromJson.threadsPerMode, 256);
+  const auto errors = readConfigJson(*parseJson(R"({"threads": 300})", &error), fromJson, false);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].field, "threads");
+  EXPECT_EQ(errors[0].message, "must be <= 256 (got 300)");
+  fromJson.threadsPerMode = 300;
+  ASSERT_FALSE(validate(fromJson).empty());
+  EXPECT_EQ(validate(fromJson)[0].field, "threads");
+}
+
+TEST(ConfigSchema, ANestedKeyIsNamedInFullWithThePrefix) {
+  // Before the schema, a session reader joined the prefix and validate()'s short name: the error read
+  // "config.growth-interval", a key no file has.
+  JsonParseError error;
+  RunConfig config;
+  const auto errors =
+      readConfigJson(*parseJson(R"({"scaler": {"growth-interval": 0}})", &error), config, false, "config.");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].field, "config.scaler.growth-interval");
+  EXPECT_EQ(errors[0].message, "must be >= 1 (got 0)");
+}
+
+TEST(ConfigSchema, UnknownKeysAreNamedWithTheirPath) {
+  JsonParseError error;
+  RunConfig config;
+  auto errors = readConfigJson(*parseJson(R"({"lrr": 0.1, "scaler": {"init_scale": 2}})", &error), config,
+                               false, "config.");
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_EQ(errors[0].field, "config.lrr");
+  EXPECT_NE(errors[0].message.find("unknown field"), std::string::npos);
+  EXPECT_NE(errors[0].message.find("lr"), std::string::npos);  // the allowed names are listed
+  EXPECT_EQ(errors[1].field, "config.scaler.init_scale");
+  EXPECT_NE(errors[1].message.find("init-scale"), std::string::npos);
+}
+
+TEST(ConfigSchema, RequireAllNamesEveryMissingKeyWithThePrefix) {
+  std::string text;
+  JsonWriter writer(text);
+  writeConfigJson(writer, RunConfig{});
+  // Drop "steps" and the scaler's "enabled".
+  for (const char* member : {",\"steps\":500", ",\"enabled\":true"}) {
+    const auto at = text.find(member);
+    ASSERT_NE(at, std::string::npos);
+    text.erase(at, std::strlen(member));
+  }
+  JsonParseError error;
+  RunConfig config;
+  const auto errors = readConfigJson(*parseJson(text, &error), config, /*requireAll=*/true, "config.");
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_EQ(errors[0].field, "config.steps");
+  EXPECT_EQ(errors[0].message, "missing");
+  EXPECT_EQ(errors[1].field, "config.scaler.enabled");
+  // Without requireAll the same object is fine: present keys refine the config.
+  EXPECT_TRUE(readConfigJson(*parseJson(text, &error), config, false, "config.").empty());
+}
+
+TEST(ConfigSchema, WrongJsonTypesAndModeListsNameTheMember) {
+  JsonParseError error;
+  RunConfig config;
+  auto errors = readConfigJson(
+      *parseJson(R"({"lr": "fast", "batch": 2.5, "modes": ["fp32", "fp8"], "clip": 3})", &error), config,
+      false, "config.");
+  ASSERT_EQ(errors.size(), 4u);
+  EXPECT_EQ(errors[0].field, "config.lr");
+  EXPECT_EQ(errors[0].message, "expected a number (got a string)");
+  EXPECT_EQ(errors[1].field, "config.batch");
+  EXPECT_EQ(errors[2].field, "config.modes[1]");
+  EXPECT_NE(errors[2].message.find("fp16-amp-scaled"), std::string::npos);  // the known modes
+  EXPECT_EQ(errors[3].field, "config.clip");
+  errors = readConfigJson(*parseJson(R"({"modes": ["fp32", "fp32"]})", &error), config, false);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].field, "modes[1]");
+}
+
+TEST(ConfigSchema, ValidateNamesFullKeysAndSkipsMaxNormWhileClippingIsOff) {
+  RunConfig config;
+  config.scaler.growthInterval = 0;
+  config.clipMaxNorm = -1;
+  config.clipOrder = ClipOrder::Off;
+  auto errors = validate(config);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].field, "scaler.growth-interval");
+  config.clipOrder = ClipOrder::AfterUnscale;
+  errors = validate(config);
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_EQ(errors[1].field, "clip.max-norm");
+  EXPECT_EQ(errors[1].message, "must be > 0 (got -1)");
+}
+
+TEST(ConfigSchema, SwitchFlagsTakeNoAndTheDeprecatedSpelling) {
+  bool deprecated = false;
+  bool negated = false;
+  const ConfigField* field = findConfigFlag("--scaler-for-fp16-pure", &deprecated, &negated);
+  ASSERT_NE(field, nullptr);
+  EXPECT_EQ(field->key, "scaler-for-pure-fp16");
+  EXPECT_TRUE(deprecated);
+  EXPECT_FALSE(negated);
+  field = findConfigFlag("--no-scaler", &deprecated, &negated);
+  ASSERT_NE(field, nullptr);
+  EXPECT_EQ(field->key, "scaler.enabled");
+  EXPECT_FALSE(deprecated);
+  EXPECT_TRUE(negated);
+  EXPECT_EQ(findConfigFlag("--no-lr"), nullptr);         // only switches negate
+  EXPECT_EQ(findConfigFlag("--no-reference"), nullptr);  // reproduce's own option
+}
+
+TEST(ConfigSchema, UsesGradScalerIsTheModesDecision) {
+  RunConfig config;
+  EXPECT_TRUE(usesGradScaler(config, PrecisionMode::FP16AmpScaled));
+  EXPECT_FALSE(usesGradScaler(config, PrecisionMode::FP16Pure));
+  EXPECT_FALSE(usesGradScaler(config, PrecisionMode::FP16Amp));
+  EXPECT_FALSE(usesGradScaler(config, PrecisionMode::BF16Amp));
+  config.scalerForPureFp16 = true;
+  EXPECT_TRUE(usesGradScaler(config, PrecisionMode::FP16Pure));
+  EXPECT_FALSE(usesGradScaler(config, PrecisionMode::BF16Pure));
+}
+
+TEST(ConfigSchema, FieldPythonWritesPythonLiterals) {
+  RunConfig config;
+  config.lr = 2;
+  EXPECT_EQ(fieldPython(config, *findConfigField("lr")), "2.0");  // a float, not an int
+  EXPECT_EQ(fieldPython(config, *findConfigField("adam-eps")), "1e-08");
+  EXPECT_EQ(fieldPython(config, *findConfigField("scaler.enabled")), "True");
+  EXPECT_EQ(fieldPython(config, *findConfigField("optimizer")), "'adamw'");
+  EXPECT_EQ(fieldPython(config, *findConfigField("modes")), "['fp32', 'fp16-amp-scaled', 'bf16-amp']");
+  EXPECT_EQ(fieldPython(config, *findConfigField("batch")), "32");
+  EXPECT_EQ(findConfigField("batch")->pythonName, "batch_size");
+}
+
+}  // namespace
+}  // namespace ampscope
