@@ -1,6 +1,6 @@
-// `ampscope-cli train` from the outside: exit codes and messages for bad configurations (issue 3 item
-// 8: a message naming the field, exit 2), the unwritable output file (exit 1), and the contents of a
-// short run's summary, CSV and JSONL.
+// `ampscope-cli train` from the outside: exit codes and messages for bad configurations (a message
+// naming the field, exit 2), the unwritable output file (exit 1), one file given for both --csv and
+// --jsonl (exit 2), and the contents of a short run's summary, CSV and JSONL.
 #include <gtest/gtest.h>
 
 #include <cstdio>

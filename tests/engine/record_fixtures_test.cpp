@@ -4,6 +4,7 @@
 
 #include "ampscope/engine/record_codec.h"
 #include "ampscope/engine/session_codec.h"
+#include "ampscope/engine/version.h"
 #include "record_samples.h"
 
 namespace ampscope {
@@ -131,6 +132,20 @@ TEST(RecordFixtures, A010SessionOpens) {
   ASSERT_EQ(session->records[4].modes.size(), 1u);
   EXPECT_EQ(session->records[4].modes[0].lossScale, 32768.0);
   EXPECT_EQ(session->records[5].modes[0].loss, 2.224860906600952);
+}
+
+TEST(RecordFixtures, TheSessionWriterStillWritesVersion1ByteForByte) {
+  // Session stays at version 1 because the codec writes exactly what 0.1.0 wrote: re-encoding the
+  // 0.1.0 fixture gives its bytes back (only "app" names the AmpScope that wrote it).
+  const std::string original = samples::fixture("session-0.1.0.ampscope");
+  SessionError error;
+  const auto session = decodeSession(original, &error);
+  ASSERT_TRUE(session) << error.text();
+  std::string again = encodeSession(*session);
+  const std::string app = "\"app\":\"AmpScope " + ampscopeVersion() + "\"";
+  ASSERT_NE(again.find(app), std::string::npos);
+  again.replace(again.find(app), app.size(), "\"app\":\"AmpScope 0.1.0\"");
+  EXPECT_EQ(again, original);
 }
 
 }  // namespace
