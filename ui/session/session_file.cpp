@@ -7,7 +7,7 @@
 
 namespace ampscope::ui {
 
-const char* const SessionFile::kFormat = "ampscope-session";
+const char* const SessionFile::kFormat = kSessionFormat.data();  // a literal: NUL-terminated
 const char* const SessionFile::kSuffix = "ampscope";
 
 QString SessionFile::describe(const SessionError& e) {
@@ -21,7 +21,7 @@ QString SessionFile::describe(const SessionError& e) {
     case Kind::NoFormat: return tr("not an AmpScope session (no \"format\" field)");
     case Kind::WrongFormat:
       return tr("not an AmpScope session (format \"%1\", expected \"%2\")")
-          .arg(e.found == "not a string" ? tr("not a string") : QString::fromStdString(e.found),
+          .arg(e.found.empty() ? tr("not a string") : QString::fromStdString(e.found),
                QLatin1String(kFormat));
     case Kind::BadVersion: return tr("field \"version\": expected a positive integer");
     case Kind::NewerVersion:

@@ -32,7 +32,8 @@ std::string SessionError::text() const {
     case Kind::NotAnObject: return "not an AmpScope session (the top level is not a JSON object)";
     case Kind::NoFormat: return "not an AmpScope session (no \"format\" field)";
     case Kind::WrongFormat:
-      return "not an AmpScope session (format \"" + found + "\", expected \"" + std::string(kSessionFormat) + "\")";
+      return "not an AmpScope session (format \"" + (found.empty() ? std::string("not a string") : found) +
+             "\", expected \"" + std::string(kSessionFormat) + "\")";
     case Kind::BadVersion: return "field \"version\": expected a positive integer";
     case Kind::NewerVersion:
       return "written by a newer AmpScope (session format version " + found +
@@ -98,7 +99,7 @@ std::optional<Session> decodeSession(std::string_view json, SessionError* error)
   if (!format) return fail(errorOf(Kind::NoFormat));
   if (!format->isString() || format->string() != kSessionFormat) {
     SessionError e = errorOf(Kind::WrongFormat);
-    e.found = format->isString() ? format->string() : std::string("not a string");
+    if (format->isString()) e.found = format->string();  // empty: not a string
     return fail(e);
   }
   const JsonValue* versionValue = root->find(kKeys[kVersion]);

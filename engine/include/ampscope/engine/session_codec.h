@@ -60,7 +60,7 @@ struct SessionError {
   int column = 0;
   std::string path;     // "records[12].modes[0].loss", "config.scaler.growth-interval"
   std::string message;  // English
-  std::string found;    // the format or version found (WrongFormat, NewerVersion)
+  std::string found;    // the format or version found (WrongFormat: empty when not a string; NewerVersion)
   std::string text() const;
 };
 
