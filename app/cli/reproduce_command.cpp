@@ -58,6 +58,7 @@ ReproduceOptions parse(const std::vector<std::string>& args) {
   }
   if (options.directory.empty()) throw CliUsageError{"no output folder given"};
   options.config = flags.finish();
+  for (const auto& warning : flags.warnings()) std::cerr << "ampscope-cli reproduce: warning: " << warning << "\n";
   return options;
 }
 

@@ -38,8 +38,12 @@ RunConfigFlags::RunConfigFlags(const std::vector<std::string>& args) {
 bool RunConfigFlags::consume(const std::vector<std::string>& args, std::size_t& i) {
   const std::string& flag = args[i];
   bool negated = false;
-  const ConfigField* field = findConfigFlag(flag, nullptr, &negated);
+  bool deprecated = false;
+  const ConfigField* field = findConfigFlag(flag, &deprecated, &negated);
   if (!field) return false;
+  if (deprecated) {
+    warnings_.push_back(flag + " is deprecated; use " + std::string(field->flag) + " (it still works)");
+  }
   if (field->type == FieldType::Switch) {
     field->access.setSwitch(config_, !negated);
     return true;

@@ -28,8 +28,11 @@ class RunConfigFlags {
   bool consume(const std::vector<std::string>& args, std::size_t& i);
   // The finished configuration: --clip without --clip-order means the chapter's order; validated.
   RunConfig finish();
+  // Notes for stderr about what was accepted but should change (a deprecated flag spelling).
+  const std::vector<std::string>& warnings() const { return warnings_; }
 
  private:
+  std::vector<std::string> warnings_;
   RunConfig config_;
   bool clipGiven_ = false;
   bool clipOrderGiven_ = false;
