@@ -73,6 +73,7 @@ Options parseOptions(const std::vector<std::string>& args) {
     }
   }
   options.config = flags.finish();
+  for (const auto& warning : flags.warnings()) std::cerr << kPrefix << "warning: " << warning << "\n";
   return options;
 }
 

@@ -138,6 +138,14 @@ TEST(CliTrain, TheSameFileForCsvAndJsonlIsRefusedWithExit2) {
   EXPECT_FALSE(created.good()) << "nothing is written before the refusal";
 }
 
+TEST(CliTrain, ADeprecatedFlagSpellingWorksWithAWarning) {
+  const CliResult result = train({"--steps", "1", "--quiet", "--modes", "fp16-pure", "--scaler-for-fp16-pure"});
+  EXPECT_EQ(result.exitCode, 0) << result.err;
+  EXPECT_NE(result.err.find("warning: --scaler-for-fp16-pure is deprecated; use --scaler-for-pure-fp16"),
+            std::string::npos)
+      << result.err;
+}
+
 TEST(CliTrain, HelpListsTheOptions) {
   const CliResult result = train({"--help"});
   EXPECT_EQ(result.exitCode, 0);
