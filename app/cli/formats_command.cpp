@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "ampscope/engine/number_format.h"
+#include "ampscope/engine/json.h"
 #include "commands.h"
-#include "json_writer.h"
 
 namespace ampscope::cli {
 
@@ -255,7 +255,8 @@ int runFormatsCommand(const std::vector<std::string>& args) {
   if (options->elements) memory = memoryFootprints(*options->elements);
 
   if (options->json) {
-    JsonWriter json(std::cout, JsonWriter::Layout::Pretty);
+    std::string text;
+    JsonWriter json(text, JsonWriter::Layout::Pretty);
     json.beginObject().key("formats").beginArray();
     for (const DType dtype : options->dtypes) writeFinfoJson(json, dtype);
     json.endArray();
@@ -274,7 +275,7 @@ int runFormatsCommand(const std::vector<std::string>& args) {
       json.endArray();
     }
     json.endObject();
-    std::cout << '\n';
+    std::cout << text << '\n';
     return kExitOk;
   }
 
@@ -334,7 +335,8 @@ int runConvertCommand(const std::vector<std::string>& args) {
   }
 
   if (options->json) {
-    JsonWriter json(std::cout, JsonWriter::Layout::Pretty);
+    std::string text;
+    JsonWriter json(text, JsonWriter::Layout::Pretty);
     json.beginObject()
         .field("pattern_dtype", formatSpec(options->patternDType).name)
         .key("values")
@@ -368,7 +370,7 @@ int runConvertCommand(const std::vector<std::string>& args) {
       json.endArray().endObject();
     }
     json.endArray().endObject();
-    std::cout << '\n';
+    std::cout << text << '\n';
     return kExitOk;
   }
 

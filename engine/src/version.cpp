@@ -1,3 +1,4 @@
+// The LibTorch half of version.h; AmpScope's own version is in data/app_version.cpp (no torch).
 #include "ampscope/engine/version.h"
 
 #include <torch/version.h>
@@ -6,8 +7,6 @@
 #include <ATen/Version.h>
 
 namespace ampscope {
-
-std::string ampscopeVersion() { return AMPSCOPE_VERSION; }
 
 std::string libtorchVersion() { return TORCH_VERSION; }
 
@@ -22,7 +21,5 @@ std::string libtorchBuildInfo() {
   info += ", " + std::to_string(at::get_num_threads()) + " intra-op thread(s)";
   return info;
 }
-
-std::string licenseName() { return "GPL-3.0-or-later"; }
 
 }  // namespace ampscope

@@ -1,6 +1,6 @@
-// `ampscope-cli train` from the outside: exit codes and messages for bad configurations (issue 3 item
-// 8: a message naming the field, exit 2), the unwritable output file (exit 1), and the contents of a
-// short run's summary, CSV and JSONL.
+// `ampscope-cli train` from the outside: exit codes and messages for bad configurations (a message
+// naming the field, exit 2), the unwritable output file (exit 1), one file given for both --csv and
+// --jsonl (exit 2), and the contents of a short run's summary, CSV and JSONL.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -79,8 +79,9 @@ std::vector<std::string> readLines(const std::string& path) {
   return lines;
 }
 
-// The chapter's TinyMLP, three modes, 12 steps: one CSV row and one JSONL object per step and mode,
-// the first fp16-amp-scaled step at scale 65536 (seed-digest §6), and a summary row per mode.
+// The chapter's TinyMLP, three modes, 12 steps: one CSV row and one JSONL object per step and mode
+// after the record stream's header, the first fp16-amp-scaled step at scale 65536 (GradScaler's default
+// init_scale, 2^16), and a summary row per mode.
 TEST(CliTrain, ShortRunWritesCsvJsonlAndSummary) {
   const std::string csvPath = ::testing::TempDir() + "ampscope-train-test.csv";
   const std::string jsonlPath = ::testing::TempDir() + "ampscope-train-test.jsonl";
@@ -101,17 +102,48 @@ TEST(CliTrain, ShortRunWritesCsvJsonlAndSummary) {
   EXPECT_EQ(csv[2].rfind("1,fp16-amp-scaled,", 0), 0u);
 
   const auto jsonl = readLines(jsonlPath);
-  ASSERT_EQ(jsonl.size(), 12u * 3u);
+  ASSERT_EQ(jsonl.size(), 1u + 12u * 3u);
   JsonSyntaxChecker checker;
   for (const auto& line : jsonl) EXPECT_TRUE(checker.check(line)) << checker.error() << "\n" << line;
-  EXPECT_NE(jsonl[1].find("\"mode\":\"fp16-amp-scaled\""), std::string::npos);
-  EXPECT_NE(jsonl[1].find("\"loss_scale\":65536"), std::string::npos);
-  EXPECT_NE(jsonl[1].find("\"instrumented\":true"), std::string::npos);  // step 1
-  EXPECT_NE(jsonl[1].find("\"exponents\":{"), std::string::npos);
-  EXPECT_NE(jsonl[1].find("\"name\":\"net.0.weight\""), std::string::npos);
-  EXPECT_NE(jsonl[4].find("\"instrumented\":false"), std::string::npos);  // step 2
+  // The header (docs/record-format.md): format, version 2, the app, then the config with every field.
+  EXPECT_EQ(jsonl[0].rfind(R"({"format":"ampscope-records","version":2,"app":"AmpScope )", 0), 0u) << jsonl[0];
+  EXPECT_NE(jsonl[0].find(R"("config":{"model":"tiny-mlp",)"), std::string::npos) << jsonl[0];
+  EXPECT_NE(jsonl[0].find(R"("fp32","fp16-amp-scaled","bf16-amp")"), std::string::npos) << jsonl[0];
+  EXPECT_NE(jsonl[2].find("\"mode\":\"fp16-amp-scaled\""), std::string::npos);
+  EXPECT_NE(jsonl[2].find("\"loss-scale\":65536"), std::string::npos);
+  EXPECT_NE(jsonl[2].find("\"instrumented\":true"), std::string::npos);  // step 1
+  EXPECT_NE(jsonl[2].find("\"bins\":[["), std::string::npos);
+  EXPECT_NE(jsonl[2].find("\"name\":\"net.0.weight\""), std::string::npos);
+  EXPECT_NE(jsonl[5].find("\"instrumented\":false"), std::string::npos);  // step 2
+  // The CSV and the stream hold the same loss, digit for digit (one number formatter for both).
+  const std::string csvLoss = csv[2].substr(csv[2].find(',', 2) + 1, csv[2].find(',', csv[2].find(',', 2) + 1) -
+                                                                          csv[2].find(',', 2) - 1);
+  EXPECT_NE(jsonl[2].find("\"loss\":" + csvLoss + ","), std::string::npos) << csv[2] << "\n" << jsonl[2];
+  EXPECT_NE(result.out.find("Memory ledger of each mode's last step (counting allocator)\n"), std::string::npos);
   std::remove(csvPath.c_str());
   std::remove(jsonlPath.c_str());
+}
+
+TEST(CliTrain, TheSameFileForCsvAndJsonlIsRefusedWithExit2) {
+  const std::string path = ::testing::TempDir() + "ampscope-train-same.out";
+  std::remove(path.c_str());
+  // The same file under two spellings: the check compares canonical paths, not the text.
+  const std::string other = ::testing::TempDir() + "./ampscope-train-same.out";
+  const CliResult result = train({"--steps", "1", "--csv", path, "--jsonl", other});
+  EXPECT_EQ(result.exitCode, 2) << result.err;
+  EXPECT_NE(result.err.find("--csv"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("--jsonl"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("the same file"), std::string::npos) << result.err;
+  std::ifstream created(path);
+  EXPECT_FALSE(created.good()) << "nothing is written before the refusal";
+}
+
+TEST(CliTrain, ADeprecatedFlagSpellingWorksWithAWarning) {
+  const CliResult result = train({"--steps", "1", "--quiet", "--modes", "fp16-pure", "--scaler-for-fp16-pure"});
+  EXPECT_EQ(result.exitCode, 0) << result.err;
+  EXPECT_NE(result.err.find("warning: --scaler-for-fp16-pure is deprecated; use --scaler-for-pure-fp16"),
+            std::string::npos)
+      << result.err;
 }
 
 TEST(CliTrain, HelpListsTheOptions) {

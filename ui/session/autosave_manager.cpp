@@ -6,6 +6,7 @@
 #include <QSaveFile>
 #include <QStandardPaths>
 
+#include "ampscope/engine/session_codec.h"
 #include "ui/session/session_recorder.h"
 
 namespace ampscope::ui {
@@ -60,13 +61,10 @@ void AutosaveManager::refreshCache() {
   }
   while (cachedRecords_ < records.size()) {
     const std::size_t end = std::min(records.size(), cachedRecords_ + kRecordsPerChunk);
-    QByteArray chunk;
-    for (std::size_t i = cachedRecords_; i < end; ++i) {
-      // The same layout as SessionFile::toJson: "\n" before the first record, ",\n" between records.
-      chunk += i > 0 ? ",\n" : "\n";
-      SessionFile::appendRecordJson(chunk, records[i]);
-    }
-    chunks_.push_back(std::move(chunk));
+    // Each record is encoded once, with the separator encodeSession() puts before it.
+    std::string chunk;
+    for (std::size_t i = cachedRecords_; i < end; ++i) appendSessionRecordJson(chunk, records[i], i);
+    chunks_.push_back(QByteArray::fromStdString(chunk));
     cachedRecords_ = end;
   }
 }
@@ -80,9 +78,10 @@ bool AutosaveManager::saveNow() {
   // The worker gets shared (implicitly copied) chunks: nothing large is copied here.
   std::vector<QByteArray> parts;
   parts.reserve(chunks_.size() + 2);
-  parts.push_back(SessionFile::headerJson(source_->session()));
+  const Session& session = source_->session();
+  parts.push_back(QByteArray::fromStdString(sessionHeaderJson(session.config, session.lesson.toStdString())));
   parts.insert(parts.end(), chunks_.begin(), chunks_.end());
-  parts.push_back(SessionFile::footerJson());
+  parts.push_back(QByteArray(kSessionFooterJson.data(), static_cast<int>(kSessionFooterJson.size())));
   dirty_ = false;
   writing_ = true;
   writer_ = std::thread([this, parts = std::move(parts), path = path_] {

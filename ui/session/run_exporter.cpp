@@ -1,30 +1,15 @@
 #include "ui/session/run_exporter.h"
 
 #include <QSaveFile>
-#include <algorithm>
-#include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <iterator>
 #include <map>
+#include <string>
+
+#include "ampscope/engine/config_schema.h"
+#include "ampscope/engine/json.h"
+#include "ampscope/engine/record_codec.h"
 
 namespace ampscope::ui {
 namespace {
-
-// Shortest text that reads back as the same double; nan/inf/-inf spelled as Python and pandas read them.
-QByteArray number(double value) {
-  if (std::isnan(value)) return "nan";
-  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
-  char buffer[40];
-  std::snprintf(buffer, sizeof(buffer), "%.17g", value);
-  // %.17g always round-trips; try shorter forms first so 0.001 does not print as 0.0010000000000000000208.
-  for (int precision = 1; precision < 17; ++precision) {
-    char shorter[40];
-    std::snprintf(shorter, sizeof(shorter), "%.*g", precision, value);
-    if (std::strtod(shorter, nullptr) == value) return shorter;
-  }
-  return buffer;
-}
 
 bool writeAtomically(const QString& path, const QByteArray& bytes, QString* error) {
   QSaveFile file(path);
@@ -39,40 +24,7 @@ bool writeAtomically(const QString& path, const QByteArray& bytes, QString* erro
 }  // namespace
 
 QByteArray RunExporter::toCsv(const std::vector<StepRecord>& records) {
-  QByteArray csv =
-      "step,mode,loss,loss_scale,skipped,found_inf,grad_norm_before_clip,grad_norm_after_clip,"
-      "clip_norm_seen,lr,step_time_ms,current_bytes,peak_bytes,diverged,instrumented,rounding_elements,"
-      "flushed_to_zero,subnormal,overflowed,nan\n";
-  for (const auto& record : records) {
-    for (const auto& s : record.modes) {
-      const QByteArray row[] = {QByteArray::number(qint64(s.step)),
-                                QByteArray::fromStdString(modeName(s.mode)),
-                                number(s.loss),
-                                number(s.lossScale),
-                                s.skipped ? "1" : "0",
-                                s.foundInf ? "1" : "0",
-                                number(s.gradNormBeforeClip),
-                                number(s.gradNormAfterClip),
-                                number(s.clipNormSeen),
-                                number(s.lr),
-                                number(s.stepTimeMs),
-                                QByteArray::number(qint64(s.currentBytes)),
-                                QByteArray::number(qint64(s.peakBytes)),
-                                s.diverged ? "1" : "0",
-                                s.instrumented ? "1" : "0",
-                                QByteArray::number(qint64(s.rounding.elements)),
-                                QByteArray::number(qint64(s.rounding.flushedToZero)),
-                                QByteArray::number(qint64(s.rounding.subnormal)),
-                                QByteArray::number(qint64(s.rounding.overflowed)),
-                                QByteArray::number(qint64(s.rounding.nan))};
-      for (size_t i = 0; i < std::size(row); ++i) {
-        if (i > 0) csv += ',';
-        csv += row[i];
-      }
-      csv += '\n';
-    }
-  }
-  return csv;
+  return QByteArray::fromStdString(recordsToCsv(records));
 }
 
 QByteArray RunExporter::toJson(const Session& session) {
@@ -86,23 +38,30 @@ QByteArray RunExporter::toJson(const Session& session) {
       steps.push_back(&s);
     }
   }
-  QByteArray out = "{\"format\":\"ampscope-run\",\"version\":1,\"lesson\":";
-  SessionFile::appendString(out, session.lesson);
-  out += ",\"config\":";
-  SessionFile::appendConfigJson(out, session.config);
-  out += ",\"modes\":{";
-  for (size_t m = 0; m < order.size(); ++m) {
-    if (m > 0) out += ',';
-    out += "\n\"" + QByteArray::fromStdString(modeName(order[m])) + "\":[";
-    const auto& steps = perMode[order[m]];
-    for (size_t i = 0; i < steps.size(); ++i) {
-      out += i > 0 ? ",\n" : "\n";
-      SessionFile::appendModeStepJson(out, *steps[i]);
+  std::string out;
+  JsonWriter json(out);
+  json.beginObject();
+  json.field("format", "ampscope-run");
+  json.field("version", 1);
+  json.field("lesson", session.lesson.toStdString());
+  json.key("config");
+  writeConfigJson(json, session.config);
+  json.key("modes").beginObject();
+  for (PrecisionMode mode : order) {
+    // One step per line: the array is written as text and inserted whole.
+    std::string steps = "[";
+    for (const ModeStep* step : perMode[mode]) {
+      steps += steps.size() > 1 ? ",\n" : "\n";
+      JsonWriter stepJson(steps);
+      writeModeStepJson(stepJson, *step);
     }
-    out += ']';
+    steps += ']';
+    json.key(modeName(mode)).raw(steps);
   }
-  out += "}}\n";
-  return out;
+  json.endObject();
+  json.endObject();
+  out += '\n';
+  return QByteArray::fromStdString(out);
 }
 
 bool RunExporter::exportCsv(const QString& path, const std::vector<StepRecord>& records, QString* error) {

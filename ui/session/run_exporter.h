@@ -1,11 +1,10 @@
 // RunExporter: a recorded run as data for spreadsheets and scripts.
-// - CSV: one row per step and mode with every ModeStep scalar and the rounding totals; a header row;
-//   numbers in C locale with full precision ("%.17g"), so NaN/Inf losses appear as nan / inf / -inf,
-//   which pandas.read_csv and Python's float() read back.
+// - CSV: the record codec's CSV (record_codec.h): one row per step and mode with every ModeStep scalar
+//   and the rounding totals, numbers as numberText writes them (shortest round trip; nan, inf, -inf,
+//   which pandas.read_csv and Python's float() read back).
 // - JSON: {"format": "ampscope-run", "version": 1, "lesson", "config", "modes": {"fp32": [ModeStep, ...],
-//   ...}}: the steps grouped per mode (handy for analysis), with rounding points and the sparse exponent
-//   histograms of instrumented steps, encoded as in the session file (NaN/Inf as strings), one step per
-//   line.
+//   ...}}: the steps grouped per mode (handy for analysis), each ModeStep as the record codec writes it
+//   (rounding points and sparse histograms of instrumented steps, NaN/Inf as strings), one step per line.
 // Both write through QSaveFile (an existing file is replaced only by a complete one).
 #pragma once
 

@@ -291,11 +291,22 @@ TEST(SessionFile, ABadFieldIsNamedByItsPath) {
 
   json = SessionFile::toJson(sampleSession());
   json.replace("\"model\":\"deep-mlp\"", "\"model\":\"huge-mlp\"");
-  expectRefused(json, QStringLiteral("field \"config.model\": unknown model 'huge-mlp'"));
+  // The message is the RunConfig schema's (config_schema.h): the full key and the value found.
+  expectRefused(json, QStringLiteral("field \"config.model\": unknown value 'huge-mlp'"));
 
   json = SessionFile::toJson(sampleSession());
   json.replace("\"growth-interval\":17,", "");
   expectRefused(json, QStringLiteral("field \"config.scaler.growth-interval\": missing"));
+}
+
+TEST(SessionFile, AnUnknownKeyOrAModeOutsideTheConfigIsRefusedByName) {
+  QByteArray json = SessionFile::toJson(sampleSession());
+  json.replace("\"found-inf\":false,", "\"found-inf\":false,\"colour\":\"red\",");
+  expectRefused(json, QStringLiteral("field \"records[0].modes[0].colour\": unknown key"));
+  // The sample's modes are fp32, fp16-amp and fp16-pure; a record of bf16-amp cannot belong to it.
+  json = SessionFile::toJson(sampleSession());
+  json.replace("{\"mode\":\"fp16-pure\",\"step\":1,", "{\"mode\":\"bf16-amp\",\"step\":1,");
+  expectRefused(json, QStringLiteral("field \"records[0].modes[2].mode\": 'bf16-amp' is not in config.modes"));
 }
 
 TEST(SessionFile, AnInvalidConfigurationIsRefusedByItsFieldName) {

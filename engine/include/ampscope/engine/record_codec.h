@@ -1,0 +1,84 @@
+// The one record codec: ModeStep and StepRecord to and from JSON, the JSON Lines record stream, and
+// CSV. Every file that holds telemetry (a session, `ampscope-cli train --jsonl/--csv`, Export Run Data)
+// writes and reads it here; docs/record-format.md describes each field.
+//
+// JSON keys are kebab-case ("loss-scale", "grad-norm-before-clip"). A double is a JSON number or, when
+// it is not finite, one of the strings "nan", "inf", "-inf" (numberText's spelling; JSON has no NaN).
+// Histograms are sparse: "bins" lists [exponent, count] for the non-empty exponent bins only.
+// "rounding" is written on instrumented steps (or when any count is non-zero), "rounding-points" and
+// "tensors" when they are not empty; a reader takes their absence as empty.
+//
+// The record stream (JSON Lines, version 2): the first line is a header
+//   {"format":"ampscope-records","version":2,"app":"AmpScope <version>","config":{...}}
+// and every further line one ModeStep. Version 1 (AmpScope 0.1.0's `train --jsonl`) had no header and
+// snake_case keys, with histograms' exponents as an object {"-24": count}; readRecordStream() reads it too.
+//
+// CSV: a header row and one row per ModeStep with its scalars and rounding totals (no histograms);
+// numbers through numberText, booleans as 0 and 1.
+//
+// Readers never throw and never crash on damaged input: they return nullopt and a RecordError naming
+// where ("records[12].modes[0].loss", "line 7: loss") and why. Unknown keys and columns are refused by name.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ampscope/engine/json.h"
+#include "ampscope/engine/run_config.h"
+#include "ampscope/engine/telemetry.h"
+
+namespace ampscope {
+
+struct RecordError {
+  std::string path;     // "records[12].modes[0].loss", "line 7: loss"; empty when the whole input is meant
+  std::string message;  // English: "expected a number or \"nan\", \"inf\", \"-inf\""
+  std::string text() const;  // "path: message" (or the message alone)
+};
+
+// ---- JSON objects ----
+
+void writeModeStepJson(JsonWriter& out, const ModeStep& step);
+void writeStepRecordJson(JsonWriter& out, const StepRecord& record);  // {"step":N,"modes":[...]}
+
+// `path` is where `value` is in its document; errors extend it ("records[3]" + ".modes[0].loss").
+std::optional<ModeStep> readModeStepJson(const JsonValue& value, const std::string& path, RecordError* error);
+std::optional<StepRecord> readStepRecordJson(const JsonValue& value, const std::string& path,
+                                             RecordError* error);
+
+// ---- the JSON Lines record stream ----
+
+inline constexpr std::string_view kRecordStreamFormat = "ampscope-records";
+inline constexpr int kRecordStreamVersion = 2;
+
+// The header line, '\n' included.
+std::string recordStreamHeader(const RunConfig& config);
+// One ModeStep as one line, '\n' included.
+void appendRecordStreamLine(std::string& out, const ModeStep& step);
+
+struct RecordStream {
+  int version = kRecordStreamVersion;  // 1: an old headerless snake_case file
+  std::optional<RunConfig> config;     // from the header (version 2); version 1 has none
+  std::string app;                     // "AmpScope <version>" from the header
+  std::vector<ModeStep> steps;         // in file order
+};
+
+// Reads a whole stream (version 2, or version 1 when the first line is not a header). Blank lines are
+// allowed; errors say "line N: <field path>".
+std::optional<RecordStream> readRecordStream(std::string_view text, RecordError* error);
+
+// ---- CSV ----
+
+// The column names, in order: "step,mode,loss,loss_scale,...". One table gives them, the writer and the reader.
+const std::vector<std::string_view>& csvColumns();
+std::string csvHeader();                                  // the header row, '\n' included
+void appendCsvRow(std::string& out, const ModeStep& step);  // one row, '\n' included
+std::string recordsToCsv(const std::vector<StepRecord>& records);  // header + a row per ModeStep
+
+// Reads a CSV written by csvHeader()/appendCsvRow() (or by AmpScope 0.1.0, same columns). The header must
+// name every column once, in any order; an unknown column is refused by name. Rounding points and
+// histograms are not in CSV, so the steps have none.
+std::optional<std::vector<ModeStep>> readCsv(std::string_view text, RecordError* error);
+
+}  // namespace ampscope

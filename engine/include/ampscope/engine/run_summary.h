@@ -1,0 +1,47 @@
+// What a finished run comes to, per precision mode: the final loss, skipped steps, divergence, mean
+// step time after warm-up, peak bytes and the backward flush-to-zero totals; and the text tables the
+// CLI prints (the summary and the memory ledger). No torch: built from ModeStep records alone.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ampscope/engine/telemetry.h"
+
+namespace ampscope {
+
+// Steps 1..kSummaryWarmupSteps are not timed (the first iterations allocate and warm caches).
+inline constexpr int64_t kSummaryWarmupSteps = 5;
+
+struct ModeSummary {
+  ModeCapability capability;
+  ModeStep last;
+  int64_t steps = 0;
+  int64_t skipped = 0;
+  int64_t divergedAt = 0;
+  double firstStepMs = 0;
+  double timedMs = 0;
+  int64_t timedSteps = 0;
+  int64_t peakBytes = 0;
+  RoundingCounts backward;  // summed over instrumented steps
+  RoundingCounts forward;
+  double lastZeroGradShare = 0;  // parameter gradients exactly zero (unscaled), last instrumented step
+
+  void add(const ModeStep& step);  // one more step of this mode
+};
+
+// The share of parameter-gradient elements that are exactly zero (unscaled histograms); 0 without any.
+double zeroGradShare(const ModeStep& step);
+
+// The per-mode summary table, a title line first, '\n'-terminated lines.
+std::string summaryTable(const std::vector<ModeSummary>& summaries);
+
+struct ModeLedger {
+  PrecisionMode mode = PrecisionMode::FP32;
+  MemoryLedger ledger;
+};
+// The memory ledger of each mode's last step, a title line first.
+std::string memoryLedgerTable(const std::vector<ModeLedger>& ledgers);
+
+}  // namespace ampscope

@@ -1,0 +1,618 @@
+#include "ampscope/engine/record_codec.h"
+
+#include <array>
+#include <charconv>
+#include <system_error>
+
+#include "ampscope/engine/config_schema.h"
+#include "ampscope/engine/number_text.h"
+#include "ampscope/engine/version.h"
+#include "data/json_reading.h"
+
+namespace ampscope {
+
+using data::failAt;
+using data::FieldFailure;
+using data::ObjectFields;
+using data::Path;
+
+std::string RecordError::text() const { return path.empty() ? message : path + ": " + message; }
+
+namespace {
+
+// ---- key spellings: the current (kebab-case) one and AmpScope 0.1.0's `train --jsonl` (snake_case) ----
+
+enum StepKey : std::size_t {
+  kMode, kStep, kLoss, kLossScale, kSkipped, kFoundInf, kGradNormBeforeClip, kGradNormAfterClip,
+  kClipNormSeen, kLr, kStepTimeMs, kCurrentBytes, kPeakBytes, kDiverged, kInstrumented, kRounding,
+  kRoundingPoints, kTensors, kStepKeyCount
+};
+enum CountsKey : std::size_t { kElements, kFlushedToZero, kSubnormal, kOverflowed, kNan, kCountsKeyCount };
+enum PointKey : std::size_t { kPointName, kPointLayer, kPointBackward, kPointCounts, kPointKeyCount };
+enum TensorKey : std::size_t {
+  kTensorName, kTensorIsParameter, kTensorNumel, kTensorScaled, kTensorUnscaled, kTensorKeyCount
+};
+enum HistogramKey : std::size_t {
+  kBins, kZero, kPosInf, kNegInf, kHistNan, kTargetSubnormal, kTargetUnderflow, kHistogramKeyCount
+};
+
+struct Spelling {
+  std::array<std::string_view, kStepKeyCount> step;
+  std::array<std::string_view, kCountsKeyCount> counts;
+  std::array<std::string_view, kPointKeyCount> point;
+  std::array<std::string_view, kTensorKeyCount> tensor;
+  std::array<std::string_view, kHistogramKeyCount> histogram;
+  bool binsAsObject;  // version 1: "exponents": {"-24": count}; now "bins": [[-24, count]]
+};
+
+constexpr Spelling kKebab{
+    {"mode", "step", "loss", "loss-scale", "skipped", "found-inf", "grad-norm-before-clip",
+     "grad-norm-after-clip", "clip-norm-seen", "lr", "step-time-ms", "current-bytes", "peak-bytes",
+     "diverged", "instrumented", "rounding", "rounding-points", "tensors"},
+    {"elements", "flushed-to-zero", "subnormal", "overflowed", "nan"},
+    {"name", "layer", "backward", "counts"},
+    {"name", "is-parameter", "numel", "scaled", "unscaled"},
+    {"bins", "zero", "pos-inf", "neg-inf", "nan", "target-subnormal", "target-underflow"},
+    false};
+
+constexpr Spelling kSnakeV1{
+    {"mode", "step", "loss", "loss_scale", "skipped", "found_inf", "grad_norm_before_clip",
+     "grad_norm_after_clip", "clip_norm_seen", "lr", "step_time_ms", "current_bytes", "peak_bytes",
+     "diverged", "instrumented", "rounding", "rounding_points", "tensors"},
+    {"elements", "flushed_to_zero", "subnormal", "overflowed", "nan"},
+    {"name", "layer", "backward", "counts"},
+    {"name", "parameter", "numel", "scaled", "unscaled"},
+    {"exponents", "zero", "pos_inf", "neg_inf", "nan", "target_subnormal", "target_underflow"},
+    true};
+
+// ---- writing ----
+
+bool anyCounts(const RoundingCounts& c) {
+  return c.elements != 0 || c.flushedToZero != 0 || c.subnormal != 0 || c.overflowed != 0 || c.nan != 0;
+}
+
+void writeCounts(JsonWriter& out, const RoundingCounts& c) {
+  const auto& k = kKebab.counts;
+  out.beginObject();
+  out.field(k[kElements], static_cast<long long>(c.elements));
+  out.field(k[kFlushedToZero], static_cast<long long>(c.flushedToZero));
+  out.field(k[kSubnormal], static_cast<long long>(c.subnormal));
+  out.field(k[kOverflowed], static_cast<long long>(c.overflowed));
+  out.field(k[kNan], static_cast<long long>(c.nan));
+  out.endObject();
+}
+
+void writeHistogram(JsonWriter& out, const ExponentHistogram& h) {
+  const auto& k = kKebab.histogram;
+  out.beginObject();
+  out.key(k[kBins]).beginArray();
+  for (int e = ExponentHistogram::kMinExponent; e <= ExponentHistogram::kMaxExponent; ++e) {
+    const int64_t count = h.countAt(e);
+    if (count != 0) out.beginArray().value(e).value(static_cast<long long>(count)).endArray();
+  }
+  out.endArray();
+  out.field(k[kZero], static_cast<long long>(h.zero));
+  out.field(k[kPosInf], static_cast<long long>(h.posInf));
+  out.field(k[kNegInf], static_cast<long long>(h.negInf));
+  out.field(k[kHistNan], static_cast<long long>(h.nan));
+  out.field(k[kTargetSubnormal], static_cast<long long>(h.targetSubnormal));
+  out.field(k[kTargetUnderflow], static_cast<long long>(h.targetUnderflow));
+  out.endObject();
+}
+
+// ---- reading ----
+
+RoundingCounts readCounts(const JsonValue& v, const Path& path, const Spelling& sp) {
+  const ObjectFields f(v, path, sp.counts.data(), sp.counts.size());
+  RoundingCounts c;
+  c.elements = data::readCount(f.required(kElements), f.at(kElements));
+  c.flushedToZero = data::readCount(f.required(kFlushedToZero), f.at(kFlushedToZero));
+  c.subnormal = data::readCount(f.required(kSubnormal), f.at(kSubnormal));
+  c.overflowed = data::readCount(f.required(kOverflowed), f.at(kOverflowed));
+  c.nan = data::readCount(f.required(kNan), f.at(kNan));
+  return c;
+}
+
+void setBin(ExponentHistogram& h, int64_t exponent, int64_t count, const Path& exponentPath,
+            const Path& countPath) {
+  if (exponent < ExponentHistogram::kMinExponent || exponent > ExponentHistogram::kMaxExponent) {
+    failAt(exponentPath, "exponent " + std::to_string(exponent) + " is outside [" +
+                             std::to_string(ExponentHistogram::kMinExponent) + ", " +
+                             std::to_string(ExponentHistogram::kMaxExponent) + "]");
+  }
+  if (count < 0) failAt(countPath, "must not be negative");
+  h.counts[static_cast<std::size_t>(exponent - ExponentHistogram::kMinExponent)] = count;
+}
+
+ExponentHistogram readHistogram(const JsonValue& v, const Path& path, const Spelling& sp) {
+  const ObjectFields f(v, path, sp.histogram.data(), sp.histogram.size());
+  ExponentHistogram h;
+  const Path binsPath = f.at(kBins);
+  const JsonValue& bins = f.required(kBins);
+  if (sp.binsAsObject) {
+    if (!bins.isObject()) failAt(binsPath, "expected an object");
+    for (const auto& [name, count] : bins.members()) {
+      const Path countPath = binsPath.child(name);
+      int64_t exponent = 0;
+      const auto result = std::from_chars(name.data(), name.data() + name.size(), exponent);
+      if (result.ec != std::errc() || result.ptr != name.data() + name.size()) {
+        failAt(countPath, "the key is not an integer exponent");
+      }
+      setBin(h, exponent, data::readInt(count, countPath), countPath, countPath);
+    }
+  } else {
+    const auto& pairs = data::readArray(bins, binsPath);
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
+      const Path pairPath = binsPath.item(static_cast<int64_t>(i));
+      const auto& pair = data::readArray(pairs[i], pairPath);
+      if (pair.size() != 2) failAt(pairPath, "expected [exponent, count]");
+      const Path exponentPath = pairPath.item(0);
+      const Path countPath = pairPath.item(1);
+      setBin(h, data::readInt(pair[0], exponentPath), data::readInt(pair[1], countPath), exponentPath, countPath);
+    }
+  }
+  h.zero = data::readCount(f.required(kZero), f.at(kZero));
+  h.posInf = data::readCount(f.required(kPosInf), f.at(kPosInf));
+  h.negInf = data::readCount(f.required(kNegInf), f.at(kNegInf));
+  h.nan = data::readCount(f.required(kHistNan), f.at(kHistNan));
+  h.targetSubnormal = data::readCount(f.required(kTargetSubnormal), f.at(kTargetSubnormal));
+  h.targetUnderflow = data::readCount(f.required(kTargetUnderflow), f.at(kTargetUnderflow));
+  return h;
+}
+
+ModeStep readModeStep(const JsonValue& v, const Path& path, const Spelling& sp) {
+  const ObjectFields f(v, path, sp.step.data(), sp.step.size());
+  auto number = [&](StepKey k) { return data::readDouble(f.required(k), f.at(k)); };
+  auto flag = [&](StepKey k) { return data::readBool(f.required(k), f.at(k)); };
+  ModeStep s;
+  s.mode = data::readMode(f.required(kMode), f.at(kMode));
+  s.step = data::readInt(f.required(kStep), f.at(kStep));
+  if (s.step < 1) failAt(f.at(kStep), "must be at least 1");
+  s.loss = number(kLoss);
+  s.lossScale = number(kLossScale);
+  s.skipped = flag(kSkipped);
+  s.foundInf = flag(kFoundInf);
+  s.gradNormBeforeClip = number(kGradNormBeforeClip);
+  s.gradNormAfterClip = number(kGradNormAfterClip);
+  s.clipNormSeen = number(kClipNormSeen);
+  s.lr = number(kLr);
+  s.stepTimeMs = number(kStepTimeMs);
+  s.currentBytes = data::readInt(f.required(kCurrentBytes), f.at(kCurrentBytes));
+  s.peakBytes = data::readInt(f.required(kPeakBytes), f.at(kPeakBytes));
+  s.diverged = flag(kDiverged);
+  s.instrumented = flag(kInstrumented);
+  if (const JsonValue* rounding = f.get(kRounding)) s.rounding = readCounts(*rounding, f.at(kRounding), sp);
+  if (const JsonValue* points = f.get(kRoundingPoints)) {
+    const Path listPath = f.at(kRoundingPoints);
+    const auto& items = data::readArray(*points, listPath);
+    s.roundingPoints.reserve(items.size());
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      const Path p = listPath.item(static_cast<int64_t>(i));
+      const ObjectFields pf(items[i], p, sp.point.data(), sp.point.size());
+      RoundingPointStats point;
+      point.name = data::readString(pf.required(kPointName), pf.at(kPointName));
+      point.layer = data::readString(pf.required(kPointLayer), pf.at(kPointLayer));
+      point.backward = data::readBool(pf.required(kPointBackward), pf.at(kPointBackward));
+      point.counts = readCounts(pf.required(kPointCounts), pf.at(kPointCounts), sp);
+      s.roundingPoints.push_back(std::move(point));
+    }
+  }
+  if (const JsonValue* tensors = f.get(kTensors)) {
+    const Path listPath = f.at(kTensors);
+    const auto& items = data::readArray(*tensors, listPath);
+    s.tensors.reserve(items.size());
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      const Path p = listPath.item(static_cast<int64_t>(i));
+      const ObjectFields tf(items[i], p, sp.tensor.data(), sp.tensor.size());
+      TensorStats tensor;
+      tensor.name = data::readString(tf.required(kTensorName), tf.at(kTensorName));
+      tensor.isParameter = data::readBool(tf.required(kTensorIsParameter), tf.at(kTensorIsParameter));
+      tensor.numel = data::readCount(tf.required(kTensorNumel), tf.at(kTensorNumel));
+      tensor.scaled = readHistogram(tf.required(kTensorScaled), tf.at(kTensorScaled), sp);
+      tensor.unscaled = readHistogram(tf.required(kTensorUnscaled), tf.at(kTensorUnscaled), sp);
+      s.tensors.push_back(std::move(tensor));
+    }
+  }
+  return s;
+}
+
+constexpr std::array<std::string_view, 2> kRecordKeys = {"step", "modes"};
+
+StepRecord readStepRecord(const JsonValue& v, const Path& path) {
+  const ObjectFields f(v, path, kRecordKeys.data(), kRecordKeys.size());
+  StepRecord record;
+  record.step = data::readInt(f.required(0), f.at(0));
+  const Path modesPath = f.at(1);
+  const auto& modes = data::readArray(f.required(1), modesPath);
+  record.modes.reserve(modes.size());
+  for (std::size_t i = 0; i < modes.size(); ++i) {
+    record.modes.push_back(readModeStep(modes[i], modesPath.item(static_cast<int64_t>(i)), kKebab));
+  }
+  return record;
+}
+
+void setError(RecordError* error, std::string path, std::string message) {
+  if (error) *error = RecordError{std::move(path), std::move(message)};
+}
+
+// ---- the stream's lines ----
+
+std::string lineName(std::size_t line) { return "line " + std::to_string(line); }
+
+// Splits at '\n' (a trailing '\r' is dropped); calls each(lineNumber, text) for every non-blank line.
+template <typename Each>
+void forEachLine(std::string_view text, Each each) {
+  std::size_t lineNumber = 0;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    ++lineNumber;
+    if (line.find_first_not_of(" \t") != std::string_view::npos) each(lineNumber, line);
+    start = end + 1;
+  }
+}
+
+constexpr std::array<std::string_view, 4> kHeaderKeys = {"format", "version", "app", "config"};
+
+void readHeader(const JsonValue& value, RecordStream& stream) {
+  const Path root;
+  const ObjectFields f(value, root, kHeaderKeys.data(), kHeaderKeys.size());
+  const JsonValue& format = f.required(0);
+  if (!format.isString() || format.string() != kRecordStreamFormat) {
+    failAt(f.at(0), "not an AmpScope record stream (expected \"" + std::string(kRecordStreamFormat) + "\")");
+  }
+  const int64_t version = data::readInt(f.required(1), f.at(1));
+  if (version != kRecordStreamVersion) {
+    failAt(f.at(1), "record stream version " + std::to_string(version) + "; this AmpScope reads versions 1 and " +
+                        std::to_string(kRecordStreamVersion) +
+                        (version > kRecordStreamVersion ? " (written by a newer AmpScope)" : ""));
+  }
+  stream.version = static_cast<int>(version);
+  stream.app = data::readString(f.required(2), f.at(2));
+  RunConfig config;
+  const auto errors = readConfigJson(f.required(3), config, true, "config.");
+  if (!errors.empty()) throw FieldFailure{errors.front().field, errors.front().message};
+  const auto invalid = validate(config);
+  if (!invalid.empty()) throw FieldFailure{"config." + invalid.front().field, invalid.front().message};
+  stream.config = config;
+}
+
+}  // namespace
+
+void writeModeStepJson(JsonWriter& out, const ModeStep& s) {
+  const auto& k = kKebab.step;
+  out.beginObject();
+  out.field(k[kMode], modeName(s.mode));
+  out.field(k[kStep], static_cast<long long>(s.step));
+  out.field(k[kLoss], s.loss);
+  out.field(k[kLossScale], s.lossScale);
+  out.field(k[kSkipped], s.skipped);
+  out.field(k[kFoundInf], s.foundInf);
+  out.field(k[kGradNormBeforeClip], s.gradNormBeforeClip);
+  out.field(k[kGradNormAfterClip], s.gradNormAfterClip);
+  out.field(k[kClipNormSeen], s.clipNormSeen);
+  out.field(k[kLr], s.lr);
+  out.field(k[kStepTimeMs], s.stepTimeMs);
+  out.field(k[kCurrentBytes], static_cast<long long>(s.currentBytes));
+  out.field(k[kPeakBytes], static_cast<long long>(s.peakBytes));
+  out.field(k[kDiverged], s.diverged);
+  out.field(k[kInstrumented], s.instrumented);
+  if (s.instrumented || anyCounts(s.rounding)) {
+    out.key(k[kRounding]);
+    writeCounts(out, s.rounding);
+  }
+  if (!s.roundingPoints.empty()) {
+    const auto& pk = kKebab.point;
+    out.key(k[kRoundingPoints]).beginArray();
+    for (const auto& p : s.roundingPoints) {
+      out.beginObject();
+      out.field(pk[kPointName], p.name);
+      out.field(pk[kPointLayer], p.layer);
+      out.field(pk[kPointBackward], p.backward);
+      out.key(pk[kPointCounts]);
+      writeCounts(out, p.counts);
+      out.endObject();
+    }
+    out.endArray();
+  }
+  if (!s.tensors.empty()) {
+    const auto& tk = kKebab.tensor;
+    out.key(k[kTensors]).beginArray();
+    for (const auto& t : s.tensors) {
+      out.beginObject();
+      out.field(tk[kTensorName], t.name);
+      out.field(tk[kTensorIsParameter], t.isParameter);
+      out.field(tk[kTensorNumel], static_cast<long long>(t.numel));
+      out.key(tk[kTensorScaled]);
+      writeHistogram(out, t.scaled);
+      out.key(tk[kTensorUnscaled]);
+      writeHistogram(out, t.unscaled);
+      out.endObject();
+    }
+    out.endArray();
+  }
+  out.endObject();
+}
+
+void writeStepRecordJson(JsonWriter& out, const StepRecord& record) {
+  out.beginObject();
+  out.field(kRecordKeys[0], static_cast<long long>(record.step));
+  out.key(kRecordKeys[1]).beginArray();
+  for (const auto& s : record.modes) writeModeStepJson(out, s);
+  out.endArray();
+  out.endObject();
+}
+
+std::optional<ModeStep> readModeStepJson(const JsonValue& value, const std::string& path, RecordError* error) {
+  try {
+    return readModeStep(value, Path(path), kKebab);
+  } catch (const FieldFailure& failure) {
+    setError(error, failure.path, failure.message);
+    return std::nullopt;
+  }
+}
+
+std::optional<StepRecord> readStepRecordJson(const JsonValue& value, const std::string& path,
+                                             RecordError* error) {
+  try {
+    return readStepRecord(value, Path(path));
+  } catch (const FieldFailure& failure) {
+    setError(error, failure.path, failure.message);
+    return std::nullopt;
+  }
+}
+
+std::string recordStreamHeader(const RunConfig& config) {
+  std::string out;
+  JsonWriter json(out);
+  json.beginObject();
+  json.field(kHeaderKeys[0], kRecordStreamFormat);
+  json.field(kHeaderKeys[1], kRecordStreamVersion);
+  json.field(kHeaderKeys[2], "AmpScope " + ampscopeVersion());
+  json.key(kHeaderKeys[3]);
+  writeConfigJson(json, config);
+  json.endObject();
+  out += '\n';
+  return out;
+}
+
+void appendRecordStreamLine(std::string& out, const ModeStep& step) {
+  JsonWriter json(out);
+  writeModeStepJson(json, step);
+  out += '\n';
+}
+
+std::optional<RecordStream> readRecordStream(std::string_view text, RecordError* error) {
+  RecordStream stream;
+  bool first = true;
+  try {
+    forEachLine(text, [&](std::size_t lineNumber, std::string_view line) {
+      const std::string where = lineName(lineNumber);
+      JsonParseError parseError;
+      const auto value = parseJson(line, &parseError);
+      if (!value) {
+        throw FieldFailure{where + ", column " + std::to_string(parseError.column),
+                           "not JSON (" + parseError.message + "); the file may be damaged or cut short"};
+      }
+      const bool isFirst = first;
+      first = false;
+      // "line 7: loss": the line, then the field within the line's object.
+      try {
+        const JsonValue* format = isFirst && value->isObject() ? value->find(kHeaderKeys[0]) : nullptr;
+        if (isFirst && !format) stream.version = 1;  // AmpScope 0.1.0 wrote records from the first line on
+        if (format) {
+          readHeader(*value, stream);
+        } else {
+          stream.steps.push_back(readModeStep(*value, Path(), stream.version == 1 ? kSnakeV1 : kKebab));
+        }
+      } catch (const FieldFailure& failure) {
+        throw FieldFailure{failure.path.empty() ? where : where + ": " + failure.path, failure.message};
+      }
+    });
+  } catch (const FieldFailure& failure) {
+    setError(error, failure.path, failure.message);
+    return std::nullopt;
+  }
+  if (first) {
+    setError(error, {}, "the file is empty");
+    return std::nullopt;
+  }
+  return stream;
+}
+
+// ---- CSV ----
+
+namespace {
+
+using CsvWrite = void (*)(std::string&, const ModeStep&);
+using CsvRead = const char* (*)(std::string_view, ModeStep&);  // nullptr, or why the text does not read
+
+template <double ModeStep::*Member>
+void writeReal(std::string& out, const ModeStep& s) {
+  appendNumberText(out, s.*Member);
+}
+template <double ModeStep::*Member>
+const char* readReal(std::string_view text, ModeStep& s) {
+  const auto value = parseNumberText(text);
+  if (!value) return "expected a number, nan, inf or -inf";
+  s.*Member = *value;
+  return nullptr;
+}
+
+const char* parseInt(std::string_view text, int64_t& value) {
+  const auto result = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || result.ec != std::errc() || result.ptr != text.data() + text.size()) {
+    return "expected an integer";
+  }
+  return nullptr;
+}
+
+template <int64_t ModeStep::*Member>
+void writeInteger(std::string& out, const ModeStep& s) {
+  out += std::to_string(s.*Member);
+}
+template <int64_t ModeStep::*Member>
+const char* readInteger(std::string_view text, ModeStep& s) {
+  return parseInt(text, s.*Member);
+}
+
+template <int64_t RoundingCounts::*Member>
+void writeCount(std::string& out, const ModeStep& s) {
+  out += std::to_string(s.rounding.*Member);
+}
+template <int64_t RoundingCounts::*Member>
+const char* readCountColumn(std::string_view text, ModeStep& s) {
+  if (const char* why = parseInt(text, s.rounding.*Member)) return why;
+  return s.rounding.*Member < 0 ? "must not be negative" : nullptr;
+}
+
+template <bool ModeStep::*Member>
+void writeFlag(std::string& out, const ModeStep& s) {
+  out += s.*Member ? '1' : '0';
+}
+template <bool ModeStep::*Member>
+const char* readFlag(std::string_view text, ModeStep& s) {
+  if (text != "0" && text != "1") return "expected 0 or 1";
+  s.*Member = text == "1";
+  return nullptr;
+}
+
+void writeModeColumn(std::string& out, const ModeStep& s) { out += modeName(s.mode); }
+const char* readModeColumn(std::string_view text, ModeStep& s) {
+  const auto mode = parseMode(std::string(text));
+  if (!mode) return "unknown precision mode";
+  s.mode = *mode;
+  return nullptr;
+}
+
+struct CsvColumn {
+  std::string_view name;
+  CsvWrite write;
+  CsvRead read;
+};
+
+// The one column table. Mode names and numbers never contain a comma or a quote, so no field is quoted.
+const std::array<CsvColumn, 20> kCsvColumns = {{
+    {"step", writeInteger<&ModeStep::step>, readInteger<&ModeStep::step>},
+    {"mode", writeModeColumn, readModeColumn},
+    {"loss", writeReal<&ModeStep::loss>, readReal<&ModeStep::loss>},
+    {"loss_scale", writeReal<&ModeStep::lossScale>, readReal<&ModeStep::lossScale>},
+    {"skipped", writeFlag<&ModeStep::skipped>, readFlag<&ModeStep::skipped>},
+    {"found_inf", writeFlag<&ModeStep::foundInf>, readFlag<&ModeStep::foundInf>},
+    {"grad_norm_before_clip", writeReal<&ModeStep::gradNormBeforeClip>, readReal<&ModeStep::gradNormBeforeClip>},
+    {"grad_norm_after_clip", writeReal<&ModeStep::gradNormAfterClip>, readReal<&ModeStep::gradNormAfterClip>},
+    {"clip_norm_seen", writeReal<&ModeStep::clipNormSeen>, readReal<&ModeStep::clipNormSeen>},
+    {"lr", writeReal<&ModeStep::lr>, readReal<&ModeStep::lr>},
+    {"step_time_ms", writeReal<&ModeStep::stepTimeMs>, readReal<&ModeStep::stepTimeMs>},
+    {"current_bytes", writeInteger<&ModeStep::currentBytes>, readInteger<&ModeStep::currentBytes>},
+    {"peak_bytes", writeInteger<&ModeStep::peakBytes>, readInteger<&ModeStep::peakBytes>},
+    {"diverged", writeFlag<&ModeStep::diverged>, readFlag<&ModeStep::diverged>},
+    {"instrumented", writeFlag<&ModeStep::instrumented>, readFlag<&ModeStep::instrumented>},
+    {"rounding_elements", writeCount<&RoundingCounts::elements>, readCountColumn<&RoundingCounts::elements>},
+    {"flushed_to_zero", writeCount<&RoundingCounts::flushedToZero>, readCountColumn<&RoundingCounts::flushedToZero>},
+    {"subnormal", writeCount<&RoundingCounts::subnormal>, readCountColumn<&RoundingCounts::subnormal>},
+    {"overflowed", writeCount<&RoundingCounts::overflowed>, readCountColumn<&RoundingCounts::overflowed>},
+    {"nan", writeCount<&RoundingCounts::nan>, readCountColumn<&RoundingCounts::nan>},
+}};
+
+std::vector<std::string_view> splitCommas(std::string_view line) {
+  std::vector<std::string_view> fields;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = line.find(',', start);
+    fields.push_back(line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
+    if (comma == std::string_view::npos) return fields;
+    start = comma + 1;
+  }
+}
+
+}  // namespace
+
+const std::vector<std::string_view>& csvColumns() {
+  static const std::vector<std::string_view> names = [] {
+    std::vector<std::string_view> list;
+    for (const auto& column : kCsvColumns) list.push_back(column.name);
+    return list;
+  }();
+  return names;
+}
+
+std::string csvHeader() {
+  std::string out;
+  for (const auto& column : kCsvColumns) {
+    if (!out.empty()) out += ',';
+    out += column.name;
+  }
+  out += '\n';
+  return out;
+}
+
+void appendCsvRow(std::string& out, const ModeStep& step) {
+  for (std::size_t i = 0; i < kCsvColumns.size(); ++i) {
+    if (i > 0) out += ',';
+    kCsvColumns[i].write(out, step);
+  }
+  out += '\n';
+}
+
+std::string recordsToCsv(const std::vector<StepRecord>& records) {
+  std::string out = csvHeader();
+  for (const auto& record : records) {
+    for (const auto& step : record.modes) appendCsvRow(out, step);
+  }
+  return out;
+}
+
+std::optional<std::vector<ModeStep>> readCsv(std::string_view text, RecordError* error) {
+  std::vector<ModeStep> steps;
+  std::vector<std::size_t> columnOf;  // file column -> table column
+  bool haveHeader = false;
+  try {
+    forEachLine(text, [&](std::size_t lineNumber, std::string_view line) {
+      const std::string where = lineName(lineNumber);
+      const auto fields = splitCommas(line);
+      if (!haveHeader) {
+        haveHeader = true;
+        std::vector<bool> seen(kCsvColumns.size(), false);
+        for (const auto name : fields) {
+          std::size_t i = 0;
+          while (i < kCsvColumns.size() && kCsvColumns[i].name != name) ++i;
+          if (i == kCsvColumns.size()) throw FieldFailure{where, "unknown column \"" + std::string(name) + "\""};
+          if (seen[i]) throw FieldFailure{where, "column \"" + std::string(name) + "\" appears twice"};
+          seen[i] = true;
+          columnOf.push_back(i);
+        }
+        for (std::size_t i = 0; i < kCsvColumns.size(); ++i) {
+          if (!seen[i]) throw FieldFailure{where, "missing column \"" + std::string(kCsvColumns[i].name) + "\""};
+        }
+        return;
+      }
+      if (fields.size() != columnOf.size()) {
+        throw FieldFailure{where, "expected " + std::to_string(columnOf.size()) + " fields, found " +
+                                      std::to_string(fields.size())};
+      }
+      ModeStep step;
+      for (std::size_t f = 0; f < fields.size(); ++f) {
+        const CsvColumn& column = kCsvColumns[columnOf[f]];
+        if (const char* why = column.read(fields[f], step)) {
+          throw FieldFailure{where + ": " + std::string(column.name),
+                             std::string(why) + " (found \"" + std::string(fields[f].substr(0, 40)) + "\")"};
+        }
+      }
+      steps.push_back(std::move(step));
+    });
+  } catch (const FieldFailure& failure) {
+    setError(error, failure.path, failure.message);
+    return std::nullopt;
+  }
+  if (!haveHeader) {
+    setError(error, {}, "the file is empty");
+    return std::nullopt;
+  }
+  return steps;
+}
+
+}  // namespace ampscope

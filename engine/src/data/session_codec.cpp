@@ -1,0 +1,167 @@
+#include "ampscope/engine/session_codec.h"
+
+#include <array>
+#include <algorithm>
+
+#include "ampscope/engine/config_schema.h"
+#include "ampscope/engine/json.h"
+#include "ampscope/engine/record_codec.h"
+#include "ampscope/engine/version.h"
+#include "data/json_reading.h"
+
+namespace ampscope {
+
+using data::failAt;
+using data::FieldFailure;
+using data::ObjectFields;
+using data::Path;
+
+namespace {
+
+constexpr std::array<std::string_view, 6> kKeys = {"format", "version", "app", "lesson", "config", "records"};
+enum Key : std::size_t { kFormat, kVersion, kApp, kLesson, kConfig, kRecords };
+
+}  // namespace
+
+std::string SessionError::text() const {
+  switch (kind) {
+    case Kind::Empty: return "the file is empty";
+    case Kind::Syntax:
+      return "not a valid session file (line " + std::to_string(line) + ", column " + std::to_string(column) +
+             ": " + message + "); it may be damaged or cut short";
+    case Kind::NotAnObject: return "not an AmpScope session (the top level is not a JSON object)";
+    case Kind::NoFormat: return "not an AmpScope session (no \"format\" field)";
+    case Kind::WrongFormat:
+      return "not an AmpScope session (format \"" + (found.empty() ? std::string("not a string") : found) +
+             "\", expected \"" + std::string(kSessionFormat) + "\")";
+    case Kind::BadVersion: return "field \"version\": expected a positive integer";
+    case Kind::NewerVersion:
+      return "written by a newer AmpScope (session format version " + found +
+             "; this AmpScope reads up to version " + std::to_string(kSessionVersion) + "). Update AmpScope to open it.";
+    case Kind::Field: return "field \"" + path + "\": " + message;
+  }
+  return message;
+}
+
+std::string sessionHeaderJson(const RunConfig& config, std::string_view lesson) {
+  std::string out;
+  JsonWriter json(out);
+  json.beginObject();
+  json.field(kKeys[kFormat], kSessionFormat);
+  json.field(kKeys[kVersion], kSessionVersion);
+  json.field(kKeys[kApp], "AmpScope " + ampscopeVersion());
+  json.field(kKeys[kLesson], lesson);
+  json.key(kKeys[kConfig]);
+  writeConfigJson(json, config);
+  // The records array stays open: the records and the footer are appended as text.
+  out += ",\"";
+  out += kKeys[kRecords];
+  out += "\":[";
+  return out;
+}
+
+void appendSessionRecordJson(std::string& out, const StepRecord& record, std::size_t index) {
+  out += index > 0 ? ",\n" : "\n";
+  JsonWriter json(out);
+  writeStepRecordJson(json, record);
+}
+
+std::string encodeSession(const RunConfig& config, std::string_view lesson, const std::vector<StepRecord>& records) {
+  std::string out = sessionHeaderJson(config, lesson);
+  for (std::size_t i = 0; i < records.size(); ++i) appendSessionRecordJson(out, records[i], i);
+  out += kSessionFooterJson;
+  return out;
+}
+
+std::optional<Session> decodeSession(std::string_view json, SessionError* error) {
+  auto fail = [&](SessionError e) -> std::optional<Session> {
+    if (error) *error = std::move(e);
+    return std::nullopt;
+  };
+  using Kind = SessionError::Kind;
+  const auto errorOf = [](Kind kind) {
+    SessionError e;
+    e.kind = kind;
+    return e;
+  };
+  if (json.find_first_not_of(" \t\r\n") == std::string_view::npos) return fail(errorOf(Kind::Empty));
+  JsonParseError parseError;
+  const auto root = parseJson(json, &parseError);
+  if (!root) {
+    SessionError e = errorOf(Kind::Syntax);
+    e.line = parseError.line;
+    e.column = parseError.column;
+    e.message = parseError.message;
+    return fail(e);
+  }
+  if (!root->isObject()) return fail(errorOf(Kind::NotAnObject));
+  const JsonValue* format = root->find(kKeys[kFormat]);
+  if (!format) return fail(errorOf(Kind::NoFormat));
+  if (!format->isString() || format->string() != kSessionFormat) {
+    SessionError e = errorOf(Kind::WrongFormat);
+    if (format->isString()) e.found = format->string();  // empty: not a string
+    return fail(e);
+  }
+  const JsonValue* versionValue = root->find(kKeys[kVersion]);
+  const auto version = versionValue ? versionValue->integer() : std::nullopt;
+  if (!version || *version < 1) return fail(errorOf(Kind::BadVersion));
+  if (*version > kSessionVersion) {
+    SessionError e = errorOf(Kind::NewerVersion);
+    e.found = std::to_string(*version);
+    return fail(e);
+  }
+  try {
+    const Path top;
+    const ObjectFields f(*root, top, kKeys.data(), kKeys.size());
+    Session session;
+    if (const JsonValue* app = f.get(kApp)) data::readString(*app, f.at(kApp));
+    if (const JsonValue* lesson = f.get(kLesson)) session.lesson = data::readString(*lesson, f.at(kLesson));
+    const auto configErrors = readConfigJson(f.required(kConfig), session.config, true, "config.");
+    if (!configErrors.empty()) throw FieldFailure{configErrors.front().field, configErrors.front().message};
+    const auto invalid = validate(session.config);
+    if (!invalid.empty()) throw FieldFailure{"config." + invalid.front().field, invalid.front().message};
+
+    const Path recordsPath = f.at(kRecords);
+    const auto& records = data::readArray(f.required(kRecords), recordsPath);
+    session.records.reserve(records.size());
+    const auto& modes = session.config.modes;
+    std::vector<bool> seen(modes.size());
+    int64_t previous = 0;
+    for (std::size_t i = 0; i < records.size(); ++i) {
+      const std::string path = recordsPath.str() + '[' + std::to_string(i) + ']';
+      RecordError recordError;
+      auto record = readStepRecordJson(records[i], path, &recordError);
+      if (!record) throw FieldFailure{recordError.path, recordError.message};
+      if (record->step <= previous) {
+        throw FieldFailure{path + ".step", "steps must increase (step " + std::to_string(record->step) +
+                                               " after " + std::to_string(previous) + ")"};
+      }
+      previous = record->step;
+      std::fill(seen.begin(), seen.end(), false);
+      for (std::size_t m = 0; m < record->modes.size(); ++m) {
+        const ModeStep& s = record->modes[m];
+        const std::string modePath = path + ".modes[" + std::to_string(m) + "]";
+        const auto it = std::find(modes.begin(), modes.end(), s.mode);
+        if (it == modes.end()) {
+          throw FieldFailure{modePath + ".mode", "'" + modeName(s.mode) + "' is not in config.modes"};
+        }
+        const auto index = static_cast<std::size_t>(it - modes.begin());
+        if (seen[index]) throw FieldFailure{modePath + ".mode", "'" + modeName(s.mode) + "' appears twice"};
+        seen[index] = true;
+        if (s.step != record->step) {
+          throw FieldFailure{modePath + ".step", "step " + std::to_string(s.step) + " in the record of step " +
+                                                     std::to_string(record->step)};
+        }
+      }
+      session.records.push_back(std::move(*record));
+    }
+    return session;
+  } catch (const FieldFailure& failure) {
+    SessionError e = errorOf(Kind::Field);
+    e.path = failure.path;
+    e.message = failure.message;
+    return fail(e);
+  }
+}
+
+}  // namespace ampscope

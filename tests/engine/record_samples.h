@@ -1,0 +1,168 @@
+// Telemetry for the codec tests: every field set to something other than its default, the non-finite
+// values a lesson is about (NaN, +Inf, -Inf), -0.0, and histograms reaching both ends of float32's
+// exponent range. Equality is bitwise for doubles, so NaN == NaN and -0 != +0.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <string>
+
+#include "ampscope/engine/run_config.h"
+#include "ampscope/engine/telemetry.h"
+
+namespace ampscope::samples {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+inline ExponentHistogram histogram(int seed) {
+  ExponentHistogram h;
+  h.counts[0] = 1;  // 2^-149, the smallest float32 subnormal's bin
+  h.counts[static_cast<size_t>(-24 - ExponentHistogram::kMinExponent)] = 100 + seed;  // FP16's 2^-24
+  h.counts[ExponentHistogram::kBins - 1] = 7;                                         // 2^127
+  h.zero = 3 + seed;
+  h.posInf = 1;
+  h.negInf = 2;
+  h.nan = 4;
+  h.targetSubnormal = 50;
+  h.targetUnderflow = 9;
+  return h;
+}
+
+inline RunConfig config() {
+  RunConfig c = presetFor(ModelKind::DeepMLP);
+  c.modes = {PrecisionMode::FP32, PrecisionMode::FP16Amp, PrecisionMode::FP16Pure};
+  c.optimizer = OptimizerKind::SGD;
+  c.lr = 0.0123456789012345;
+  c.momentum = 0.85;
+  c.weightDecay = 0.001;
+  c.adamEps = 1e-12;
+  c.batchSize = 48;
+  c.seed = 987654321;
+  c.steps = 321;
+  c.lossWeight = 1e-5;
+  c.scaler = {1024.0, 3.0, 0.25, 17, false};
+  c.scalerForPureFp16 = true;
+  c.clipOrder = ClipOrder::BeforeUnscale;
+  c.clipMaxNorm = 0.5;
+  c.instrumentEvery = 3;
+  c.threadsPerMode = 2;
+  return c;
+}
+
+inline std::vector<StepRecord> records(const RunConfig& c, int64_t steps = 6) {
+  std::vector<StepRecord> list;
+  for (int64_t step = 1; step <= steps; ++step) {
+    StepRecord record;
+    record.step = step;
+    for (PrecisionMode mode : c.modes) {
+      ModeStep s;
+      s.mode = mode;
+      s.step = step;
+      s.loss = 2.302585092994046 / static_cast<double>(step) + 1e-17 * static_cast<double>(mode);
+      s.lossScale = 65536.0 / static_cast<double>(step);
+      s.skipped = step % 2 == 0;
+      s.foundInf = step == 4;
+      s.gradNormBeforeClip = 1.0 / 3.0 * static_cast<double>(step);
+      s.gradNormAfterClip = 0.1 + static_cast<double>(step);
+      s.clipNormSeen = 1e300;
+      s.lr = 1e-3 * static_cast<double>(step);
+      s.stepTimeMs = 1.25 + 0.001 * static_cast<double>(step);
+      s.currentBytes = 123456789012 + step;
+      s.peakBytes = 2 * s.currentBytes;
+      s.instrumented = step % 3 == 0;
+      if (s.instrumented) {
+        s.rounding = {1000, 10, 20, 1, 2};
+        s.roundingPoints.push_back({"fc1.input", "fc1", false, {500, 5, 6, 0, 0}});
+        s.roundingPoints.push_back({"fc1.grad_input", "fc1", true, {500, 5, 14, 1, 2}});
+        s.tensors.push_back({"net.0.weight", true, 65536, histogram(1), histogram(2)});
+        s.tensors.push_back({"act:fc1.out \"quoted\"\n", false, 2048, histogram(3), histogram(4)});
+      }
+      record.modes.push_back(s);
+    }
+    list.push_back(record);
+  }
+  if (list.size() >= 6 && c.modes.size() >= 3) {
+    list[4].modes[1].loss = kNaN;
+    list[4].modes[1].diverged = true;
+    list[5].modes[2].loss = kInf;
+    list[5].modes[2].gradNormBeforeClip = -kInf;
+    list[5].modes[2].lossScale = kNaN;
+    list[5].modes[0].gradNormAfterClip = -0.0;
+    list[5].modes[0].lr = 5e-324;  // the smallest subnormal double
+  }
+  return list;
+}
+
+inline bool same(double a, double b) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+  return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+inline void expectSameCounts(const RoundingCounts& a, const RoundingCounts& b) {
+  EXPECT_EQ(a.elements, b.elements);
+  EXPECT_EQ(a.flushedToZero, b.flushedToZero);
+  EXPECT_EQ(a.subnormal, b.subnormal);
+  EXPECT_EQ(a.overflowed, b.overflowed);
+  EXPECT_EQ(a.nan, b.nan);
+}
+
+inline void expectSameHistogram(const ExponentHistogram& a, const ExponentHistogram& b) {
+  EXPECT_EQ(a.counts, b.counts);
+  EXPECT_EQ(a.zero, b.zero);
+  EXPECT_EQ(a.posInf, b.posInf);
+  EXPECT_EQ(a.negInf, b.negInf);
+  EXPECT_EQ(a.nan, b.nan);
+  EXPECT_EQ(a.targetSubnormal, b.targetSubnormal);
+  EXPECT_EQ(a.targetUnderflow, b.targetUnderflow);
+}
+
+// `withDetail`: compare rounding points and histograms too (CSV has none).
+inline void expectSameStep(const ModeStep& a, const ModeStep& b, bool withDetail = true) {
+  EXPECT_EQ(a.mode, b.mode);
+  EXPECT_EQ(a.step, b.step);
+  EXPECT_TRUE(same(a.loss, b.loss)) << a.loss << " vs " << b.loss;
+  EXPECT_TRUE(same(a.lossScale, b.lossScale));
+  EXPECT_EQ(a.skipped, b.skipped);
+  EXPECT_EQ(a.foundInf, b.foundInf);
+  EXPECT_TRUE(same(a.gradNormBeforeClip, b.gradNormBeforeClip));
+  EXPECT_TRUE(same(a.gradNormAfterClip, b.gradNormAfterClip));
+  EXPECT_TRUE(same(a.clipNormSeen, b.clipNormSeen));
+  EXPECT_TRUE(same(a.lr, b.lr));
+  EXPECT_TRUE(same(a.stepTimeMs, b.stepTimeMs));
+  EXPECT_EQ(a.currentBytes, b.currentBytes);
+  EXPECT_EQ(a.peakBytes, b.peakBytes);
+  EXPECT_EQ(a.diverged, b.diverged);
+  EXPECT_EQ(a.instrumented, b.instrumented);
+  expectSameCounts(a.rounding, b.rounding);
+  if (!withDetail) return;
+  ASSERT_EQ(a.roundingPoints.size(), b.roundingPoints.size());
+  for (size_t i = 0; i < a.roundingPoints.size(); ++i) {
+    EXPECT_EQ(a.roundingPoints[i].name, b.roundingPoints[i].name);
+    EXPECT_EQ(a.roundingPoints[i].layer, b.roundingPoints[i].layer);
+    EXPECT_EQ(a.roundingPoints[i].backward, b.roundingPoints[i].backward);
+    expectSameCounts(a.roundingPoints[i].counts, b.roundingPoints[i].counts);
+  }
+  ASSERT_EQ(a.tensors.size(), b.tensors.size());
+  for (size_t i = 0; i < a.tensors.size(); ++i) {
+    EXPECT_EQ(a.tensors[i].name, b.tensors[i].name);
+    EXPECT_EQ(a.tensors[i].isParameter, b.tensors[i].isParameter);
+    EXPECT_EQ(a.tensors[i].numel, b.tensors[i].numel);
+    expectSameHistogram(a.tensors[i].scaled, b.tensors[i].scaled);
+    expectSameHistogram(a.tensors[i].unscaled, b.tensors[i].unscaled);
+  }
+}
+
+inline std::string fixture(const std::string& name) {
+  std::ifstream in(std::string(AMPSCOPE_RECORD_FIXTURES) + "/" + name, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace ampscope::samples

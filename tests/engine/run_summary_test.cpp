@@ -1,0 +1,81 @@
+// The per-mode run summary (run_summary.h): totals from hand-made steps, whose expected values are
+// worked out in the comments, and the two tables' titles and rows.
+#include "ampscope/engine/run_summary.h"
+
+#include <gtest/gtest.h>
+
+namespace ampscope {
+namespace {
+
+ModeStep stepOf(int64_t step, double ms) {
+  ModeStep s;
+  s.mode = PrecisionMode::FP16AmpScaled;
+  s.step = step;
+  s.loss = 1.0 / static_cast<double>(step);
+  s.stepTimeMs = ms;
+  s.peakBytes = 1000 * step;
+  return s;
+}
+
+TEST(RunSummary, TotalsSkipsDivergenceAndTimingAfterWarmUp) {
+  ModeSummary summary;
+  for (int64_t step = 1; step <= 8; ++step) {
+    ModeStep s = stepOf(step, static_cast<double>(step));  // step n takes n ms
+    s.skipped = step == 2 || step == 3;
+    s.diverged = step >= 7;
+    summary.add(s);
+  }
+  EXPECT_EQ(summary.steps, 8);
+  EXPECT_EQ(summary.skipped, 2);
+  EXPECT_EQ(summary.divergedAt, 7) << "the first diverged step";
+  EXPECT_EQ(summary.firstStepMs, 1.0);
+  // Steps 6, 7, 8 come after the 5 warm-up steps: 6 + 7 + 8 = 21 ms over 3 steps.
+  EXPECT_EQ(summary.timedMs, 21.0);
+  EXPECT_EQ(summary.timedSteps, 3);
+  EXPECT_EQ(summary.peakBytes, 8000);
+  EXPECT_EQ(summary.last.step, 8);
+}
+
+TEST(RunSummary, RoundingTotalsAndZeroGradientShareComeFromInstrumentedSteps) {
+  ModeSummary summary;
+  ModeStep s = stepOf(1, 1);
+  s.instrumented = true;
+  s.roundingPoints.push_back({"fc1.input", "fc1", false, {100, 1, 2, 0, 0}});
+  s.roundingPoints.push_back({"fc1.grad_input", "fc1", true, {50, 5, 1, 0, 0}});
+  s.roundingPoints.push_back({"fc2.grad_input", "fc2", true, {30, 3, 0, 1, 0}});
+  ExponentHistogram weight;
+  weight.counts[150] = 6;  // exponent 1
+  weight.zero = 2;         // 2 of 8 parameter gradient elements are zero
+  ExponentHistogram activation;
+  activation.zero = 100;   // not a parameter: not counted
+  s.tensors.push_back({"net.0.weight", true, 8, weight, weight});
+  s.tensors.push_back({"act:fc1.out", false, 100, activation, activation});
+  summary.add(s);
+  EXPECT_EQ(summary.backward.elements, 80);       // 50 + 30
+  EXPECT_EQ(summary.backward.flushedToZero, 8);   // 5 + 3
+  EXPECT_EQ(summary.forward.elements, 100);
+  EXPECT_EQ(summary.lastZeroGradShare, 0.25);     // 2 / 8
+  EXPECT_EQ(zeroGradShare(stepOf(2, 1)), 0.0) << "no tensors, no share";
+}
+
+TEST(RunSummary, TablesHaveATitleAndARowPerMode) {
+  ModeSummary summary;
+  summary.capability = {PrecisionMode::BF16Amp, true, "native"};
+  summary.add(stepOf(1, 2));
+  const std::string table = summaryTable({summary});
+  EXPECT_EQ(table.rfind("Summary (step time: mean after 5 warm-up steps;", 0), 0u) << table;
+  EXPECT_NE(table.find("\nbf16-amp "), std::string::npos) << table;
+  EXPECT_NE(table.find("  native\n"), std::string::npos) << table;
+
+  MemoryLedger ledger;
+  ledger.parameters = 1024 * 1024;  // 1.00 MiB
+  ledger.peak = 3 * 1024 * 1024 / 2;  // 1.50 MiB
+  const std::string memory = memoryLedgerTable({{PrecisionMode::FP32, ledger}});
+  EXPECT_EQ(memory.rfind("Memory ledger of each mode's last step (counting allocator)\n", 0), 0u) << memory;
+  EXPECT_NE(memory.find("\nfp32 "), std::string::npos) << memory;
+  EXPECT_NE(memory.find("1.00 MiB"), std::string::npos) << memory;
+  EXPECT_NE(memory.find("1.50 MiB\n"), std::string::npos) << memory;
+}
+
+}  // namespace
+}  // namespace ampscope

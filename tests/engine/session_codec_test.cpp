@@ -1,0 +1,170 @@
+// The session codec (session_codec.h): a session encodes and decodes to the same config and telemetry bit
+// for bit (NaN, +-Inf, -0.0, histograms), the pieces the autosave appends make the same bytes, a damaged,
+// foreign or newer document is refused with an error naming the field, and a session written by
+// AmpScope 0.1.0 (fixture written by that version's SessionFile::toJson) still opens.
+#include "ampscope/engine/session_codec.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "ampscope/engine/config_schema.h"
+#include "ampscope/engine/json.h"
+#include "record_samples.h"
+
+namespace ampscope {
+namespace {
+
+Session sampleSession() {
+  Session session;
+  session.lesson = "underflow";
+  session.config = samples::config();
+  session.records = samples::records(session.config);
+  return session;
+}
+
+std::string configText(const RunConfig& config) {
+  std::string out;
+  JsonWriter json(out);
+  writeConfigJson(json, config);
+  return out;
+}
+
+SessionError refused(const std::string& json) {
+  SessionError error;
+  EXPECT_FALSE(decodeSession(json, &error).has_value()) << json.substr(0, 300);
+  return error;
+}
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+TEST(SessionCodec, EncodeThenDecodeGivesTheSameSessionBitForBit) {
+  const Session original = sampleSession();
+  const std::string json = encodeSession(original);
+  SessionError error;
+  const auto decoded = decodeSession(json, &error);
+  ASSERT_TRUE(decoded) << error.text();
+  EXPECT_EQ(decoded->lesson, original.lesson);
+  EXPECT_EQ(configText(decoded->config), configText(original.config));
+  ASSERT_EQ(decoded->records.size(), original.records.size());
+  for (size_t i = 0; i < original.records.size(); ++i) {
+    EXPECT_EQ(decoded->records[i].step, original.records[i].step);
+    ASSERT_EQ(decoded->records[i].modes.size(), original.records[i].modes.size());
+    for (size_t m = 0; m < original.records[i].modes.size(); ++m) {
+      samples::expectSameStep(decoded->records[i].modes[m], original.records[i].modes[m]);
+    }
+  }
+  EXPECT_EQ(encodeSession(*decoded), json) << "nothing drifts through a round trip";
+}
+
+TEST(SessionCodec, TheLayoutIsVersion1WithOneRecordPerLine) {
+  const Session session = sampleSession();
+  const std::string json = encodeSession(session);
+  EXPECT_EQ(json.rfind(R"({"format":"ampscope-session","version":1,"app":"AmpScope )", 0), 0u);
+  EXPECT_NE(json.find(R"("lesson":"underflow","config":)" + configText(session.config) + R"(,"records":[)" "\n"
+                      R"({"step":1,"modes":[{"mode":"fp32","step":1,)"),
+            std::string::npos);
+  EXPECT_EQ(json.substr(json.size() - 3), "]}\n");
+  size_t lines = 0;
+  for (char c : json) lines += c == '\n' ? 1 : 0;
+  EXPECT_EQ(lines, 1 + session.records.size());
+  EXPECT_NE(json.find(R"("loss":"nan")"), std::string::npos);
+  EXPECT_NE(json.find(R"("grad-norm-before-clip":"-inf")"), std::string::npos);
+  EXPECT_NE(json.find(R"("grad-norm-after-clip":-0,)"), std::string::npos);
+}
+
+TEST(SessionCodec, ThePiecesMakeTheSameBytesAsTheWhole) {
+  const Session session = sampleSession();
+  std::string pieces = sessionHeaderJson(session.config, session.lesson);
+  for (size_t i = 0; i < session.records.size(); ++i) appendSessionRecordJson(pieces, session.records[i], i);
+  pieces += kSessionFooterJson;
+  EXPECT_EQ(pieces, encodeSession(session));
+  const std::string empty = encodeSession(session.config, "", {});
+  EXPECT_TRUE(decodeSession(empty, nullptr).has_value()) << "a session without records opens";
+}
+
+TEST(SessionCodec, AForeignOrNewerDocumentIsRefusedByKind) {
+  using Kind = SessionError::Kind;
+  const std::string json = encodeSession(sampleSession());
+  EXPECT_EQ(refused("").kind, Kind::Empty);
+  EXPECT_EQ(refused("[1, 2]").kind, Kind::NotAnObject);
+  EXPECT_EQ(refused(R"({"lessons": []})").kind, Kind::NoFormat);
+  const SessionError wrong = refused(replaced(json, "ampscope-session", "ampscope-run"));
+  EXPECT_EQ(wrong.kind, Kind::WrongFormat);
+  EXPECT_EQ(wrong.found, "ampscope-run");
+  const SessionError newer = refused(replaced(json, R"("version":1)", R"("version":2)"));
+  EXPECT_EQ(newer.kind, Kind::NewerVersion);
+  EXPECT_EQ(newer.text(),
+            "written by a newer AmpScope (session format version 2; this AmpScope reads up to version 1). "
+            "Update AmpScope to open it.");
+  EXPECT_EQ(refused(replaced(json, R"("version":1)", R"("version":0.5)")).kind, Kind::BadVersion);
+  const SessionError cut = refused(json.substr(0, json.size() / 2));
+  EXPECT_EQ(cut.kind, Kind::Syntax);
+  EXPECT_GT(cut.line, 1);
+  EXPECT_NE(cut.text().find("cut short"), std::string::npos) << cut.text();
+}
+
+TEST(SessionCodec, ABadFieldIsNamedByItsFullPath) {
+  const std::string json = encodeSession(sampleSession());
+  // The third record's line; its first mode's loss becomes a word.
+  const size_t line3 = json.find("\n{\"step\":3,");
+  std::string text = json;
+  const size_t loss = text.find("\"loss\":", line3);
+  text.replace(loss, text.find(',', loss) - loss, "\"loss\":\"lots\"");
+  EXPECT_EQ(refused(text).text(),
+            "field \"records[2].modes[0].loss\": expected a number or \"nan\", \"inf\", \"-inf\"");
+  EXPECT_EQ(refused(replaced(json, R"("found-inf":false,)", R"("found-inf":false,"extra":1,)")).text(),
+            "field \"records[0].modes[0].extra\": unknown key");
+  EXPECT_EQ(refused(replaced(json, R"("lesson":)", R"("colour":1,"lesson":)")).text(), "field \"colour\": unknown key");
+  EXPECT_EQ(refused(replaced(json, R"("records":[)", R"("records":{)")).kind, SessionError::Kind::Syntax);
+  const SessionError model = refused(replaced(json, R"("model":"deep-mlp")", R"("model":"huge-mlp")"));
+  EXPECT_EQ(model.path, "config.model");
+  EXPECT_NE(model.message.find("huge-mlp"), std::string::npos) << model.message;
+  EXPECT_EQ(refused(replaced(json, R"("batch":48)", R"("batch":0)")).path, "config.batch");
+}
+
+TEST(SessionCodec, RecordsMustAgreeWithEachOtherAndTheConfig) {
+  const std::string json = encodeSession(sampleSession());
+  EXPECT_EQ(refused(replaced(json, "{\"step\":3,", "{\"step\":2,")).text(),
+            "field \"records[2].step\": steps must increase (step 2 after 2)");
+  // The second record's first mode says step 9.
+  std::string text = json;
+  const size_t record = text.find("\n{\"step\":2,");
+  text.replace(text.find("\"step\":2,", text.find("\"mode\"", record)), 9, "\"step\":9,");
+  EXPECT_EQ(refused(text).text(), "field \"records[1].modes[0].step\": step 9 in the record of step 2");
+  // bf16-amp is not one of the session's modes (fp32, fp16-amp, fp16-pure).
+  EXPECT_EQ(refused(replaced(json, R"({"mode":"fp16-pure","step":1,)", R"({"mode":"bf16-amp","step":1,)")).text(),
+            "field \"records[0].modes[2].mode\": 'bf16-amp' is not in config.modes");
+  EXPECT_EQ(refused(replaced(json, R"({"mode":"fp16-pure","step":1,)", R"({"mode":"fp32","step":1,)")).text(),
+            "field \"records[0].modes[2].mode\": 'fp32' appears twice");
+}
+
+TEST(SessionCodec, RandomDamageNeverCrashesAndAlwaysExplains) {
+  Session small = sampleSession();
+  small.records.resize(3);
+  const std::string json = encodeSession(small);
+  std::mt19937 rng(5);
+  for (int trial = 0; trial < 400; ++trial) {
+    std::string damaged = json;
+    if (trial % 2 == 0) {
+      damaged.resize(std::uniform_int_distribution<size_t>(0, json.size() - 1)(rng));
+    } else {
+      for (int flips = 0; flips < 3; ++flips) {
+        damaged[std::uniform_int_distribution<size_t>(0, json.size() - 1)(rng)] =
+            static_cast<char>(std::uniform_int_distribution<int>(0, 255)(rng));
+      }
+    }
+    SessionError error;
+    if (!decodeSession(damaged, &error)) {
+      EXPECT_FALSE(error.text().empty()) << "trial " << trial;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ampscope
