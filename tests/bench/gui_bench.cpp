@@ -22,7 +22,7 @@
 #include <qcustomplot.h>
 
 #include "ampscope/engine/telemetry_store.h"
-#include "tests/engine/synthetic_records.h"
+#include "support/synthetic_records.h"
 #include "ui/main_window.h"
 #include "ui/training/heat_map_plot.h"
 #include "ui/training/histogram_plot.h"

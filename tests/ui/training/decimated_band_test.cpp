@@ -13,7 +13,7 @@
 #include <qcustomplot.h>
 
 #include "ampscope/engine/telemetry_store.h"
-#include "tests/engine/synthetic_records.h"
+#include "support/synthetic_records.h"
 #include "ui/lessons/clip_norm_plot.h"
 #include "ui/training/loss_plot.h"
 #include "ui/training/scale_plot.h"

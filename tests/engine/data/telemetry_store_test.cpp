@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "ampscope/engine/telemetry_store.h"
-#include "tests/engine/synthetic_records.h"
+#include "support/synthetic_records.h"
 
 namespace ampscope {
 namespace {
