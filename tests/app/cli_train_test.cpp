@@ -1,14 +1,21 @@
 // `ampscope-cli train` from the outside: exit codes and messages for bad configurations (a message
 // naming the field, exit 2), the unwritable output file (exit 1), one file given for both --csv and
-// --jsonl (exit 2), and the contents of a short run's summary, CSV and JSONL.
+// --jsonl (exit 2), the contents of a short run's summary, CSV and JSONL, and a --jsonl header that
+// holds every configuration flag's value.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "ampscope/engine/config_schema.h"
+#include "ampscope/engine/record_codec.h"
+#include "ampscope/engine/run_config.h"
 #include "cli_runner.h"
 #include "json_syntax_checker.h"
 
@@ -121,6 +128,84 @@ TEST(CliTrain, ShortRunWritesCsvJsonlAndSummary) {
   EXPECT_NE(jsonl[2].find("\"loss\":" + csvLoss + ","), std::string::npos) << csv[2] << "\n" << jsonl[2];
   EXPECT_NE(result.out.find("Memory ledger of each mode's last step (counting allocator)\n"), std::string::npos);
   std::remove(csvPath.c_str());
+  std::remove(jsonlPath.c_str());
+}
+
+// Every field of the schema given on the command line with a value other than its default (the chosen
+// model's preset, and the tiny-mlp preset a run without --model starts from), nothing that makes the run
+// long: the --jsonl header's config holds exactly the values the flags gave, field by field.
+TEST(CliTrain, TheJsonlHeaderHoldsTheValueOfEveryFlagGiven) {
+  // Keys and values as the schema spells them; switches "true" / "false" become --X / --no-X.
+  const std::vector<std::pair<std::string, std::string>> given = {
+      {"model", "deep-mlp"},
+      {"modes", "bf16-amp,fp16-amp-scaled"},
+      {"optimizer", "sgd"},
+      {"lr", "0.0123"},
+      {"momentum", "0.75"},
+      {"weight-decay", "0.03125"},
+      {"adam-eps", "3e-07"},
+      {"batch", "4"},
+      {"seed", "12345"},
+      {"steps", "2"},
+      {"loss-weight", "0.5"},
+      {"scaler.init-scale", "1024"},
+      {"scaler.growth-factor", "3"},
+      {"scaler.backoff-factor", "0.25"},
+      {"scaler.growth-interval", "7"},
+      {"scaler.enabled", "false"},
+      {"scaler-for-pure-fp16", "true"},
+      {"clip.order", "before-unscale"},
+      {"clip.max-norm", "2.5"},
+      {"instrument-every", "3"},
+      {"threads", "2"},
+  };
+  RunConfig expected = presetFor(ModelKind::DeepMLP);
+  const RunConfig modelPreset = expected;
+  const RunConfig cliDefault = presetFor(ModelKind::TinyMLP);
+  std::vector<std::string> args = {"train", "--quiet"};
+  for (const ConfigField& field : configFields()) {
+    const std::string key(field.key);
+    auto it = given.begin();
+    while (it != given.end() && it->first != key) ++it;
+    ASSERT_NE(it, given.end()) << "the test gives no value for the schema's field " << key;
+    const auto error = setFieldText(expected, field, it->second);
+    ASSERT_FALSE(error.has_value()) << key << ": " << error->message;
+    // A default would pass without the flag doing anything.
+    EXPECT_NE(fieldText(expected, field), fieldText(cliDefault, field)) << key << " is tiny-mlp's value";
+    if (key != "model") {
+      EXPECT_NE(fieldText(expected, field), fieldText(modelPreset, field)) << key << " is deep-mlp's value";
+    }
+    if (field.type == FieldType::Switch) {
+      args.push_back(it->second == "true" ? std::string(field.flag) : "--no-" + std::string(field.flag.substr(2)));
+    } else {
+      args.insert(args.end(), {std::string(field.flag), it->second});
+    }
+  }
+  const std::string jsonlPath = ::testing::TempDir() + "ampscope-train-every-flag.jsonl";
+  args.insert(args.end(), {"--jsonl", jsonlPath});
+
+  const CliResult result = CliRunner().setTimeoutSeconds(300).run(args);
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  std::ifstream in(jsonlPath, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  RecordError error;
+  const auto stream = readRecordStream(text.str(), &error);
+  ASSERT_TRUE(stream.has_value()) << error.text();
+  ASSERT_TRUE(stream->config.has_value()) << "no header";
+  EXPECT_EQ(stream->steps.size(), 2u * 2u);  // 2 steps of 2 modes
+  for (const ConfigField& field : configFields()) {
+    EXPECT_EQ(fieldText(*stream->config, field), fieldText(expected, field)) << field.key;
+    if (field.type == FieldType::Real) {
+      const double a = field.access.getReal(*stream->config);
+      const double b = field.access.getReal(expected);
+      uint64_t bitsA = 0;
+      uint64_t bitsB = 0;
+      std::memcpy(&bitsA, &a, sizeof a);
+      std::memcpy(&bitsB, &b, sizeof b);
+      EXPECT_EQ(bitsA, bitsB) << field.key << ": the double's bits differ";
+    }
+  }
   std::remove(jsonlPath.c_str());
 }
 
