@@ -1,4 +1,4 @@
-// torch.amp.GradScaler in C++ (LibTorch 1.13 has none: pytorch#44710), with PyTorch's semantics:
+// torch.amp.GradScaler in C++ (LibTorch 1.13's C++ API has none), with PyTorch's semantics:
 // the same defaults, the per-optimizer READY -> UNSCALED -> STEPPED state machine and its errors,
 // found_inf per optimizer (NaN counts as inf), the skipped optimizer step, and the scale update.
 //

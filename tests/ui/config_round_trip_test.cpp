@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "app/cli/run_config_flags.h"
+#include "run_config_flags.h"
 #include "ampscope/engine/config_schema.h"
 #include "ampscope/engine/json.h"
 #include "ampscope/engine/number_text.h"

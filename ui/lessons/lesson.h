@@ -68,7 +68,7 @@ class Lesson {
   static const QStringList& knownControls();
 
   QString id;
-  int section = 0;     // the chapter section (seed-digest §1..§10)
+  int section = 0;     // the chapter section it follows (1..10)
   QString sourceFile;  // where it was read from, for messages
   LocalizedText title;
   LocalizedText narrative;          // paragraphs separated by blank lines ("\n\n")

@@ -10,7 +10,7 @@ struct ModeNames {
   const char* name;
   const char* label;
 };
-// The CLI spelling and the English label of each mode, in the order of architecture.md's table.
+// The CLI spelling and the English label of each mode, in the order of docs/architecture.md's table.
 constexpr ModeNames kModeNames[] = {
     {PrecisionMode::FP32, "fp32", "FP32"},
     {PrecisionMode::FP16AmpScaled, "fp16-amp-scaled", "FP16 AMP + GradScaler"},

@@ -10,7 +10,7 @@
 
 namespace ampscope {
 
-// The six precision modes of the chapter (architecture.md, "Precision modes").
+// The six precision modes of the chapter (docs/architecture.md, "Precision modes").
 enum class PrecisionMode {
   FP32,           // "fp32": everything in float32
   FP16AmpScaled,  // "fp16-amp-scaled": autocast FP16 + GradScaler, FP32 master weights
