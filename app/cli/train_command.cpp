@@ -78,11 +78,6 @@ Options parseOptions(const std::vector<std::string>& args) {
 }
 
 
-std::string formatNumber(double value, int precision = 4) {
-  std::ostringstream out;
-  out << std::setprecision(precision) << value;
-  return out.str();
-}
 
 // Whether two paths name one file: the same canonical path, or (both existing) the same inode, so
 // "run.out", "./run.out" and a hard link are all caught.
@@ -187,13 +182,7 @@ int runTrainCommand(const std::vector<std::string>& args) {
       jsonl << buffer;
     }
     if (!options.quiet && (i % progressEvery == 0 || i == 1)) {
-      std::cout << "step " << std::setw(6) << i;
-      for (const auto& s : record.modes) {
-        std::cout << "  " << modeName(s.mode) << " " << formatNumber(s.loss, 4);
-        if (s.lossScale != 1.0) std::cout << " (scale " << s.lossScale << ")";
-        if (s.diverged) std::cout << " DIVERGED";
-      }
-      std::cout << "\n";
+      std::cout << progressLine(record);
     }
   }
   std::cout << "\n" << summaryTable(summaries);

@@ -52,6 +52,18 @@ double zeroGradShare(const ModeStep& step) {
   return total > 0 ? static_cast<double>(zero) / static_cast<double>(total) : 0.0;
 }
 
+std::string progressLine(const StepRecord& record) {
+  std::ostringstream out;
+  out << "step " << std::setw(6) << record.step;
+  for (const auto& s : record.modes) {
+    out << "  " << modeName(s.mode) << " " << formatNumber(s.loss, 4);
+    if (s.lossScale != 1.0) out << " (scale " << s.lossScale << ")";
+    if (s.diverged) out << " DIVERGED";
+  }
+  out << "\n";
+  return out.str();
+}
+
 std::string summaryTable(const std::vector<ModeSummary>& summaries) {
   std::ostringstream out;
   out << "Summary (step time: mean after " << kSummaryWarmupSteps

@@ -34,6 +34,9 @@ struct ModeSummary {
 // The share of parameter-gradient elements that are exactly zero (unscaled histograms); 0 without any.
 double zeroGradShare(const ModeStep& step);
 
+// One progress line of a run: "step     10  fp32 2.301  fp16-amp-scaled 2.302 (scale 65536) ...", '\n'-terminated.
+std::string progressLine(const StepRecord& record);
+
 // The per-mode summary table, a title line first, '\n'-terminated lines.
 std::string summaryTable(const std::vector<ModeSummary>& summaries);
 
