@@ -38,7 +38,9 @@ void printTrainUsage(std::ostream& out) {
          "  --inject-overflow-at N  put +inf into one gradient of every mode at step N\n"
          "  --op-dtypes             print which dtype each op ran in, per mode, before training\n"
          "  --csv FILE              one row per step and mode\n"
-         "  --jsonl FILE            one JSON object per step and mode (histograms included)\n"
+         "  --jsonl FILE            the record stream: a header line (format, version, config), then\n"
+         "                          one JSON object per step and mode, histograms included\n"
+         "                          (docs/record-format.md)\n"
          "  --quiet                 no progress lines, only the summary\n";
 }
 
