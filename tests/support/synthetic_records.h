@@ -4,12 +4,14 @@
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "ampscope/engine/run_config.h"
 #include "ampscope/engine/telemetry.h"
+#include "ampscope/engine/telemetry_store.h"
 
 namespace ampscope::test {
 
@@ -87,6 +89,31 @@ inline StepRecord syntheticRecord(int64_t step, const SyntheticOptions& o = {}) 
   r.step = step;
   for (PrecisionMode mode : o.modes) r.modes.push_back(syntheticModeStep(mode, step, o));
   return r;
+}
+
+// Store limits that fold within a test's few hundred steps: `recentSteps` kept at full resolution, folded
+// `foldChunk` at a time into buckets of `stepsPerBucket`; the other limits keep their defaults.
+inline StoreLimits foldingLimits(std::size_t recentSteps, std::size_t foldChunk, std::size_t stepsPerBucket) {
+  StoreLimits limits;
+  limits.recentSteps = recentSteps;
+  limits.foldChunk = foldChunk;
+  limits.stepsPerBucket = stepsPerBucket;
+  return limits;
+}
+
+// Appends the synthetic records of steps `from`..`to`; `edit(record)` may change each before the store
+// sees it (a spike, a NaN, a burst of overflows at one step).
+template <class Edit>
+void feed(TelemetryStore& store, int64_t from, int64_t to, const SyntheticOptions& o, Edit edit) {
+  for (int64_t s = from; s <= to; ++s) {
+    StepRecord r = syntheticRecord(s, o);
+    edit(r);
+    store.append(r);
+  }
+}
+
+inline void feed(TelemetryStore& store, int64_t from, int64_t to, const SyntheticOptions& o = {}) {
+  feed(store, from, to, o, [](StepRecord&) {});
 }
 
 }  // namespace ampscope::test

@@ -6,7 +6,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -15,43 +14,19 @@
 #include <string>
 #include <vector>
 
-#ifndef AMPSCOPE_TORCH_PYTHON
-#define AMPSCOPE_TORCH_PYTHON "/usr/bin/python3"
-#endif
+#include "support/shell_commands.h"
 
 namespace ampscope {
 namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kPython = AMPSCOPE_TORCH_PYTHON;
+using test::kPython;
+using test::pythonHas;
+using test::readFile;
+using test::runCommand;
 
-fs::path freshDir(const std::string& name) {
-  const fs::path dir = fs::path(testing::TempDir()) / ("ampscope_npy_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-std::string readFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// Runs a shell command, returns its exit status and fills `output` with stdout + stderr.
-int runCommand(const std::string& command, std::string* output) {
-  const fs::path log = fs::path(testing::TempDir()) / "ampscope_npy_cmd.log";
-  const int status = std::system((command + " > '" + log.string() + "' 2>&1").c_str());
-  *output = readFile(log);
-  return status;
-}
-
-bool pythonHas(const std::string& modules) {
-  std::string output;
-  return runCommand("'" + kPython + "' -c 'import " + modules + "'", &output) == 0;
-}
+fs::path freshDir(const std::string& name) { return test::scratchDir("npy_" + name); }
 
 // The bytes numpy's documented format 1.0 prescribes: magic \x93NUMPY, version 1.0, uint16 LE header
 // length, the dict literal with keys in this order, space padding, '\n', total a multiple of 64.

@@ -11,7 +11,7 @@
 
 #include "ampscope/engine/config_schema.h"
 #include "ampscope/engine/json.h"
-#include "record_samples.h"
+#include "support/record_samples.h"
 
 namespace ampscope {
 namespace {
@@ -217,15 +217,7 @@ TEST(RecordStream, RandomDamageNeverCrashesAndAlwaysExplains) {
   const std::string text = streamOf(config, samples::records(config, 4));
   std::mt19937 rng(11);
   for (int trial = 0; trial < 400; ++trial) {
-    std::string damaged = text;
-    if (trial % 2 == 0) {
-      damaged.resize(std::uniform_int_distribution<size_t>(0, text.size() - 1)(rng));
-    } else {
-      for (int flips = 0; flips < 3; ++flips) {
-        damaged[std::uniform_int_distribution<size_t>(0, text.size() - 1)(rng)] =
-            static_cast<char>(std::uniform_int_distribution<int>(0, 255)(rng));
-      }
-    }
+    const std::string damaged = samples::damaged(text, trial, rng);
     RecordError error;
     const auto stream = readRecordStream(damaged, &error);
     if (!stream) {

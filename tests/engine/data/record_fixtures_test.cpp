@@ -2,19 +2,30 @@
 // values are read off the fixture text itself (quoted in the comments), not produced by the codec.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+#include <string>
+
 #include "ampscope/engine/record_codec.h"
 #include "ampscope/engine/session_codec.h"
 #include "ampscope/engine/version.h"
-#include "record_samples.h"
+#include "support/record_samples.h"
 
 namespace ampscope {
 namespace {
 
 constexpr double kInf = samples::kInf;
 
+std::string fixture(const std::string& name) {
+  std::ifstream in(std::string(AMPSCOPE_RECORD_FIXTURES) + "/" + name, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 TEST(RecordFixtures, A010TrainJsonlStreamReadsAsVersion1) {
   RecordError error;
-  const auto stream = readRecordStream(samples::fixture("cli-0.1.0.jsonl"), &error);
+  const auto stream = readRecordStream(fixture("cli-0.1.0.jsonl"), &error);
   ASSERT_TRUE(stream) << error.text();
   EXPECT_EQ(stream->version, 1);
   EXPECT_FALSE(stream->config.has_value()) << "0.1.0 wrote no header";
@@ -63,7 +74,7 @@ TEST(RecordFixtures, A010TrainJsonlStreamReadsAsVersion1) {
 
 TEST(RecordFixtures, A010TrainCsvReads) {
   RecordError error;
-  const auto steps = readCsv(samples::fixture("cli-0.1.0.csv"), &error);
+  const auto steps = readCsv(fixture("cli-0.1.0.csv"), &error);
   ASSERT_TRUE(steps) << error.text();
   ASSERT_EQ(steps->size(), 20u);
   // Row 2: 1,fp16-amp-scaled,2.31520939,65536,0,0,1.52347612,1.52347612,0,0.001,2.679021,1138852,1618016,0,1,212628,0,68,0,0
@@ -92,7 +103,7 @@ TEST(RecordFixtures, A010TrainCsvReads) {
 
 TEST(RecordFixtures, A010SessionOpens) {
   SessionError error;
-  const auto session = decodeSession(samples::fixture("session-0.1.0.ampscope"), &error);
+  const auto session = decodeSession(fixture("session-0.1.0.ampscope"), &error);
   ASSERT_TRUE(session) << error.text();
   // {"format":"ampscope-session","version":1,"app":"AmpScope 0.1.0","lesson":"loss-scaling",
   //  "config":{"model":"tiny-mlp","modes":["fp32","fp16-amp-scaled","fp16-amp"],"optimizer":"adamw",
@@ -137,7 +148,7 @@ TEST(RecordFixtures, A010SessionOpens) {
 TEST(RecordFixtures, TheSessionWriterStillWritesVersion1ByteForByte) {
   // Session stays at version 1 because the codec writes exactly what 0.1.0 wrote: re-encoding the
   // 0.1.0 fixture gives its bytes back (only "app" names the AmpScope that wrote it).
-  const std::string original = samples::fixture("session-0.1.0.ampscope");
+  const std::string original = fixture("session-0.1.0.ampscope");
   SessionError error;
   const auto session = decodeSession(original, &error);
   ASSERT_TRUE(session) << error.text();

@@ -10,7 +10,7 @@
 
 #include "ampscope/engine/config_schema.h"
 #include "ampscope/engine/json.h"
-#include "record_samples.h"
+#include "support/record_samples.h"
 
 namespace ampscope {
 namespace {
@@ -150,15 +150,7 @@ TEST(SessionCodec, RandomDamageNeverCrashesAndAlwaysExplains) {
   const std::string json = encodeSession(small);
   std::mt19937 rng(5);
   for (int trial = 0; trial < 400; ++trial) {
-    std::string damaged = json;
-    if (trial % 2 == 0) {
-      damaged.resize(std::uniform_int_distribution<size_t>(0, json.size() - 1)(rng));
-    } else {
-      for (int flips = 0; flips < 3; ++flips) {
-        damaged[std::uniform_int_distribution<size_t>(0, json.size() - 1)(rng)] =
-            static_cast<char>(std::uniform_int_distribution<int>(0, 255)(rng));
-      }
-    }
+    const std::string damaged = samples::damaged(json, trial, rng);
     SessionError error;
     if (!decodeSession(damaged, &error)) {
       EXPECT_FALSE(error.text().empty()) << "trial " << trial;

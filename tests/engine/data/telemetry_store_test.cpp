@@ -11,6 +11,8 @@
 namespace ampscope {
 namespace {
 
+using test::feed;
+using test::foldingLimits;
 using test::syntheticRecord;
 using test::SyntheticOptions;
 
@@ -24,7 +26,7 @@ SyntheticOptions twoModes(int64_t instrumentEvery = 1) {
 
 TEST(TelemetryStore, KeepsEveryStepOfEveryModeBelowTheLimit) {
   TelemetryStore store;
-  for (int64_t s = 1; s <= 1000; ++s) store.append(syntheticRecord(s, twoModes()));
+  feed(store, 1, 1000, twoModes());
   ASSERT_EQ(store.modes().size(), 2u);
   for (PrecisionMode mode : store.modes()) {
     const ModeSeries* series = store.series(mode);
@@ -38,10 +40,7 @@ TEST(TelemetryStore, KeepsEveryStepOfEveryModeBelowTheLimit) {
 }
 
 TEST(TelemetryStore, DecimationBoundsMemoryAndPreservesLossExtremes) {
-  StoreLimits limits;
-  limits.recentSteps = 100;
-  limits.foldChunk = 50;
-  limits.stepsPerBucket = 5;
+  StoreLimits limits = foldingLimits(100, 50, 5);
   limits.maxBuckets = 20;
   limits.recentInstruments = 100;
   limits.maxInstrumentBuckets = 20;
@@ -50,14 +49,12 @@ TEST(TelemetryStore, DecimationBoundsMemoryAndPreservesLossExtremes) {
   const int64_t kSteps = 100000;
   // Spikes deep in the past: they must survive any number of folds and merges as a bucket's min/max.
   const int64_t kHighStep = 777, kLowStep = 31337;
-  for (int64_t s = 1; s <= kSteps; ++s) {
-    StepRecord r = syntheticRecord(s, twoModes(10));
+  feed(store, 1, kSteps, twoModes(10), [&](StepRecord& r) {
     for (ModeStep& m : r.modes) {
-      if (s == kHighStep) m.loss = 1e6;
-      if (s == kLowStep) m.loss = -5.0;
+      if (r.step == kHighStep) m.loss = 1e6;
+      if (r.step == kLowStep) m.loss = -5.0;
     }
-    store.append(r);
-  }
+  });
   for (PrecisionMode mode : store.modes()) {
     const ModeSeries* series = store.series(mode);
     EXPECT_LE(series->buckets.size(), limits.maxBuckets);
@@ -94,11 +91,9 @@ TEST(TelemetryStore, ASpikeOlderThanTheFullResolutionWindowIsItsBucketsMaximum) 
   TelemetryStore store;
   const int64_t kSteps = 60000, kSpikeStep = 5;
   const double kSpike = 1e6;
-  for (int64_t s = 1; s <= kSteps; ++s) {
-    StepRecord r = syntheticRecord(s, twoModes(0));
-    if (s == kSpikeStep) r.modes[0].loss = kSpike;
-    store.append(r);
-  }
+  feed(store, 1, kSteps, twoModes(0), [&](StepRecord& r) {
+    if (r.step == kSpikeStep) r.modes[0].loss = kSpike;
+  });
   const ModeSeries* fp32 = store.series(PrecisionMode::FP32);
   ASSERT_NE(fp32, nullptr);
   ASSERT_FALSE(fp32->recent.empty());
@@ -121,25 +116,19 @@ TEST(TelemetryStore, ASpikeOlderThanTheFullResolutionWindowIsItsBucketsMaximum) 
 }
 
 TEST(TelemetryStore, FoldedStepsKeepTheirGradientNormRange) {
-  StoreLimits limits;
-  limits.recentSteps = 10;
-  limits.foldChunk = 10;
-  limits.stepsPerBucket = 5;
-  TelemetryStore store(limits);
+  TelemetryStore store(foldingLimits(10, 10, 5));
   SyntheticOptions o = twoModes(0);
   o.modes = {PrecisionMode::FP32};
-  for (int64_t s = 1; s <= 25; ++s) {
-    StepRecord r = syntheticRecord(s, o);  // every norm is 1.0 in the synthetic records
+  feed(store, 1, 25, o, [](StepRecord& r) {  // every norm is 1.0 in the synthetic records
     ModeStep& m = r.modes[0];
     m.clipNormSeen = 0;  // clipping off: the engine reports no clip norm
-    if (s == 3) m.gradNormBeforeClip = m.gradNormAfterClip = 1e3;
-    if (s == 4) m.gradNormBeforeClip = m.gradNormAfterClip = std::numeric_limits<double>::quiet_NaN();
-    if (s == 7) {
+    if (r.step == 3) m.gradNormBeforeClip = m.gradNormAfterClip = 1e3;
+    if (r.step == 4) m.gradNormBeforeClip = m.gradNormAfterClip = std::numeric_limits<double>::quiet_NaN();
+    if (r.step == 7) {
       m.clipNormSeen = 40.0;  // clipping on: the norm it saw, and the smaller norm after it
       m.gradNormAfterClip = 0.25;
     }
-    store.append(r);
-  }
+  });
   const ModeSeries* fp32 = store.series(PrecisionMode::FP32);
   ASSERT_EQ(fp32->buckets.size(), 2u);  // steps 1..5 and 6..10 folded at step 20
   const ScalarBucket& first = fp32->buckets[0];
@@ -160,23 +149,18 @@ TEST(TelemetryStore, FoldedStepsKeepTheirGradientNormRange) {
 }
 
 TEST(TelemetryStore, FoldedInstrumentedStepsKeepTheirPerStepExtremes) {
-  StoreLimits limits;
-  limits.recentSteps = 10;
-  limits.foldChunk = 10;
-  limits.stepsPerBucket = 5;
+  StoreLimits limits = foldingLimits(10, 10, 5);
   limits.recentInstruments = 10;
   TelemetryStore store(limits);
   SyntheticOptions o = twoModes(1);
   o.modes = {PrecisionMode::FP32};
   o.tensorElements = 100;
-  for (int64_t s = 1; s <= 25; ++s) {
-    StepRecord r = syntheticRecord(s, o);  // two layers, no overflow before step 50
-    if (s == 3) {
+  feed(store, 1, 25, o, [](StepRecord& r) {  // two layers, no overflow before step 50
+    if (r.step == 3) {
       r.modes[0].roundingPoints[1].counts.overflowed = 7;  // a burst in layer fc2 at one step
       r.modes[0].rounding.overflowed = 7;
     }
-    store.append(r);
-  }
+  });
   const ModeSeries* fp32 = store.series(PrecisionMode::FP32);
   ASSERT_GE(fp32->instrumentBuckets.size(), 1u);
   const InstrumentBucket& first = fp32->instrumentBuckets.front();
@@ -193,17 +177,11 @@ TEST(TelemetryStore, FoldedInstrumentedStepsKeepTheirPerStepExtremes) {
 }
 
 TEST(TelemetryStore, NonFiniteLossesAreCountedNotDropped) {
-  StoreLimits limits;
-  limits.recentSteps = 10;
-  limits.foldChunk = 10;
-  limits.stepsPerBucket = 4;
-  TelemetryStore store(limits);
-  for (int64_t s = 1; s <= 30; ++s) {
-    StepRecord r = syntheticRecord(s, twoModes(0));
-    if (s == 3) r.modes[0].loss = std::numeric_limits<double>::quiet_NaN();
-    if (s == 5) r.modes[0].loss = std::numeric_limits<double>::infinity();
-    store.append(r);
-  }
+  TelemetryStore store(foldingLimits(10, 10, 4));
+  feed(store, 1, 30, twoModes(0), [](StepRecord& r) {
+    if (r.step == 3) r.modes[0].loss = std::numeric_limits<double>::quiet_NaN();
+    if (r.step == 5) r.modes[0].loss = std::numeric_limits<double>::infinity();
+  });
   const ModeSeries* fp32 = store.series(PrecisionMode::FP32);
   EXPECT_EQ(fp32->nonFiniteLossTotal, 2);
   int64_t inBuckets = 0;
@@ -217,15 +195,13 @@ TEST(TelemetryStore, NonFiniteLossesAreCountedNotDropped) {
 
 TEST(TelemetryStore, RemembersTheStepWhereAModeDiverged) {
   TelemetryStore store;
-  for (int64_t s = 1; s <= 10; ++s) {
-    StepRecord r = syntheticRecord(s, twoModes());
-    if (s == 6) {
+  feed(store, 1, 10, twoModes(), [](StepRecord& r) {
+    if (r.step == 6) {
       r.modes[1].diverged = true;
       r.modes[1].loss = std::numeric_limits<double>::quiet_NaN();
     }
-    if (s > 6) r.modes.pop_back();  // the engine leaves a diverged mode out of later records
-    store.append(r);
-  }
+    if (r.step > 6) r.modes.pop_back();  // the engine leaves a diverged mode out of later records
+  });
   ASSERT_TRUE(store.series(PrecisionMode::FP16AmpScaled)->divergedAt.has_value());
   EXPECT_EQ(*store.series(PrecisionMode::FP16AmpScaled)->divergedAt, 6);
   EXPECT_FALSE(store.series(PrecisionMode::FP32)->divergedAt.has_value());
@@ -234,7 +210,7 @@ TEST(TelemetryStore, RemembersTheStepWhereAModeDiverged) {
 
 TEST(TelemetryStore, KeepsLatestTensorsAndSumsParameterHistogramsForTheHeatMap) {
   TelemetryStore store;
-  for (int64_t s = 1; s <= 9; ++s) store.append(syntheticRecord(s, twoModes(3)));
+  feed(store, 1, 9, twoModes(3));
   const ModeSeries* fp32 = store.series(PrecisionMode::FP32);
   EXPECT_EQ(fp32->latestTensorsStep, 9);
   ASSERT_EQ(fp32->histogramRing.size(), 3u);  // steps 3, 6, 9
@@ -260,7 +236,7 @@ TEST(TelemetryStore, UsesScalerFollowsTheConfig) {
 
 TEST(TelemetryStore, AnOlderStepStartsTheModeOverAndBumpsTheGeneration) {
   TelemetryStore store;
-  for (int64_t s = 1; s <= 5; ++s) store.append(syntheticRecord(s, twoModes()));
+  feed(store, 1, 5, twoModes());
   const uint64_t before = store.generation();
   store.append(syntheticRecord(1, twoModes()));
   EXPECT_NE(store.generation(), before);

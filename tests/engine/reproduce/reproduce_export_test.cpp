@@ -8,11 +8,8 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <limits>
 #include <map>
 #include <sstream>
 #include <string>
@@ -21,12 +18,10 @@
 #include "ampscope/engine/comparison.h"
 #include "ampscope/engine/config_schema.h"
 #include "reproduce/script_templates.h"
+#include "support/shell_commands.h"
 
 #ifndef AMPSCOPE_SOURCE_DIR
 #error "AMPSCOPE_SOURCE_DIR: the repository root, for resources/reproduce/"
-#endif
-#ifndef AMPSCOPE_TORCH_PYTHON
-#define AMPSCOPE_TORCH_PYTHON "/usr/bin/python3"
 #endif
 
 namespace ampscope {
@@ -34,34 +29,39 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The interpreter that has numpy and torch (Debian's python3-torch), not whatever python3 is on PATH.
-const std::string kPython = AMPSCOPE_TORCH_PYTHON;
+using test::kPython;
+using test::pythonHas;
+using test::readFile;
+using test::runCommand;
 
-fs::path freshDir(const std::string& name) {
-  const fs::path dir = fs::path(testing::TempDir()) / ("ampscope_reproduce_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path freshDir(const std::string& name) { return test::scratchDir("reproduce_" + name); }
 
-std::string readFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+// One row of run.py's --csv output (step,mode,loss,loss_scale,skipped), as far as the tests read it.
+struct PythonLoss {
+  int64_t step = 0;
+  std::string mode;
+  double loss = 0;
+};
 
-// Runs a shell command, returns its exit status and fills `output` with stdout + stderr.
-int runCommand(const std::string& command, std::string* output) {
-  const fs::path log = fs::path(testing::TempDir()) / "ampscope_reproduce_cmd.log";
-  const int status = std::system((command + " > '" + log.string() + "' 2>&1").c_str());
-  *output = readFile(log);
+// Runs the run.py exported into `dir` with --csv `dir`/out.csv; returns its exit status, fills `output`
+// with what it printed, `header` with the CSV's first line and `rows` with the lines after it.
+int runExportedScript(const fs::path& dir, std::string* output, std::string* header,
+                      std::vector<PythonLoss>* rows) {
+  const fs::path csv = dir / "out.csv";
+  const int status = runCommand(
+      "'" + kPython + "' '" + (dir / "run.py").string() + "' --quiet --csv '" + csv.string() + "'", output);
+  std::ifstream in(csv);
+  std::getline(in, *header);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string step, mode, loss;
+    std::getline(fields, step, ',');
+    std::getline(fields, mode, ',');
+    std::getline(fields, loss, ',');
+    rows->push_back({std::stoll(step), mode, std::stod(loss)});
+  }
   return status;
-}
-
-bool pythonHas(const std::string& modules) {
-  std::string output;
-  return runCommand("'" + kPython + "' -c 'import " + modules + "'", &output) == 0;
 }
 
 // Exports `config` with the engine's own records, runs run.py, and returns the largest absolute loss
@@ -82,24 +82,13 @@ std::map<std::string, double> largestDifferencePerMode(const RunConfig& config, 
   const fs::path dir = freshDir(name);
   const auto result = exportReproduction(config, steps, dir.string(), records);
   EXPECT_TRUE(result.ok) << result.error;
-  const fs::path csv = dir / "out.csv";
-  EXPECT_EQ(
-      runCommand("'" + kPython + "' '" + (dir / "run.py").string() + "' --quiet --csv '" + csv.string() + "'",
-                 output),
-      0)
-      << *output;
+  std::string header;
+  std::vector<PythonLoss> lines;
+  EXPECT_EQ(runExportedScript(dir, output, &header, &lines), 0) << *output;
   std::map<std::pair<int64_t, std::string>, double> python;
-  std::ifstream in(csv);
-  std::string line;
-  std::getline(in, line);
-  while (std::getline(in, line)) {
-    std::istringstream fields(line);
-    std::string step, mode, loss;
-    std::getline(fields, step, ',');
-    std::getline(fields, mode, ',');
-    std::getline(fields, loss, ',');
-    python[{std::stoll(step), mode}] = std::stod(loss);
-    if (rows) ++(*rows)[mode].python;
+  for (const PythonLoss& line : lines) {
+    python[{line.step, line.mode}] = line.loss;
+    if (rows) ++(*rows)[line.mode].python;
   }
   std::map<std::string, double> largest;
   for (const auto& record : records) {
@@ -278,27 +267,15 @@ TEST(ReproduceExport, PyTorchRerunOfTinyMlpFp32MatchesTheEngineFor200Steps) {
   ASSERT_TRUE(result.ok) << result.error;
   ASSERT_TRUE(fs::exists(dir / "ampscope_loss.csv"));
 
-  std::string output;
-  const fs::path csv = dir / "out.csv";
-  ASSERT_EQ(
-      runCommand("'" + kPython + "' '" + (dir / "run.py").string() + "' --quiet --csv '" + csv.string() + "'",
-                 &output),
-      0)
-      << output;
+  std::string output, header;
+  std::vector<PythonLoss> lines;
+  ASSERT_EQ(runExportedScript(dir, &output, &header, &lines), 0) << output;
 
   std::map<int64_t, double> python;
-  std::ifstream in(csv);
-  std::string line;
-  std::getline(in, line);
-  ASSERT_EQ(line, "step,mode,loss,loss_scale,skipped");
-  while (std::getline(in, line)) {
-    std::istringstream fields(line);
-    std::string step, mode, loss;
-    std::getline(fields, step, ',');
-    std::getline(fields, mode, ',');
-    std::getline(fields, loss, ',');
-    EXPECT_EQ(mode, "fp32");
-    python[std::stoll(step)] = std::stod(loss);
+  ASSERT_EQ(header, "step,mode,loss,loss_scale,skipped");
+  for (const PythonLoss& line : lines) {
+    EXPECT_EQ(line.mode, "fp32");
+    python[line.step] = line.loss;
   }
   ASSERT_EQ(python.size(), static_cast<size_t>(kSteps)) << output;
 

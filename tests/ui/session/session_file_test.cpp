@@ -7,113 +7,21 @@
 #include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
-#include <cmath>
-#include <cstring>
-#include <limits>
+
+#include "support/record_samples.h"
 
 namespace ampscope::ui {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using samples::same;
 
-ExponentHistogram histogram(int seed) {
-  ExponentHistogram h;
-  h.counts[0] = 1;  // 2^-149, the smallest float32 subnormal's bin
-  h.counts[static_cast<size_t>(-24 - ExponentHistogram::kMinExponent)] = 100 + seed;  // FP16's 2^-24
-  h.counts[ExponentHistogram::kBins - 1] = 7;                                         // 2^127
-  h.zero = 3 + seed;
-  h.posInf = 1;
-  h.negInf = 2;
-  h.nan = 4;
-  h.targetSubnormal = 50;
-  h.targetUnderflow = 9;
-  return h;
-}
-
-// A session with every field set to something other than its default, and NaN / +Inf / -Inf losses.
+// The codec tests' sample run (every field off its default, NaN / +Inf / -Inf / -0.0) as a session.
 Session sampleSession() {
   Session session;
   session.lesson = QStringLiteral("underflow");
-  RunConfig& c = session.config;
-  c = presetFor(ModelKind::DeepMLP);
-  c.modes = {PrecisionMode::FP32, PrecisionMode::FP16Amp, PrecisionMode::FP16Pure};
-  c.optimizer = OptimizerKind::SGD;
-  c.lr = 0.0123456789012345;
-  c.momentum = 0.85;
-  c.weightDecay = 0.001;
-  c.adamEps = 1e-12;
-  c.batchSize = 48;
-  c.seed = 987654321;
-  c.steps = 321;
-  c.lossWeight = 1e-5;
-  c.scaler = {1024.0, 3.0, 0.25, 17, false};
-  c.scalerForPureFp16 = true;
-  c.clipOrder = ClipOrder::BeforeUnscale;
-  c.clipMaxNorm = 0.5;
-  c.instrumentEvery = 3;
-  c.threadsPerMode = 2;
-  for (int64_t step = 1; step <= 6; ++step) {
-    StepRecord record;
-    record.step = step;
-    for (PrecisionMode mode : c.modes) {
-      ModeStep s;
-      s.mode = mode;
-      s.step = step;
-      s.loss = 2.302585092994046 / static_cast<double>(step) + 1e-17 * static_cast<double>(mode);
-      s.lossScale = 65536.0 / static_cast<double>(step);
-      s.skipped = step % 2 == 0;
-      s.foundInf = step == 4;
-      s.gradNormBeforeClip = 1.0 / 3.0 * static_cast<double>(step);
-      s.gradNormAfterClip = 0.1 + static_cast<double>(step);
-      s.clipNormSeen = 1e300;
-      s.lr = 1e-3 * static_cast<double>(step);
-      s.stepTimeMs = 1.25 + 0.001 * static_cast<double>(step);
-      s.currentBytes = 123456789012 + step;
-      s.peakBytes = 2 * s.currentBytes;
-      s.instrumented = step % 3 == 0;
-      if (s.instrumented) {
-        s.rounding = {1000, 10, 20, 1, 2};
-        s.roundingPoints.push_back({"fc1.input", "fc1", false, {500, 5, 6, 0, 0}});
-        s.roundingPoints.push_back({"fc1.grad_input", "fc1", true, {500, 5, 14, 1, 2}});
-        s.tensors.push_back({"net.0.weight", true, 65536, histogram(1), histogram(2)});
-        s.tensors.push_back({"act:fc1.out", false, 2048, histogram(3), histogram(4)});
-      }
-      record.modes.push_back(s);
-    }
-    session.records.push_back(record);
-  }
-  // The non-finite values a lesson is about: NaN loss, +Inf loss, -Inf norm, and a diverged flag.
-  session.records[4].modes[1].loss = kNaN;
-  session.records[4].modes[1].diverged = true;
-  session.records[5].modes[2].loss = kInf;
-  session.records[5].modes[2].gradNormBeforeClip = -kInf;
-  session.records[5].modes[2].lossScale = kNaN;
+  session.config = samples::config();
+  session.records = samples::records(session.config);
   return session;
-}
-
-// Bitwise equality for doubles, so NaN == NaN and -0 != +0 (the file must keep exactly what was run).
-bool same(double a, double b) {
-  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
-  return std::memcmp(&a, &b, sizeof a) == 0;
-}
-
-void expectSameCounts(const RoundingCounts& a, const RoundingCounts& b) {
-  EXPECT_EQ(a.elements, b.elements);
-  EXPECT_EQ(a.flushedToZero, b.flushedToZero);
-  EXPECT_EQ(a.subnormal, b.subnormal);
-  EXPECT_EQ(a.overflowed, b.overflowed);
-  EXPECT_EQ(a.nan, b.nan);
-}
-
-void expectSameHistogram(const ExponentHistogram& a, const ExponentHistogram& b) {
-  EXPECT_EQ(a.counts, b.counts);
-  EXPECT_EQ(a.zero, b.zero);
-  EXPECT_EQ(a.posInf, b.posInf);
-  EXPECT_EQ(a.negInf, b.negInf);
-  EXPECT_EQ(a.nan, b.nan);
-  EXPECT_EQ(a.targetSubnormal, b.targetSubnormal);
-  EXPECT_EQ(a.targetUnderflow, b.targetUnderflow);
 }
 
 void expectSameSession(const Session& a, const Session& b) {
@@ -147,41 +55,8 @@ void expectSameSession(const Session& a, const Session& b) {
     SCOPED_TRACE("record " + std::to_string(r));
     EXPECT_EQ(a.records[r].step, b.records[r].step);
     ASSERT_EQ(a.records[r].modes.size(), b.records[r].modes.size());
-    for (size_t m = 0; m < a.records[r].modes.size(); ++m) {
-      const ModeStep& s = a.records[r].modes[m];
-      const ModeStep& t = b.records[r].modes[m];
-      EXPECT_EQ(s.mode, t.mode);
-      EXPECT_EQ(s.step, t.step);
-      EXPECT_TRUE(same(s.loss, t.loss)) << s.loss << " vs " << t.loss;
-      EXPECT_TRUE(same(s.lossScale, t.lossScale));
-      EXPECT_EQ(s.skipped, t.skipped);
-      EXPECT_EQ(s.foundInf, t.foundInf);
-      EXPECT_TRUE(same(s.gradNormBeforeClip, t.gradNormBeforeClip));
-      EXPECT_TRUE(same(s.gradNormAfterClip, t.gradNormAfterClip));
-      EXPECT_TRUE(same(s.clipNormSeen, t.clipNormSeen));
-      EXPECT_TRUE(same(s.lr, t.lr));
-      EXPECT_TRUE(same(s.stepTimeMs, t.stepTimeMs));
-      EXPECT_EQ(s.currentBytes, t.currentBytes);
-      EXPECT_EQ(s.peakBytes, t.peakBytes);
-      EXPECT_EQ(s.diverged, t.diverged);
-      EXPECT_EQ(s.instrumented, t.instrumented);
-      expectSameCounts(s.rounding, t.rounding);
-      ASSERT_EQ(s.roundingPoints.size(), t.roundingPoints.size());
-      for (size_t p = 0; p < s.roundingPoints.size(); ++p) {
-        EXPECT_EQ(s.roundingPoints[p].name, t.roundingPoints[p].name);
-        EXPECT_EQ(s.roundingPoints[p].layer, t.roundingPoints[p].layer);
-        EXPECT_EQ(s.roundingPoints[p].backward, t.roundingPoints[p].backward);
-        expectSameCounts(s.roundingPoints[p].counts, t.roundingPoints[p].counts);
-      }
-      ASSERT_EQ(s.tensors.size(), t.tensors.size());
-      for (size_t k = 0; k < s.tensors.size(); ++k) {
-        EXPECT_EQ(s.tensors[k].name, t.tensors[k].name);
-        EXPECT_EQ(s.tensors[k].isParameter, t.tensors[k].isParameter);
-        EXPECT_EQ(s.tensors[k].numel, t.tensors[k].numel);
-        expectSameHistogram(s.tensors[k].scaled, t.tensors[k].scaled);
-        expectSameHistogram(s.tensors[k].unscaled, t.tensors[k].unscaled);
-      }
-    }
+    for (size_t m = 0; m < a.records[r].modes.size(); ++m)
+      samples::expectSameStep(a.records[r].modes[m], b.records[r].modes[m]);
   }
 }
 

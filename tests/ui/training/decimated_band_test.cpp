@@ -22,13 +22,20 @@
 namespace ampscope::ui {
 namespace {
 
-using test::syntheticRecord;
+using test::feed;
+using test::foldingLimits;
 using test::SyntheticOptions;
 
 SyntheticOptions twoModes() {
   SyntheticOptions o;
   o.modes = {PrecisionMode::FP32, PrecisionMode::FP16AmpScaled};
   o.instrumentEvery = 0;
+  return o;
+}
+
+SyntheticOptions fp32Only() {
+  SyntheticOptions o = twoModes();
+  o.modes = {PrecisionMode::FP32};
   return o;
 }
 
@@ -44,15 +51,13 @@ TEST(LossPlotBand, ASpikeOlderThanTheFullResolutionWindowKeepsItsHeight) {
   TelemetryStore store;
   const int64_t kSteps = 60000, kSpikeStep = 5;
   const double kSpike = 1e6;
-  for (int64_t s = 1; s <= kSteps; ++s) {
-    StepRecord r = syntheticRecord(s, twoModes());
+  feed(store, 1, kSteps, twoModes(), [&](StepRecord& r) {
     // A positive, decaying, noisy loss (the synthetic one crosses zero, which a log axis cannot show).
-    const double t = static_cast<double>(s);
+    const double t = static_cast<double>(r.step);
     for (ModeStep& m : r.modes)
       m.loss = 0.3 + 0.1 * static_cast<int>(m.mode) + 2.0 * std::exp(-t / 8000.0) + 0.05 * std::sin(0.37 * t);
-    if (s == kSpikeStep) r.modes[0].loss = kSpike;
-    store.append(r);
-  }
+    if (r.step == kSpikeStep) r.modes[0].loss = kSpike;
+  });
   LossPlot plot(&store);
   plot.resize(900, 520);
   plot.show();
@@ -92,18 +97,10 @@ TEST(LossPlotBand, ASpikeOlderThanTheFullResolutionWindowKeepsItsHeight) {
 }
 
 TEST(LossPlotBand, ANonFiniteLossInsideABucketKeepsItsCross) {
-  StoreLimits limits;
-  limits.recentSteps = 100;
-  limits.foldChunk = 100;
-  limits.stepsPerBucket = 10;
-  TelemetryStore store(limits);
-  SyntheticOptions o = twoModes();
-  o.modes = {PrecisionMode::FP32};
-  for (int64_t s = 1; s <= 250; ++s) {
-    StepRecord r = syntheticRecord(s, o);
-    if (s == 7) r.modes[0].loss = std::numeric_limits<double>::quiet_NaN();
-    store.append(r);
-  }
+  TelemetryStore store(foldingLimits(100, 100, 10));
+  feed(store, 1, 250, fp32Only(), [](StepRecord& r) {
+    if (r.step == 7) r.modes[0].loss = std::numeric_limits<double>::quiet_NaN();
+  });
   LossPlot plot(&store);
   plot.show();
   plot.onDataAppended();
@@ -120,15 +117,11 @@ TEST(LossPlotBand, ANonFiniteLossInsideABucketKeepsItsCross) {
 
 TEST(ScalePlotBand, ABackoffInsideABucketKeepsItsDepth) {
   // Synthetic scales: 2^(16 + (step / 50) % 4), so a bucket of 100 steps spans two or three of them.
-  StoreLimits limits;
-  limits.recentSteps = 200;
-  limits.foldChunk = 400;
-  limits.stepsPerBucket = 100;
-  TelemetryStore store(limits);
+  TelemetryStore store(foldingLimits(200, 400, 100));
   RunConfig config;
   config.modes = twoModes().modes;
   store.setConfig(config);
-  for (int64_t s = 1; s <= 700; ++s) store.append(syntheticRecord(s, twoModes()));
+  feed(store, 1, 700, twoModes());
   ScalePlot plot(&store);
   plot.show();
   plot.onDataAppended();
@@ -150,18 +143,10 @@ TEST(ScalePlotBand, ABackoffInsideABucketKeepsItsDepth) {
 }
 
 TEST(ClipNormPlotBand, AGradientNormSpikeInAFoldedBucketKeepsItsHeight) {
-  StoreLimits limits;
-  limits.recentSteps = 100;
-  limits.foldChunk = 100;
-  limits.stepsPerBucket = 10;
-  TelemetryStore store(limits);
-  SyntheticOptions o = twoModes();
-  o.modes = {PrecisionMode::FP32};
-  for (int64_t s = 1; s <= 250; ++s) {
-    StepRecord r = syntheticRecord(s, o);  // norms of 1.0, clipping off (no clip norm reported)
-    if (s == 3) r.modes[0].gradNormBeforeClip = r.modes[0].gradNormAfterClip = 1e3;
-    store.append(r);
-  }
+  TelemetryStore store(foldingLimits(100, 100, 10));
+  feed(store, 1, 250, fp32Only(), [](StepRecord& r) {  // norms of 1.0, clipping off (no clip norm reported)
+    if (r.step == 3) r.modes[0].gradNormBeforeClip = r.modes[0].gradNormAfterClip = 1e3;
+  });
   ClipNormPlot plot(&store);
   plot.show();
   plot.onDataAppended();
@@ -176,24 +161,18 @@ TEST(ClipNormPlotBand, AGradientNormSpikeInAFoldedBucketKeepsItsHeight) {
 }
 
 TEST(UnderflowPlotBand, AnOverflowBurstInAFoldedBucketKeepsItsCount) {
-  StoreLimits limits;
-  limits.recentSteps = 10;
-  limits.foldChunk = 10;
-  limits.stepsPerBucket = 5;
+  StoreLimits limits = foldingLimits(10, 10, 5);
   limits.recentInstruments = 10;
   TelemetryStore store(limits);
-  SyntheticOptions o = twoModes();
-  o.modes = {PrecisionMode::FP32};
+  SyntheticOptions o = fp32Only();
   o.instrumentEvery = 1;
   o.tensorElements = 100;  // two layers: 200 elements through rounding points per step
-  for (int64_t s = 1; s <= 25; ++s) {
-    StepRecord r = syntheticRecord(s, o);
-    if (s == 3) {
+  feed(store, 1, 25, o, [](StepRecord& r) {
+    if (r.step == 3) {
       r.modes[0].roundingPoints[1].counts.overflowed = 7;
       r.modes[0].rounding.overflowed = 7;
     }
-    store.append(r);
-  }
+  });
   UnderflowPlot plot(&store);
   plot.show();
   plot.onDataAppended();

@@ -21,12 +21,8 @@
 namespace ampscope::ui {
 namespace {
 
-using test::syntheticRecord;
+using test::feed;
 using test::SyntheticOptions;
-
-void feed(TelemetryStore& store, int64_t from, int64_t to, const SyntheticOptions& o = {}) {
-  for (int64_t s = from; s <= to; ++s) store.append(syntheticRecord(s, o));
-}
 
 TEST(LossPlot, HoldsOnePointPerStepPerModeAcrossIncrementalAppends) {
   TelemetryStore store;
@@ -47,15 +43,13 @@ TEST(LossPlot, MarksNaNAndInfLossesAndTheDivergedStep) {
   TelemetryStore store;
   LossPlot plot(&store);
   plot.show();
-  for (int64_t s = 1; s <= 20; ++s) {
-    StepRecord r = syntheticRecord(s);
-    if (s == 12) {
+  feed(store, 1, 20, {}, [](StepRecord& r) {
+    if (r.step == 12) {
       r.modes[2].loss = std::numeric_limits<double>::infinity();
       r.modes[2].diverged = true;
     }
-    if (s > 12) r.modes.erase(r.modes.begin() + 2);
-    store.append(r);
-  }
+    if (r.step > 12) r.modes.erase(r.modes.begin() + 2);
+  });
   plot.onDataAppended();
   QCPGraph* loss = plot.lossGraph(PrecisionMode::FP16Amp);
   EXPECT_EQ(loss->dataCount(), 12);
@@ -83,11 +77,7 @@ TEST(LossPlot, SmoothingIsAnExponentialMovingAverage) {
 }
 
 TEST(LossPlot, RebuildsFromBucketsAfterTheStoreFolds) {
-  StoreLimits limits;
-  limits.recentSteps = 100;
-  limits.foldChunk = 100;
-  limits.stepsPerBucket = 10;
-  TelemetryStore store(limits);
+  TelemetryStore store(test::foldingLimits(100, 100, 10));
   LossPlot plot(&store);
   plot.show();
   SyntheticOptions o;

@@ -1,4 +1,4 @@
-// Telemetry for the codec tests: every field set to something other than its default, the non-finite
+// Telemetry for the codec and session-file tests: every field set to something other than its default, the non-finite
 // values a lesson is about (NaN, +Inf, -Inf), -0.0, and histograms reaching both ends of float32's
 // exponent range. Equality is bitwise for doubles, so NaN == NaN and -0 != +0.
 #pragma once
@@ -7,10 +7,10 @@
 
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <limits>
-#include <sstream>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "ampscope/engine/run_config.h"
 #include "ampscope/engine/telemetry.h"
@@ -158,11 +158,19 @@ inline void expectSameStep(const ModeStep& a, const ModeStep& b, bool withDetail
   }
 }
 
-inline std::string fixture(const std::string& name) {
-  std::ifstream in(std::string(AMPSCOPE_RECORD_FIXTURES) + "/" + name, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+// One random damage per trial, the same for a given `rng` state: even trials cut the text short at a
+// random length, odd trials overwrite three random bytes with random values.
+inline std::string damaged(const std::string& text, int trial, std::mt19937& rng) {
+  std::string out = text;
+  if (trial % 2 == 0) {
+    out.resize(std::uniform_int_distribution<size_t>(0, text.size() - 1)(rng));
+  } else {
+    for (int flips = 0; flips < 3; ++flips) {
+      out[std::uniform_int_distribution<size_t>(0, text.size() - 1)(rng)] =
+          static_cast<char>(std::uniform_int_distribution<int>(0, 255)(rng));
+    }
+  }
+  return out;
 }
 
 }  // namespace ampscope::samples
