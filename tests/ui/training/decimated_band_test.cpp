@@ -2,7 +2,7 @@
 // window keeps its height in the loss plot (and a gradient-norm spike in the clipping lesson's plot), a
 // backoff inside a bucket keeps its depth in the scale plot, a burst of overflows at one step keeps its
 // count in the underflow plot, and a NaN inside a bucket keeps its cross. The expected values are the store's own buckets (their
-// layout is pinned by tests/engine/telemetry_store_test.cpp) and the values the test feeds in.
+// layout is pinned by tests/engine/data/telemetry_store_test.cpp) and the values the test feeds in.
 #include <gtest/gtest.h>
 
 #include <QCoreApplication>
