@@ -41,15 +41,9 @@ ClipNormPlot::ClipNormPlot(TelemetryStore* store, QWidget* parent) : PlotPanel(s
   retranslate();
 }
 
-QCPGraph* ClipNormPlot::seenGraph(PrecisionMode mode) const {
-  auto it = lanes_.find(mode);
-  return it == lanes_.end() ? nullptr : it->second.seen;
-}
+QCPGraph* ClipNormPlot::seenGraph(PrecisionMode mode) const { return laneGraph(lanes_, mode, &Lane::seen); }
 
-QCPGraph* ClipNormPlot::afterGraph(PrecisionMode mode) const {
-  auto it = lanes_.find(mode);
-  return it == lanes_.end() ? nullptr : it->second.after;
-}
+QCPGraph* ClipNormPlot::afterGraph(PrecisionMode mode) const { return laneGraph(lanes_, mode, &Lane::after); }
 
 void ClipNormPlot::changeEvent(QEvent* event) {
   if (event->type() == QEvent::LanguageChange) retranslate();
@@ -81,25 +75,7 @@ void ClipNormPlot::updateMaxNormLine() {
 }
 
 QCPGraph* ClipNormPlot::seenBandHighGraph(PrecisionMode mode) const {
-  auto it = lanes_.find(mode);
-  return it == lanes_.end() ? nullptr : it->second.seenBand.high;
-}
-
-ClipNormPlot::Band ClipNormPlot::addBand(PrecisionMode mode, Qt::PenStyle edgeStyle) {
-  QColor edge = ModePalette::color(mode), fill = edge;
-  edge.setAlpha(120);
-  fill.setAlpha(40);
-  Band band;
-  band.low = plot()->addGraph();
-  band.high = plot()->addGraph();
-  for (QCPGraph* g : {band.low, band.high}) {
-    setScaledPen(g, QPen(edge, 1.0, edgeStyle));
-    g->removeFromLegend();
-    g->setProperty("noReadout", true);
-  }
-  band.high->setBrush(fill);
-  band.high->setChannelFillGraph(band.low);
-  return band;
+  return laneGraph(lanes_, mode, [](const Lane& lane) { return lane.seenBand.high; });
 }
 
 ClipNormPlot::Lane& ClipNormPlot::laneFor(PrecisionMode mode) {
@@ -107,8 +83,8 @@ ClipNormPlot::Lane& ClipNormPlot::laneFor(PrecisionMode mode) {
   if (it != lanes_.end()) return it->second;
   Lane lane;
   // Bands first, so the lines are drawn over them.
-  lane.seenBand = addBand(mode, Qt::SolidLine);
-  lane.afterBand = addBand(mode, Qt::DashLine);
+  lane.seenBand = BandGraphs::add(*this, ModePalette::color(mode), /*fillAlpha=*/40, Qt::SolidLine);
+  lane.afterBand = BandGraphs::add(*this, ModePalette::color(mode), /*fillAlpha=*/40, Qt::DashLine);
   lane.seen = plot()->addGraph();
   setScaledPen(lane.seen, QPen(ModePalette::color(mode), 1.0));
   lane.after = plot()->addGraph();
@@ -119,31 +95,29 @@ ClipNormPlot::Lane& ClipNormPlot::laneFor(PrecisionMode mode) {
 }
 
 void ClipNormPlot::rebuildFromStore() {
-  for (auto& [mode, lane] : lanes_)
-    for (QCPGraph* g : {lane.seenBand.low, lane.seenBand.high, lane.afterBand.low, lane.afterBand.high, lane.seen,
-                        lane.after})
-      plot()->removeGraph(g);
+  for (auto& [mode, lane] : lanes_) {
+    lane.seenBand.removeFrom(plot());
+    lane.afterBand.removeFrom(plot());
+    plot()->removeGraph(lane.seen);
+    plot()->removeGraph(lane.after);
+  }
   lanes_.clear();
   updateMaxNormLine();
   for (PrecisionMode mode : store()->modes()) {
     const ModeSeries* s = store()->series(mode);
     Lane& lane = laneFor(mode);
-    const auto fill = [&s](const Band& band, PositiveRange ScalarBucket::*range) {
-      QVector<double> keys, lows, highs;
+    const auto fill = [&s](const BandGraphs& graphs, PositiveRange ScalarBucket::*range) {
+      BandPoints band;
+      band.reserve(s->buckets.size());
       for (const ScalarBucket& b : s->buckets) {
         const PositiveRange& r = b.*range;
         if (r.count == 0) {
-          keys << static_cast<double>(b.firstStep);  // nothing to show: a gap (QCustomPlot breaks at NaN)
-          lows << std::nan("");
-          highs << std::nan("");
-          continue;
+          band.addGap(b.firstStep);  // nothing to show
+        } else {
+          band.addBucket(b.firstStep, b.lastStep, r.min, r.max);
         }
-        keys << static_cast<double>(b.firstStep) << static_cast<double>(b.lastStep);
-        lows << r.min << r.min;
-        highs << r.max << r.max;
       }
-      band.low->setData(keys, lows, /*alreadySorted=*/true);
-      band.high->setData(keys, highs, /*alreadySorted=*/true);
+      band.setOn(graphs);
     };
     fill(lane.seenBand, &ScalarBucket::normSeen);
     fill(lane.afterBand, &ScalarBucket::normAfterClip);

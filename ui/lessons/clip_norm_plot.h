@@ -9,6 +9,7 @@
 #include <map>
 
 #include "ampscope/engine/run_config.h"
+#include "ui/training/band_graphs.h"
 #include "ui/training/plot_panel.h"
 
 class QCPGraph;
@@ -34,19 +35,14 @@ class ClipNormPlot : public PlotPanel {
   void changeEvent(QEvent* event) override;
 
  private:
-  struct Band {
-    QCPGraph* low = nullptr;
-    QCPGraph* high = nullptr;  // filled down to low
-  };
   struct Lane {
-    Band seenBand;
-    Band afterBand;
+    BandGraphs seenBand;   // solid edges
+    BandGraphs afterBand;  // dashed edges
     QCPGraph* seen = nullptr;
     QCPGraph* after = nullptr;
     int64_t lastStep = 0;
   };
   Lane& laneFor(PrecisionMode mode);
-  Band addBand(PrecisionMode mode, Qt::PenStyle edgeStyle);
   void retranslate();
   void updateMaxNormLine();
 

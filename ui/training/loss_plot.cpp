@@ -57,24 +57,16 @@ void LossPlot::setSmoothing(double beta) {
   refresh();
 }
 
-QCPGraph* LossPlot::lossGraph(PrecisionMode mode) const {
-  auto it = lanes_.find(mode);
-  return it == lanes_.end() ? nullptr : it->second.loss;
-}
+QCPGraph* LossPlot::lossGraph(PrecisionMode mode) const { return laneGraph(lanes_, mode, &Lane::loss); }
 
-QCPGraph* LossPlot::nonFiniteGraph(PrecisionMode mode) const {
-  auto it = lanes_.find(mode);
-  return it == lanes_.end() ? nullptr : it->second.nonFinite;
-}
+QCPGraph* LossPlot::nonFiniteGraph(PrecisionMode mode) const { return laneGraph(lanes_, mode, &Lane::nonFinite); }
 
 QCPGraph* LossPlot::bandLowGraph(PrecisionMode mode) const {
-  auto it = lanes_.find(mode);
-  return it == lanes_.end() ? nullptr : it->second.bandLow;
+  return laneGraph(lanes_, mode, [](const Lane& lane) { return lane.band.low; });
 }
 
 QCPGraph* LossPlot::bandHighGraph(PrecisionMode mode) const {
-  auto it = lanes_.find(mode);
-  return it == lanes_.end() ? nullptr : it->second.bandHigh;
+  return laneGraph(lanes_, mode, [](const Lane& lane) { return lane.band.high; });
 }
 
 LossPlot::Lane& LossPlot::laneFor(PrecisionMode mode) {
@@ -83,20 +75,7 @@ LossPlot::Lane& LossPlot::laneFor(PrecisionMode mode) {
   Lane lane;
   // The band first, so the line is drawn over it.
   const QColor color = ModePalette::color(mode);
-  QColor edge = color;
-  edge.setAlpha(120);
-  QColor fill = color;
-  fill.setAlpha(60);
-  lane.bandLow = plot()->addGraph();
-  lane.bandHigh = plot()->addGraph();
-  for (QCPGraph* edgeGraph : {lane.bandLow, lane.bandHigh}) {
-    setScaledPen(edgeGraph, QPen(edge, 1.0));
-    edgeGraph->removeFromLegend();
-    // The read-out takes the nearest point of each graph: a band's would be stale over recent steps.
-    edgeGraph->setProperty("noReadout", true);
-  }
-  lane.bandHigh->setBrush(fill);
-  lane.bandHigh->setChannelFillGraph(lane.bandLow);
+  lane.band = BandGraphs::add(*this, color, /*fillAlpha=*/60);
   lane.loss = plot()->addGraph();
   lane.loss->setName(ModePalette::label(mode));
   setScaledPen(lane.loss, QPen(color, 1.0));
@@ -149,8 +128,7 @@ void LossPlot::rebuildFromStore() {
   for (auto& [mode, label] : divergedLabels_) plot()->removeItem(label);
   divergedLabels_.clear();
   for (auto& [mode, lane] : lanes_) {
-    plot()->removeGraph(lane.bandLow);
-    plot()->removeGraph(lane.bandHigh);
+    lane.band.removeFrom(plot());
     plot()->removeGraph(lane.loss);
     plot()->removeGraph(lane.nonFinite);
   }
@@ -158,15 +136,14 @@ void LossPlot::rebuildFromStore() {
   for (PrecisionMode mode : store()->modes()) {
     const ModeSeries* s = store()->series(mode);
     Lane& lane = laneFor(mode);
-    QVector<double> bandKeys, lows, highs, keys, values, badKeys, badValues;
-    bandKeys.reserve(static_cast<int>(2 * s->buckets.size()));
+    BandPoints band;
+    band.reserve(s->buckets.size());
+    QVector<double> keys, values, badKeys, badValues;
     keys.reserve(static_cast<int>(s->recent.size()));
     for (const ScalarBucket& b : s->buckets) {
       const double first = static_cast<double>(b.firstStep), last = static_cast<double>(b.lastStep);
       if (b.finiteCount > 0) {
-        bandKeys << first << last;
-        lows << b.lossMin << b.lossMin;
-        highs << b.lossMax << b.lossMax;
+        band.addBucket(b.firstStep, b.lastStep, b.lossMin, b.lossMax);
         // The line starts after the buckets; its moving average starts warm from their means.
         const double mean = b.lossMean();
         lane.ema = lane.emaStarted ? smoothing_ * lane.ema + (1 - smoothing_) * mean : mean;
@@ -174,10 +151,7 @@ void LossPlot::rebuildFromStore() {
         lane.lastFinite = smoothing_ > 0 ? lane.ema : mean;
         lane.haveFinite = true;
       } else {
-        // Only NaN/Inf in this bucket: a gap in the band (QCustomPlot breaks lines and fills at NaN).
-        bandKeys << first;
-        lows << std::nan("");
-        highs << std::nan("");
+        band.addGap(b.firstStep);  // only NaN/Inf in this bucket
       }
       if (b.nonFiniteCount > 0) {
         badKeys << 0.5 * (first + last);
@@ -205,8 +179,7 @@ void LossPlot::rebuildFromStore() {
       keys << key;
       values << shown;
     }
-    lane.bandLow->setData(bandKeys, lows, /*alreadySorted=*/true);
-    lane.bandHigh->setData(bandKeys, highs, /*alreadySorted=*/true);
+    band.setOn(lane.band);
     lane.loss->setData(keys, values, /*alreadySorted=*/true);
     lane.nonFinite->setData(badKeys, badValues, /*alreadySorted=*/true);
     lane.lastStep = s->lastStep;

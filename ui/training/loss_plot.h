@@ -10,6 +10,7 @@
 #include <map>
 
 #include "ampscope/engine/run_config.h"
+#include "ui/training/band_graphs.h"
 #include "ui/training/plot_panel.h"
 
 class QCheckBox;
@@ -43,8 +44,7 @@ class LossPlot : public PlotPanel {
 
  private:
   struct Lane {
-    QCPGraph* bandLow = nullptr;
-    QCPGraph* bandHigh = nullptr;  // filled down to bandLow
+    BandGraphs band;
     QCPGraph* loss = nullptr;
     QCPGraph* nonFinite = nullptr;
     int64_t lastStep = 0;

@@ -11,10 +11,12 @@
 #include <QPen>
 #include <QWidget>
 #include <cstdint>
+#include <functional>
 
 class QCheckBox;
 class QCustomPlot;
 class QCPAbstractPlottable;
+class QCPGraph;
 class QMouseEvent;
 
 namespace ampscope {
@@ -35,6 +37,8 @@ class PlotPanel : public QWidget {
   double lineScale() const { return lineScale_; }
   bool followLatest() const;
   void setFollowLatest(bool follow);
+  // Sets a pen whose width follows setLineScale (the pen's own width is the width at scale 1).
+  void setScaledPen(QCPAbstractPlottable* plottable, const QPen& pen);
 
   // New steps are in the store; append them (or rebuild when the store rewrote history).
   void onDataAppended();
@@ -54,8 +58,6 @@ class PlotPanel : public QWidget {
   FlowLayout* controls() const { return controls_; }
   // Switches the y axis between linear and log10 (ticks at powers of ten, "1E+03" labels).
   void setLogValueAxis(bool log);
-  // Sets a pen whose width follows setLineScale (the pen's own width is the width at scale 1).
-  void setScaledPen(QCPAbstractPlottable* plottable, const QPen& pen);
   void replotQueued();
   // Moves the legend out of the plot area into a row above it, entries side by side (for plots whose
   // data or labels fill the whole frame).
@@ -77,5 +79,13 @@ class PlotPanel : public QWidget {
   bool fitting_ = false;
   bool replotWanted_ = true;  // our own range changes must not switch "follow latest" off
 };
+
+// The graph `pick` takes from the lane a plot keeps for `key` (one lane of graphs per mode), or nullptr
+// while that mode has no lane yet.
+template <typename Lanes, typename Pick>
+QCPGraph* laneGraph(const Lanes& lanes, const typename Lanes::key_type& key, Pick pick) {
+  const auto it = lanes.find(key);
+  return it == lanes.end() ? nullptr : std::invoke(pick, it->second);
+}
 
 }  // namespace ampscope::ui

@@ -24,24 +24,16 @@ ScalePlot::ScalePlot(TelemetryStore* store, QWidget* parent) : PlotPanel(store, 
   updateEmptyNote();
 }
 
-QCPGraph* ScalePlot::scaleGraph(PrecisionMode mode) const {
-  auto it = lanes_.find(mode);
-  return it == lanes_.end() ? nullptr : it->second.scale;
-}
+QCPGraph* ScalePlot::scaleGraph(PrecisionMode mode) const { return laneGraph(lanes_, mode, &Lane::scale); }
 
-QCPGraph* ScalePlot::skippedGraph(PrecisionMode mode) const {
-  auto it = lanes_.find(mode);
-  return it == lanes_.end() ? nullptr : it->second.skipped;
-}
+QCPGraph* ScalePlot::skippedGraph(PrecisionMode mode) const { return laneGraph(lanes_, mode, &Lane::skipped); }
 
 QCPGraph* ScalePlot::bandLowGraph(PrecisionMode mode) const {
-  auto it = lanes_.find(mode);
-  return it == lanes_.end() ? nullptr : it->second.bandLow;
+  return laneGraph(lanes_, mode, [](const Lane& lane) { return lane.band.low; });
 }
 
 QCPGraph* ScalePlot::bandHighGraph(PrecisionMode mode) const {
-  auto it = lanes_.find(mode);
-  return it == lanes_.end() ? nullptr : it->second.bandHigh;
+  return laneGraph(lanes_, mode, [](const Lane& lane) { return lane.band.high; });
 }
 
 ScalePlot::Lane& ScalePlot::laneFor(PrecisionMode mode) {
@@ -50,18 +42,7 @@ ScalePlot::Lane& ScalePlot::laneFor(PrecisionMode mode) {
   Lane lane;
   const QColor color = ModePalette::color(mode);
   // The band first, so the step line is drawn over it.
-  QColor edge = color, fill = color;
-  edge.setAlpha(120);
-  fill.setAlpha(60);
-  lane.bandLow = plot()->addGraph();
-  lane.bandHigh = plot()->addGraph();
-  for (QCPGraph* edgeGraph : {lane.bandLow, lane.bandHigh}) {
-    setScaledPen(edgeGraph, QPen(edge, 1.0));
-    edgeGraph->removeFromLegend();
-    edgeGraph->setProperty("noReadout", true);
-  }
-  lane.bandHigh->setBrush(fill);
-  lane.bandHigh->setChannelFillGraph(lane.bandLow);
+  lane.band = BandGraphs::add(*this, color, /*fillAlpha=*/60);
   lane.scale = plot()->addGraph();
   lane.scale->setName(ModePalette::label(mode));
   lane.scale->setLineStyle(QCPGraph::lsStepLeft);
@@ -80,8 +61,7 @@ void ScalePlot::updateEmptyNote() { emptyNote_->setVisible(lanes_.empty()); }
 
 void ScalePlot::rebuildFromStore() {
   for (auto& [mode, lane] : lanes_) {
-    plot()->removeGraph(lane.bandLow);
-    plot()->removeGraph(lane.bandHigh);
+    lane.band.removeFrom(plot());
     plot()->removeGraph(lane.scale);
     plot()->removeGraph(lane.skipped);
   }
@@ -90,11 +70,11 @@ void ScalePlot::rebuildFromStore() {
     if (!store()->usesScaler(mode)) continue;
     const ModeSeries* s = store()->series(mode);
     Lane& lane = laneFor(mode);
-    QVector<double> bandKeys, lows, highs, keys, values, skipKeys, skipValues;
+    BandPoints band;
+    band.reserve(s->buckets.size());
+    QVector<double> keys, values, skipKeys, skipValues;
     for (const ScalarBucket& b : s->buckets) {
-      bandKeys << static_cast<double>(b.firstStep) << static_cast<double>(b.lastStep);
-      lows << b.minScale << b.minScale;
-      highs << b.maxScale << b.maxScale;
+      band.addBucket(b.firstStep, b.lastStep, b.minScale, b.maxScale);
       // A bucket keeps its first and last scale: enough for the step line to show the net change.
       keys << static_cast<double>(b.firstStep) << static_cast<double>(b.lastStep);
       values << b.firstScale << b.lastScale;
@@ -111,8 +91,7 @@ void ScalePlot::rebuildFromStore() {
         skipValues << p.lossScale;
       }
     }
-    lane.bandLow->setData(bandKeys, lows, true);
-    lane.bandHigh->setData(bandKeys, highs, true);
+    band.setOn(lane.band);
     lane.scale->setData(keys, values, true);
     lane.skipped->setData(skipKeys, skipValues, true);
     lane.lastStep = s->lastStep;

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "ampscope/engine/run_config.h"
+#include "ui/training/band_graphs.h"
 #include "ui/training/plot_panel.h"
 
 class QCPGraph;
@@ -33,8 +34,7 @@ class ScalePlot : public PlotPanel {
 
  private:
   struct Lane {
-    QCPGraph* bandLow = nullptr;
-    QCPGraph* bandHigh = nullptr;
+    BandGraphs band;
     QCPGraph* scale = nullptr;
     QCPGraph* skipped = nullptr;
     int64_t lastStep = 0;

@@ -69,13 +69,12 @@ void UnderflowPlot::setLayer(const QString& layer) {
 QString UnderflowPlot::layer() const { return layerCombo_->currentData().toString(); }
 
 QCPGraph* UnderflowPlot::graph(PrecisionMode mode, Quantity quantity) const {
-  auto it = lanes_.find(mode);
-  return it == lanes_.end() ? nullptr : it->second.graphs[static_cast<size_t>(quantity)];
+  return laneGraph(lanes_, mode, [quantity](const Lane& lane) { return lane.graphs[static_cast<size_t>(quantity)]; });
 }
 
 QCPGraph* UnderflowPlot::bandHighGraph(PrecisionMode mode, Quantity quantity) const {
-  auto it = lanes_.find(mode);
-  return it == lanes_.end() ? nullptr : it->second.bandHigh[static_cast<size_t>(quantity)];
+  return laneGraph(lanes_, mode,
+                   [quantity](const Lane& lane) { return lane.bands[static_cast<size_t>(quantity)].high; });
 }
 
 UnderflowPlot::Lane& UnderflowPlot::laneFor(PrecisionMode mode) {
@@ -83,22 +82,8 @@ UnderflowPlot::Lane& UnderflowPlot::laneFor(PrecisionMode mode) {
   if (it != lanes_.end()) return it->second;
   Lane lane;
   // Bands first, so the lines are drawn over them.
-  for (int q = 0; q < kQuantities; ++q) {
-    QColor edge = ModePalette::color(mode), fill = edge;
-    edge.setAlpha(120);
-    fill.setAlpha(50);
-    QCPGraph* low = plot()->addGraph();
-    QCPGraph* high = plot()->addGraph();
-    for (QCPGraph* g : {low, high}) {
-      setScaledPen(g, QPen(edge, 1.0, kStyles[q]));
-      g->removeFromLegend();
-      g->setProperty("noReadout", true);
-    }
-    high->setBrush(fill);
-    high->setChannelFillGraph(low);
-    lane.bandLow[static_cast<size_t>(q)] = low;
-    lane.bandHigh[static_cast<size_t>(q)] = high;
-  }
+  for (int q = 0; q < kQuantities; ++q)
+    lane.bands[static_cast<size_t>(q)] = BandGraphs::add(*this, ModePalette::color(mode), /*fillAlpha=*/50, kStyles[q]);
   const QString quantityNames[] = {tr("flushed"), tr("subnormal"), tr("overflowed")};
   for (int q = 0; q < kQuantities; ++q) {
     QCPGraph* g = plot()->addGraph();
@@ -145,8 +130,7 @@ void UnderflowPlot::applyVisibility() {
       QCPGraph* g = lane.graphs[static_cast<size_t>(q)];
       const bool shown = quantityBoxes_[q]->isChecked();
       g->setVisible(shown);
-      lane.bandLow[static_cast<size_t>(q)]->setVisible(shown);
-      lane.bandHigh[static_cast<size_t>(q)]->setVisible(shown);
+      lane.bands[static_cast<size_t>(q)].setVisible(shown);
       if (shown && !listed) {
         g->addToLegend();
         listed = true;
@@ -161,9 +145,10 @@ void UnderflowPlot::applyVisibility() {
 
 void UnderflowPlot::rebuildFromStore() {
   refillLayers();
-  for (auto& [mode, lane] : lanes_)
-    for (const auto& graphs : {lane.bandLow, lane.bandHigh, lane.graphs})
-      for (QCPGraph* g : graphs) plot()->removeGraph(g);
+  for (auto& [mode, lane] : lanes_) {
+    for (const BandGraphs& band : lane.bands) band.removeFrom(plot());
+    for (QCPGraph* g : lane.graphs) plot()->removeGraph(g);
+  }
   lanes_.clear();
   plot()->yAxis->setLabel(percent() ? tr("% of elements at rounding points") : tr("elements per instrumented step"));
   const QString chosen = layer();
@@ -171,7 +156,9 @@ void UnderflowPlot::rebuildFromStore() {
     const ModeSeries* s = store()->series(mode);
     Lane& lane = laneFor(mode);
     for (int q = 0; q < kQuantities; ++q) {
-      QVector<double> bandKeys, lows, highs, keys, values;
+      BandPoints band;
+      band.reserve(s->instrumentBuckets.size());
+      QVector<double> keys, values;
       const auto quantity = static_cast<Quantity>(q);
       for (const InstrumentBucket& b : s->instrumentBuckets) {
         const RoundingCounts* sum = countsFor(s->layers, b.perLayer, b.total, chosen);
@@ -187,12 +174,9 @@ void UnderflowPlot::rebuildFromStore() {
           one.elements = perStep.elements;
           return valueOf(one, quantity, 1.0);
         };
-        bandKeys << static_cast<double>(b.firstStep) << static_cast<double>(b.lastStep);
-        lows << value(lo) << value(lo);
-        highs << value(hi) << value(hi);
+        band.addBucket(b.firstStep, b.lastStep, value(lo), value(hi));
       }
-      lane.bandLow[static_cast<size_t>(q)]->setData(bandKeys, lows, true);
-      lane.bandHigh[static_cast<size_t>(q)]->setData(bandKeys, highs, true);
+      band.setOn(lane.bands[static_cast<size_t>(q)]);
       for (const InstrumentPoint& p : s->instruments) {
         const RoundingCounts* c = countsFor(s->layers, p.perLayer, p.total, chosen);
         keys << static_cast<double>(p.step);

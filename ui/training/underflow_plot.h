@@ -11,6 +11,7 @@
 
 #include "ampscope/engine/run_config.h"
 #include "ampscope/engine/telemetry.h"
+#include "ui/training/band_graphs.h"
 #include "ui/training/plot_panel.h"
 
 class QCheckBox;
@@ -42,8 +43,7 @@ class UnderflowPlot : public PlotPanel {
 
  private:
   struct Lane {
-    std::array<QCPGraph*, kQuantities> bandLow{};
-    std::array<QCPGraph*, kQuantities> bandHigh{};  // filled down to bandLow
+    std::array<BandGraphs, kQuantities> bands{};
     std::array<QCPGraph*, kQuantities> graphs{};
     int64_t lastStep = 0;
   };

@@ -102,14 +102,34 @@ void writeHistogram(JsonWriter& out, const ExponentHistogram& h) {
 
 // ---- reading ----
 
+// Field `key` of `f`, read by `read` (data::readCount, data::readBool, ...), which names its full path in
+// any failure.
+template <typename Read>
+auto field(const ObjectFields& f, std::size_t key, Read read) {
+  return read(f.required(key), f.at(key));
+}
+
+// An array, item by item: readItem gets each item with its own path ("tensors[3]").
+template <typename Item>
+std::vector<Item> readList(const JsonValue& v, const Path& path, const Spelling& sp,
+                           Item (*readItem)(const JsonValue&, const Path&, const Spelling&)) {
+  const auto& items = data::readArray(v, path);
+  std::vector<Item> list;
+  list.reserve(items.size());
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    list.push_back(readItem(items[i], path.item(static_cast<int64_t>(i)), sp));
+  }
+  return list;
+}
+
 RoundingCounts readCounts(const JsonValue& v, const Path& path, const Spelling& sp) {
   const ObjectFields f(v, path, sp.counts.data(), sp.counts.size());
   RoundingCounts c;
-  c.elements = data::readCount(f.required(kElements), f.at(kElements));
-  c.flushedToZero = data::readCount(f.required(kFlushedToZero), f.at(kFlushedToZero));
-  c.subnormal = data::readCount(f.required(kSubnormal), f.at(kSubnormal));
-  c.overflowed = data::readCount(f.required(kOverflowed), f.at(kOverflowed));
-  c.nan = data::readCount(f.required(kNan), f.at(kNan));
+  c.elements = field(f, kElements, data::readCount);
+  c.flushedToZero = field(f, kFlushedToZero, data::readCount);
+  c.subnormal = field(f, kSubnormal, data::readCount);
+  c.overflowed = field(f, kOverflowed, data::readCount);
+  c.nan = field(f, kNan, data::readCount);
   return c;
 }
 
@@ -151,22 +171,43 @@ ExponentHistogram readHistogram(const JsonValue& v, const Path& path, const Spel
       setBin(h, data::readInt(pair[0], exponentPath), data::readInt(pair[1], countPath), exponentPath, countPath);
     }
   }
-  h.zero = data::readCount(f.required(kZero), f.at(kZero));
-  h.posInf = data::readCount(f.required(kPosInf), f.at(kPosInf));
-  h.negInf = data::readCount(f.required(kNegInf), f.at(kNegInf));
-  h.nan = data::readCount(f.required(kHistNan), f.at(kHistNan));
-  h.targetSubnormal = data::readCount(f.required(kTargetSubnormal), f.at(kTargetSubnormal));
-  h.targetUnderflow = data::readCount(f.required(kTargetUnderflow), f.at(kTargetUnderflow));
+  h.zero = field(f, kZero, data::readCount);
+  h.posInf = field(f, kPosInf, data::readCount);
+  h.negInf = field(f, kNegInf, data::readCount);
+  h.nan = field(f, kHistNan, data::readCount);
+  h.targetSubnormal = field(f, kTargetSubnormal, data::readCount);
+  h.targetUnderflow = field(f, kTargetUnderflow, data::readCount);
   return h;
+}
+
+RoundingPointStats readRoundingPoint(const JsonValue& v, const Path& path, const Spelling& sp) {
+  const ObjectFields f(v, path, sp.point.data(), sp.point.size());
+  RoundingPointStats point;
+  point.name = field(f, kPointName, data::readString);
+  point.layer = field(f, kPointLayer, data::readString);
+  point.backward = field(f, kPointBackward, data::readBool);
+  point.counts = readCounts(f.required(kPointCounts), f.at(kPointCounts), sp);
+  return point;
+}
+
+TensorStats readTensor(const JsonValue& v, const Path& path, const Spelling& sp) {
+  const ObjectFields f(v, path, sp.tensor.data(), sp.tensor.size());
+  TensorStats tensor;
+  tensor.name = field(f, kTensorName, data::readString);
+  tensor.isParameter = field(f, kTensorIsParameter, data::readBool);
+  tensor.numel = field(f, kTensorNumel, data::readCount);
+  tensor.scaled = readHistogram(f.required(kTensorScaled), f.at(kTensorScaled), sp);
+  tensor.unscaled = readHistogram(f.required(kTensorUnscaled), f.at(kTensorUnscaled), sp);
+  return tensor;
 }
 
 ModeStep readModeStep(const JsonValue& v, const Path& path, const Spelling& sp) {
   const ObjectFields f(v, path, sp.step.data(), sp.step.size());
-  auto number = [&](StepKey k) { return data::readDouble(f.required(k), f.at(k)); };
-  auto flag = [&](StepKey k) { return data::readBool(f.required(k), f.at(k)); };
+  auto number = [&](StepKey k) { return field(f, k, data::readDouble); };
+  auto flag = [&](StepKey k) { return field(f, k, data::readBool); };
   ModeStep s;
-  s.mode = data::readMode(f.required(kMode), f.at(kMode));
-  s.step = data::readInt(f.required(kStep), f.at(kStep));
+  s.mode = field(f, kMode, data::readMode);
+  s.step = field(f, kStep, data::readInt);
   if (s.step < 1) failAt(f.at(kStep), "must be at least 1");
   s.loss = number(kLoss);
   s.lossScale = number(kLossScale);
@@ -177,42 +218,15 @@ ModeStep readModeStep(const JsonValue& v, const Path& path, const Spelling& sp) 
   s.clipNormSeen = number(kClipNormSeen);
   s.lr = number(kLr);
   s.stepTimeMs = number(kStepTimeMs);
-  s.currentBytes = data::readInt(f.required(kCurrentBytes), f.at(kCurrentBytes));
-  s.peakBytes = data::readInt(f.required(kPeakBytes), f.at(kPeakBytes));
+  s.currentBytes = field(f, kCurrentBytes, data::readInt);
+  s.peakBytes = field(f, kPeakBytes, data::readInt);
   s.diverged = flag(kDiverged);
   s.instrumented = flag(kInstrumented);
   if (const JsonValue* rounding = f.get(kRounding)) s.rounding = readCounts(*rounding, f.at(kRounding), sp);
   if (const JsonValue* points = f.get(kRoundingPoints)) {
-    const Path listPath = f.at(kRoundingPoints);
-    const auto& items = data::readArray(*points, listPath);
-    s.roundingPoints.reserve(items.size());
-    for (std::size_t i = 0; i < items.size(); ++i) {
-      const Path p = listPath.item(static_cast<int64_t>(i));
-      const ObjectFields pf(items[i], p, sp.point.data(), sp.point.size());
-      RoundingPointStats point;
-      point.name = data::readString(pf.required(kPointName), pf.at(kPointName));
-      point.layer = data::readString(pf.required(kPointLayer), pf.at(kPointLayer));
-      point.backward = data::readBool(pf.required(kPointBackward), pf.at(kPointBackward));
-      point.counts = readCounts(pf.required(kPointCounts), pf.at(kPointCounts), sp);
-      s.roundingPoints.push_back(std::move(point));
-    }
+    s.roundingPoints = readList(*points, f.at(kRoundingPoints), sp, readRoundingPoint);
   }
-  if (const JsonValue* tensors = f.get(kTensors)) {
-    const Path listPath = f.at(kTensors);
-    const auto& items = data::readArray(*tensors, listPath);
-    s.tensors.reserve(items.size());
-    for (std::size_t i = 0; i < items.size(); ++i) {
-      const Path p = listPath.item(static_cast<int64_t>(i));
-      const ObjectFields tf(items[i], p, sp.tensor.data(), sp.tensor.size());
-      TensorStats tensor;
-      tensor.name = data::readString(tf.required(kTensorName), tf.at(kTensorName));
-      tensor.isParameter = data::readBool(tf.required(kTensorIsParameter), tf.at(kTensorIsParameter));
-      tensor.numel = data::readCount(tf.required(kTensorNumel), tf.at(kTensorNumel));
-      tensor.scaled = readHistogram(tf.required(kTensorScaled), tf.at(kTensorScaled), sp);
-      tensor.unscaled = readHistogram(tf.required(kTensorUnscaled), tf.at(kTensorUnscaled), sp);
-      s.tensors.push_back(std::move(tensor));
-    }
-  }
+  if (const JsonValue* tensors = f.get(kTensors)) s.tensors = readList(*tensors, f.at(kTensors), sp, readTensor);
   return s;
 }
 
@@ -221,18 +235,24 @@ constexpr std::array<std::string_view, 2> kRecordKeys = {"step", "modes"};
 StepRecord readStepRecord(const JsonValue& v, const Path& path) {
   const ObjectFields f(v, path, kRecordKeys.data(), kRecordKeys.size());
   StepRecord record;
-  record.step = data::readInt(f.required(0), f.at(0));
-  const Path modesPath = f.at(1);
-  const auto& modes = data::readArray(f.required(1), modesPath);
-  record.modes.reserve(modes.size());
-  for (std::size_t i = 0; i < modes.size(); ++i) {
-    record.modes.push_back(readModeStep(modes[i], modesPath.item(static_cast<int64_t>(i)), kKebab));
-  }
+  record.step = field(f, 0, data::readInt);
+  record.modes = readList(f.required(1), f.at(1), kKebab, readModeStep);
   return record;
 }
 
 void setError(RecordError* error, std::string path, std::string message) {
   if (error) *error = RecordError{std::move(path), std::move(message)};
+}
+
+// read()'s result, or nullopt with the failure in *error.
+template <typename Read>
+auto orError(RecordError* error, Read read) -> std::optional<decltype(read())> {
+  try {
+    return read();
+  } catch (const FieldFailure& failure) {
+    setError(error, failure.path, failure.message);
+    return std::nullopt;
+  }
 }
 
 // ---- the stream's lines ----
@@ -264,14 +284,14 @@ void readHeader(const JsonValue& value, RecordStream& stream) {
   if (!format.isString() || format.string() != kRecordStreamFormat) {
     failAt(f.at(0), "not an AmpScope record stream (expected \"" + std::string(kRecordStreamFormat) + "\")");
   }
-  const int64_t version = data::readInt(f.required(1), f.at(1));
+  const int64_t version = field(f, 1, data::readInt);
   if (version != kRecordStreamVersion) {
     failAt(f.at(1), "record stream version " + std::to_string(version) + "; this AmpScope reads versions 1 and " +
                         std::to_string(kRecordStreamVersion) +
                         (version > kRecordStreamVersion ? " (written by a newer AmpScope)" : ""));
   }
   stream.version = static_cast<int>(version);
-  stream.app = data::readString(f.required(2), f.at(2));
+  stream.app = field(f, 2, data::readString);
   RunConfig config;
   const auto errors = readConfigJson(f.required(3), config, true, "config.");
   if (!errors.empty()) throw FieldFailure{errors.front().field, errors.front().message};
@@ -347,22 +367,12 @@ void writeStepRecordJson(JsonWriter& out, const StepRecord& record) {
 }
 
 std::optional<ModeStep> readModeStepJson(const JsonValue& value, const std::string& path, RecordError* error) {
-  try {
-    return readModeStep(value, Path(path), kKebab);
-  } catch (const FieldFailure& failure) {
-    setError(error, failure.path, failure.message);
-    return std::nullopt;
-  }
+  return orError(error, [&] { return readModeStep(value, Path(path), kKebab); });
 }
 
 std::optional<StepRecord> readStepRecordJson(const JsonValue& value, const std::string& path,
                                              RecordError* error) {
-  try {
-    return readStepRecord(value, Path(path));
-  } catch (const FieldFailure& failure) {
-    setError(error, failure.path, failure.message);
-    return std::nullopt;
-  }
+  return orError(error, [&] { return readStepRecord(value, Path(path)); });
 }
 
 std::string recordStreamHeader(const RunConfig& config) {
@@ -386,9 +396,9 @@ void appendRecordStreamLine(std::string& out, const ModeStep& step) {
 }
 
 std::optional<RecordStream> readRecordStream(std::string_view text, RecordError* error) {
-  RecordStream stream;
-  bool first = true;
-  try {
+  return orError(error, [&] {
+    RecordStream stream;
+    bool first = true;
     forEachLine(text, [&](std::size_t lineNumber, std::string_view line) {
       const std::string where = lineName(lineNumber);
       JsonParseError parseError;
@@ -412,15 +422,9 @@ std::optional<RecordStream> readRecordStream(std::string_view text, RecordError*
         throw FieldFailure{failure.path.empty() ? where : where + ": " + failure.path, failure.message};
       }
     });
-  } catch (const FieldFailure& failure) {
-    setError(error, failure.path, failure.message);
-    return std::nullopt;
-  }
-  if (first) {
-    setError(error, {}, "the file is empty");
-    return std::nullopt;
-  }
-  return stream;
+    if (first) throw FieldFailure{{}, "the file is empty"};
+    return stream;
+  });
 }
 
 // ---- CSV ----
@@ -567,10 +571,10 @@ std::string recordsToCsv(const std::vector<StepRecord>& records) {
 }
 
 std::optional<std::vector<ModeStep>> readCsv(std::string_view text, RecordError* error) {
-  std::vector<ModeStep> steps;
-  std::vector<std::size_t> columnOf;  // file column -> table column
-  bool haveHeader = false;
-  try {
+  return orError(error, [&] {
+    std::vector<ModeStep> steps;
+    std::vector<std::size_t> columnOf;  // file column -> table column
+    bool haveHeader = false;
     forEachLine(text, [&](std::size_t lineNumber, std::string_view line) {
       const std::string where = lineName(lineNumber);
       const auto fields = splitCommas(line);
@@ -604,15 +608,9 @@ std::optional<std::vector<ModeStep>> readCsv(std::string_view text, RecordError*
       }
       steps.push_back(std::move(step));
     });
-  } catch (const FieldFailure& failure) {
-    setError(error, failure.path, failure.message);
-    return std::nullopt;
-  }
-  if (!haveHeader) {
-    setError(error, {}, "the file is empty");
-    return std::nullopt;
-  }
-  return steps;
+    if (!haveHeader) throw FieldFailure{{}, "the file is empty"};
+    return steps;
+  });
 }
 
 }  // namespace ampscope

@@ -53,6 +53,36 @@ void mergePairs(std::deque<Bucket>& buckets) {
   buckets.swap(merged);
 }
 
+// What merging any bucket into an earlier one starts with: an empty side leaves the other as the result;
+// otherwise the later bucket's steps extend the span. False when that already settled the merge.
+template <typename Bucket>
+bool extendSpan(Bucket& into, const Bucket& later) {
+  if (later.count == 0) return false;
+  if (into.count == 0) {
+    into = later;
+    return false;
+  }
+  into.lastStep = later.lastStep;
+  into.count += later.count;
+  return true;
+}
+
+// Folds the oldest `n` points into buckets of `width` steps each (the last one may hold fewer).
+template <typename Point, typename Bucket>
+void foldOldest(std::deque<Point>& points, std::size_t n, std::size_t width, std::deque<Bucket>& buckets) {
+  n = std::min(n, points.size());
+  Bucket current;
+  for (std::size_t i = 0; i < n; ++i) {
+    current.add(points.front());
+    points.pop_front();
+    if (static_cast<std::size_t>(current.count) >= width) {
+      buckets.push_back(std::move(current));
+      current = Bucket{};
+    }
+  }
+  if (current.count > 0) buckets.push_back(std::move(current));
+}
+
 }  // namespace
 
 void PositiveRange::add(double value) {
@@ -103,13 +133,7 @@ void ScalarBucket::add(const ScalarPoint& point) {
 }
 
 void ScalarBucket::merge(const ScalarBucket& later) {
-  if (later.count == 0) return;
-  if (count == 0) {
-    *this = later;
-    return;
-  }
-  lastStep = later.lastStep;
-  count += later.count;
+  if (!extendSpan(*this, later)) return;
   if (later.finiteCount > 0) {
     if (finiteCount == 0) {
       lossMin = later.lossMin;
@@ -146,13 +170,7 @@ void InstrumentBucket::add(const InstrumentPoint& point) {
 }
 
 void InstrumentBucket::merge(const InstrumentBucket& later) {
-  if (later.count == 0) return;
-  if (count == 0) {
-    *this = later;
-    return;
-  }
-  lastStep = later.lastStep;
-  count += later.count;
+  if (!extendSpan(*this, later)) return;
   total.add(later.total);
   addCounts(perLayer, later.perLayer);
   widen(totalMin, totalMax, later.totalMin, later.totalMax);
@@ -288,17 +306,7 @@ void TelemetryStore::appendModeStep(ModeSeries& s, const ModeStep& step) {
 void TelemetryStore::foldIfNeeded(ModeSeries& s) {
   bool folded = false;
   if (s.recent.size() >= limits_.recentSteps + limits_.foldChunk) {
-    std::size_t n = limits_.foldChunk;
-    ScalarBucket current;
-    for (std::size_t i = 0; i < n; ++i) {
-      current.add(s.recent.front());
-      s.recent.pop_front();
-      if (static_cast<std::size_t>(current.count) >= s.bucketWidth) {
-        s.buckets.push_back(current);
-        current = ScalarBucket{};
-      }
-    }
-    if (current.count > 0) s.buckets.push_back(current);
+    foldOldest(s.recent, limits_.foldChunk, s.bucketWidth, s.buckets);
     while (s.buckets.size() > limits_.maxBuckets) {
       mergePairs(s.buckets);
       s.bucketWidth *= 2;
@@ -306,18 +314,8 @@ void TelemetryStore::foldIfNeeded(ModeSeries& s) {
     folded = true;
   }
   if (s.instruments.size() >= limits_.recentInstruments + limits_.foldChunk) {
-    std::size_t n = std::min(limits_.foldChunk, s.instruments.size());
     // Instrument buckets follow the scalar bucket width so both views decimate alike.
-    InstrumentBucket current;
-    for (std::size_t i = 0; i < n; ++i) {
-      current.add(s.instruments.front());
-      s.instruments.pop_front();
-      if (static_cast<std::size_t>(current.count) >= s.bucketWidth) {
-        s.instrumentBuckets.push_back(std::move(current));
-        current = InstrumentBucket{};
-      }
-    }
-    if (current.count > 0) s.instrumentBuckets.push_back(std::move(current));
+    foldOldest(s.instruments, limits_.foldChunk, s.bucketWidth, s.instrumentBuckets);
     while (s.instrumentBuckets.size() > limits_.maxInstrumentBuckets) mergePairs(s.instrumentBuckets);
     folded = true;
   }
