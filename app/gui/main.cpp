@@ -134,9 +134,14 @@ int main(int argc, char** argv) {
     window.restoreLayout();
     openLesson();
     if (options.size.isValid()) window.resize(options.size);
-    if (options.steps > 0 && trainBeforeScreenshot(window, options) != ampscope::ui::kExitOk)
-      return ampscope::ui::kExitRuntimeError;
-    return takeScreenshot(window, options);
+    // The window never closes here, so its close event does not end the session: a headless run that
+    // returns, whatever its exit code, is a clean exit and leaves no journal to restore.
+    int code = ampscope::ui::kExitOk;
+    if (options.steps > 0) code = trainBeforeScreenshot(window, options);
+    if (code == ampscope::ui::kExitOk) code = takeScreenshot(window, options);
+    window.trainingWorkspace()->shutdown();
+    sessions->shutdown();
+    return code;
   }
   window.restoreLayout();
   openLesson();

@@ -28,6 +28,16 @@ LibTorch %4
         <source>Cannot write %1: %2</source>
         <translation>无法写入 %1：%2</translation>
     </message>
+    <message>
+        <source>Cannot read %1: %2</source>
+        <translation>无法读取 %1：%2</translation>
+    </message>
+    <message numerus="yes">
+        <source>The last line of the journal was cut short when AmpScope stopped and was dropped; %n step(s) were restored.</source>
+        <translation>
+            <numerusform>日志的最后一行在 AmpScope 停止时被截断，已将其丢弃；已恢复 %n 个步骤。</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>BitCellsWidget</name>
@@ -1848,6 +1858,10 @@ Restore it?</source>
     <message>
         <source>Cannot restore the session</source>
         <translation>无法恢复会话</translation>
+    </message>
+    <message>
+        <source>Session restored</source>
+        <translation>会话已恢复</translation>
     </message>
     <message>
         <source>Save the session?</source>

@@ -1,5 +1,7 @@
 #include "ui/session/autosave_manager.h"
 
+#include <unistd.h>
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -11,13 +13,6 @@
 
 namespace ampscope::ui {
 
-namespace {
-
-// Records serialized per chunk: small enough that a tick's new records make one or two chunks.
-constexpr std::size_t kRecordsPerChunk = 256;
-
-}  // namespace
-
 AutosaveManager::AutosaveManager(QObject* parent, const QString& path, int intervalMs)
     : QObject(parent), path_(path.isEmpty() ? defaultPath() : path) {
   timer_.setInterval(intervalMs);
@@ -28,7 +23,7 @@ AutosaveManager::~AutosaveManager() { waitForWrite(); }
 
 QString AutosaveManager::defaultPath() {
   return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/autosave.") +
-         QLatin1String(SessionFile::kSuffix);
+         QLatin1String(SessionFile::kSuffix) + QStringLiteral("-journal");
 }
 
 void AutosaveManager::setIntervalMs(int intervalMs) { timer_.setInterval(intervalMs); }
@@ -38,7 +33,9 @@ void AutosaveManager::setSource(const SessionRecorder* recorder) {
   cacheValid_ = false;
 }
 
-void AutosaveManager::start() { timer_.start(); }
+void AutosaveManager::start() {
+  if (!shutDown_) timer_.start();
+}
 
 void AutosaveManager::stop() {
   timer_.stop();
@@ -46,6 +43,11 @@ void AutosaveManager::stop() {
 }
 
 void AutosaveManager::markDirty() { dirty_ = true; }
+
+void AutosaveManager::compact() {
+  journalValid_ = false;
+  dirty_ = true;
+}
 
 void AutosaveManager::waitForWrite() {
   if (writer_.joinable()) writer_.join();
@@ -58,42 +60,65 @@ void AutosaveManager::refreshCache() {
     cachedRecords_ = 0;
     cachedGeneration_ = source_->generation();
     cacheValid_ = true;
+    journalValid_ = false;  // the records on disk are not these any more
   }
-  while (cachedRecords_ < records.size()) {
-    const std::size_t end = std::min(records.size(), cachedRecords_ + kRecordsPerChunk);
-    // Each record is encoded once, with the separator encodeSession() puts before it.
-    std::string chunk;
-    for (std::size_t i = cachedRecords_; i < end; ++i) appendSessionRecordJson(chunk, records[i], i);
-    chunks_.push_back(QByteArray::fromStdString(chunk));
-    cachedRecords_ = end;
-  }
+  if (cachedRecords_ == records.size()) return;
+  // Each record is encoded once, with the separator encodeSession() puts before it.
+  std::string chunk;
+  for (std::size_t i = cachedRecords_; i < records.size(); ++i) appendSessionRecordJson(chunk, records[i], i);
+  chunks_.push_back(QByteArray::fromStdString(chunk));
+  cachedRecords_ = records.size();
 }
 
 bool AutosaveManager::saveNow() {
-  if (!source_ || writing_.load()) return false;
+  if (!source_ || shutDown_ || writing_.load()) return false;
   waitForWrite();  // the previous writer has finished; reap its thread
+  if (failed_.exchange(false)) journalValid_ = false;
   refreshCache();
   QDir().mkpath(QFileInfo(path_).absolutePath());
 
   // The worker gets shared (implicitly copied) chunks: nothing large is copied here.
+  const bool append = journalValid_;
   std::vector<QByteArray> parts;
-  parts.reserve(chunks_.size() + 2);
-  const Session& session = source_->session();
-  parts.push_back(QByteArray::fromStdString(sessionHeaderJson(session.config, session.lesson.toStdString())));
-  parts.insert(parts.end(), chunks_.begin(), chunks_.end());
-  parts.push_back(QByteArray(kSessionFooterJson.data(), static_cast<int>(kSessionFooterJson.size())));
+  if (!append) {
+    const Session& session = source_->session();
+    parts.reserve(chunks_.size() + 1);
+    parts.push_back(
+        QByteArray::fromStdString(sessionHeaderJson(session.config, session.lesson.toStdString())));
+  }
+  parts.insert(parts.end(), chunks_.begin() + static_cast<std::ptrdiff_t>(append ? journaledChunks_ : 0),
+               chunks_.end());
+  // Counted as on disk now; a failed write makes the next flush rewrite everything.
+  journaledChunks_ = chunks_.size();
+  journalValid_ = true;
   dirty_ = false;
   writing_ = true;
-  writer_ = std::thread([this, parts = std::move(parts), path = path_] {
-    QSaveFile file(path);
-    bool ok = file.open(QIODevice::WriteOnly);
-    for (const QByteArray& part : parts) {
-      if (!ok) break;
-      ok = file.write(part) == part.size();
+  writer_ = std::thread([this, append, parts = std::move(parts), path = path_] {
+    bool ok = true;
+    QString reason;
+    if (append) {
+      QFile file(path);
+      ok = file.open(QIODevice::WriteOnly | QIODevice::Append);
+      for (const QByteArray& part : parts) {
+        if (!ok) break;
+        ok = file.write(part) == part.size();
+      }
+      ok = ok && file.flush() && ::fsync(file.handle()) == 0;
+      if (!ok) reason = file.errorString();
+    } else {
+      QSaveFile file(path);  // commit() syncs the new file before it replaces the old one
+      ok = file.open(QIODevice::WriteOnly);
+      for (const QByteArray& part : parts) {
+        if (!ok) break;
+        ok = file.write(part) == part.size();
+      }
+      ok = ok && file.commit();
+      if (!ok) {
+        reason = file.errorString();
+        file.cancelWriting();
+      }
     }
-    ok = ok && file.commit();
-    const QString message = ok ? QString() : tr("Cannot write %1: %2").arg(path, file.errorString());
-    if (!ok) file.cancelWriting();
+    const QString message = ok ? QString() : tr("Cannot write %1: %2").arg(path, reason);
     // The destructor joins this thread before `this` goes, so the queued call always has a target.
     QMetaObject::invokeMethod(
         this,
@@ -101,11 +126,14 @@ bool AutosaveManager::saveNow() {
           if (ok) {
             emit saved(path);
           } else {
-            dirty_ = true;  // try again on the next tick (the disk may have been full for a moment)
+            // Rewrite everything on the next tick (the disk may have been full for a moment).
+            journalValid_ = false;
+            dirty_ = true;
             emit saveFailed(message);
           }
         },
         Qt::QueuedConnection);
+    if (!ok) failed_ = true;
     writing_ = false;
   });
   return true;
@@ -115,17 +143,52 @@ void AutosaveManager::onTimeout() {
   if (dirty_) saveNow();
 }
 
+void AutosaveManager::discard() {
+  waitForWrite();  // a write still running would bring the file back after the removal
+  failed_ = false;
+  journalValid_ = false;  // the next flush starts a new journal with its header
+  QFile::remove(path_);
+}
+
 void AutosaveManager::cleanShutdown() {
   timer_.stop();
-  waitForWrite();  // a write still running would bring the file back after the removal
+  shutDown_ = true;
   dirty_ = false;
-  QFile::remove(path_);
+  discard();
 }
 
 bool AutosaveManager::hasRecoverableSession() const { return QFileInfo::exists(path_); }
 
-std::optional<Session> AutosaveManager::recover(QString* error) const {
-  return SessionFile::open(path_, error);
+std::optional<Session> AutosaveManager::recover(QString* error, QString* note) const {
+  if (note) note->clear();
+  QFile file(path_);
+  if (!QFileInfo(path_).isFile() || !file.open(QIODevice::ReadOnly)) {
+    if (error) *error = tr("Cannot read %1: %2").arg(path_, file.errorString());
+    return std::nullopt;
+  }
+  const QByteArray journal = file.readAll();
+  const QByteArray footer(kSessionFooterJson.data(), static_cast<int>(kSessionFooterJson.size()));
+  const QString source = QFileInfo(path_).fileName();
+  QString firstError;
+  if (auto session = SessionFile::fromJson(journal + footer, source, &firstError)) return session;
+  // A kill in the middle of an append leaves a partial last line (records are one per line, after the
+  // header's): drop it and the separator before it.
+  const int lastBreak = journal.lastIndexOf('\n');
+  if (lastBreak > 0) {
+    QByteArray complete = journal.left(lastBreak);
+    if (complete.endsWith(',')) complete.chop(1);
+    QString ignored;
+    if (auto session = SessionFile::fromJson(complete + footer, source, &ignored)) {
+      if (note && !journal.mid(lastBreak).trimmed().isEmpty()) {
+        *note = tr("The last line of the journal was cut short when AmpScope stopped and was dropped; "
+                   "%n step(s) were restored.",
+                   nullptr, static_cast<int>(session->records.size()));
+      }
+      return session;
+    }
+  }
+  if (error) *error = firstError;
+  return std::nullopt;
 }
 
 }  // namespace ampscope::ui

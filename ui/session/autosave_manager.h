@@ -1,17 +1,21 @@
-// AutosaveManager: keeps a copy of the running session on disk so a crash or a kill loses at most one
-// interval of training. While started, a timer fires every `intervalMs`; when the session was marked
-// dirty since the last save it writes the recorder's session to the autosave file. A clean shutdown
-// (cleanShutdown()) removes the file; so at the next start a file that is still there means the previous
-// run ended abnormally, and hasRecoverableSession() tells the app to offer a restore.
+// AutosaveManager: a journal of the running session on disk, so a crash or a kill -9 loses at most about
+// one flush interval (a second) of training. While started, a timer fires every `intervalMs`; when
+// records arrived since the last flush (markDirty()) it appends them to the journal file and fsyncs it.
+// A clean shutdown (cleanShutdown()) removes the file; so at the next start a journal that is still there
+// means the previous run ended abnormally, and hasRecoverableSession() tells the app to offer a restore.
 //
-// Cost on the GUI thread stays small however long the run: the serialized records are cached in chunks
-// and only records the autosave has not seen yet are serialized on each tick (the recorder's
-// generation() says when the cache is stale: a new run, a load, a thinning). The file itself is written
-// on a worker thread through QSaveFile (a half-written autosave never replaces a complete one; a tick
-// that finds the previous write still running waits for the next tick). The file is the same
-// SessionFile format as File > Save.
+// The journal is a session document (the session codec's) without its footer: the header line, then one
+// record per line, each encoded once, when it arrives. Appending keeps the file a valid prefix of the
+// document, so recover() only adds the footer, and drops a last line that a kill cut in half (with a
+// note). When records already on disk were replaced (a new run, a load, the recorder's thinning) or a
+// compact() was asked for (after File > Save), the next flush rewrites the whole journal atomically
+// (QSaveFile) instead of appending; a failed append also forces a rewrite, since the file's end is then
+// unknown.
 //
-// The default file is QStandardPaths::AppDataLocation/autosave.ampscope. Lives on the GUI thread.
+// Only encoding happens on the GUI thread: every write, flush and fsync runs on a worker thread (a tick
+// that finds the previous write still running leaves its records for the next tick).
+//
+// The default file is QStandardPaths::AppDataLocation/autosave.ampscope-journal. Lives on the GUI thread.
 #pragma once
 
 #include <QByteArray>
@@ -34,7 +38,8 @@ class AutosaveManager : public QObject {
   Q_OBJECT
 
  public:
-  static constexpr int kDefaultIntervalMs = 5000;
+  // At most this long between a record's arrival and its fsync (plus the write itself).
+  static constexpr int kDefaultIntervalMs = 1000;
 
   // `path` empty: defaultPath().
   explicit AutosaveManager(QObject* parent = nullptr, const QString& path = QString(),
@@ -46,25 +51,30 @@ class AutosaveManager : public QObject {
   int intervalMs() const { return timer_.interval(); }
   void setIntervalMs(int intervalMs);
 
-  // What to save; it must outlive this manager (or be replaced first).
+  // What to journal; it must outlive this manager (or be replaced first).
   void setSource(const SessionRecorder* recorder);
 
-  void start();  // begins the periodic saves (training started)
-  void stop();   // stops the timer; a pending dirty session is written first
+  void start();  // begins the periodic flushes (training started)
+  void stop();   // stops the timer; pending records are written first
   bool isActive() const { return timer_.isActive(); }
   void markDirty();  // new telemetry arrived
   bool isDirty() const { return dirty_; }
+  // The next flush rewrites the journal as one compact file (after a save); marks it dirty.
+  void compact();
   // Starts writing now (if there is a source and no write is running); true if a write started.
   bool saveNow();
   // Blocks until a write in flight has finished (its saved/saveFailed signal is still queued).
   void waitForWrite();
 
-  // The app is closing normally (or the user discarded the recovery offer): no autosave stays behind.
+  // The user declined the recovery offer: the journal is removed (a later flush starts a new one).
+  void discard();
+  // The app is closing normally: no journal stays behind, and nothing is journaled any more.
   void cleanShutdown();
 
   bool hasRecoverableSession() const;
-  // Reads the autosave; on failure sets *error (a damaged autosave is left in place for inspection).
-  std::optional<Session> recover(QString* error) const;
+  // Reads the journal; on failure sets *error (a damaged journal is left in place for inspection). A torn
+  // last line is dropped and described in *note (cleared otherwise).
+  std::optional<Session> recover(QString* error, QString* note = nullptr) const;
 
  signals:
   void saved(const QString& path);
@@ -78,16 +88,21 @@ class AutosaveManager : public QObject {
   QTimer timer_;
   const SessionRecorder* source_ = nullptr;
   bool dirty_ = false;
+  bool shutDown_ = false;
 
-  // Serialized records [0, cachedRecords_) of generation cachedGeneration_, in chunks that never change
-  // once built (a worker can hold them while more are appended).
+  // Encoded records [0, cachedRecords_) of generation cachedGeneration_, one chunk per flush; chunks
+  // never change once built (a worker can hold them while more are appended).
   std::vector<QByteArray> chunks_;
   std::size_t cachedRecords_ = 0;
   uint64_t cachedGeneration_ = 0;
   bool cacheValid_ = false;
+  // What the journal on disk holds: the first journaledChunks_ chunks, when journalValid_.
+  std::size_t journaledChunks_ = 0;
+  bool journalValid_ = false;
 
   std::thread writer_;
   std::atomic<bool> writing_{false};
+  std::atomic<bool> failed_{false};  // the last write failed (its queued report may not have run yet)
 };
 
 }  // namespace ampscope::ui

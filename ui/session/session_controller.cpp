@@ -205,6 +205,7 @@ bool SessionController::saveTo(const QString& path) {
   setPath(path);
   setModified(false);
   recent_.add(path);
+  autosave_.compact();  // the next flush rewrites the journal in one piece
   emit sessionSaved(path);
   return true;
 }
@@ -278,20 +279,25 @@ bool SessionController::offerRecovery() {
                          "(its configuration and every step recorded until then).\n\nRestore it?")
                           .arg(when));
   if (!restore) {
-    autosave_.cleanShutdown();
+    autosave_.discard();
     return false;
   }
   QString error;
-  const auto session = autosave_.recover(&error);
+  QString note;
+  const auto session = autosave_.recover(&error, &note);
   if (!session) {
     // Leave the damaged file where it is, so nothing is destroyed that someone might still rescue.
     report(tr("Cannot restore the session"), error, true);
     return false;
   }
   recorder_.load(*session);
+  // The restored session is unsaved: journal it anew, without a torn line a crash may have left.
+  autosave_.compact();
+  autosave_.saveNow();
   setPath(QString());
   setModified(!session->records.empty());
   if (loadHandler_) loadHandler_(*session);
+  if (!note.isEmpty()) report(tr("Session restored"), note, false);
   emit sessionLoaded(QString());
   return true;
 }

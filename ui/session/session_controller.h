@@ -1,8 +1,8 @@
 // SessionController: the File menu's session commands and the safety net around them.
 //   Open… (Ctrl+O), Save (Ctrl+S), Save As… (Ctrl+Shift+S), Open Recent ▸, Export Run Data ▸ (CSV,
 //   JSON), Reproduce in PyTorch…; the window title shows the session's file name and an unsaved marker;
-//   an AutosaveManager saves the running session every few seconds, and at the next start after a crash
-//   offerRecovery() asks whether to restore it.
+//   an AutosaveManager journals the running session (synced to disk once a second), and at the next
+//   start after a crash offerRecovery() asks whether to restore it.
 //
 // It is not tied to the training widgets: the owner feeds it (onRunStarted, onRecords, onRunStopped)
 // and gives it a hook that shows an opened session in the views (setLoadHandler). Dialogs go through
@@ -87,7 +87,7 @@ class SessionController : public QObject {
   // Before the window closes: unsaved recorded data? Ask to save. False: the user chose to keep the
   // window open (or saving failed).
   bool confirmClose();
-  // A clean exit: no autosave stays behind.
+  // A clean exit (GUI or headless): no journal stays behind, and none is written any more.
   void shutdown();
 
  public slots:

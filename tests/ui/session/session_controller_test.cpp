@@ -211,6 +211,46 @@ TEST(SessionController, OffersToRestoreAnAutosaveLeftByACrash) {
   EXPECT_FALSE(QFileInfo::exists(autosave)) << "a clean exit leaves no autosave";
 }
 
+TEST(SessionController, RestoresAJournalTornByAKillAndSaysWhatWasDropped) {
+  QTemporaryDir dir;
+  const QString journal = dir.filePath(QStringLiteral("autosave.ampscope-journal"));
+  {
+    SessionController crashed(nullptr, journal);
+    crashed.onRunStarted(fp32Config());
+    crashed.onRecords(steps(1, 5));
+    crashed.onRunStopped();
+    crashed.autosave()->waitForWrite();
+  }
+  {
+    // The kill came in the middle of appending step 6.
+    QFile file(journal);
+    ASSERT_TRUE(file.open(QIODevice::Append));
+    file.write(",\n{\"step\":6,\"modes\":[{\"mo");
+  }
+  QWidget window;
+  SessionController next(&window, journal);
+  QStringList notes;
+  next.setQuestionPrompt([](const QString&, const QString&) { return true; });
+  next.setMessageSink([&](const QString&, const QString& text, bool error) {
+    if (!error) notes << text;
+  });
+  std::vector<Session> loaded;
+  next.setLoadHandler([&](const Session& s) { loaded.push_back(s); });
+  ASSERT_TRUE(next.offerRecovery());
+  ASSERT_EQ(loaded.size(), 1u);
+  EXPECT_EQ(loaded[0].records.size(), 5u);
+  ASSERT_EQ(notes.size(), 1);
+  EXPECT_TRUE(notes[0].contains(QStringLiteral("5"))) << notes[0].toStdString();
+  // The restored session is journaled again, whole: a second crash restores it without a note.
+  next.autosave()->waitForWrite();
+  QString error;
+  QString note;
+  const auto again = next.autosave()->recover(&error, &note);
+  ASSERT_TRUE(again.has_value()) << error.toStdString();
+  EXPECT_EQ(again->records.size(), 5u);
+  EXPECT_TRUE(note.isEmpty()) << note.toStdString();
+}
+
 TEST(SessionController, DecliningTheRestoreDiscardsTheAutosave) {
   Harness h;
   {

@@ -1,5 +1,5 @@
-// RunExporter (CSV and JSON of a run), AutosaveManager (periodic save when dirty, removed on a clean
-// shutdown, recoverable after a crash) and RecentFiles (MRU list in QSettings).
+// RunExporter (CSV and JSON of a run), AutosaveManager (a journal appended when dirty, removed on a clean
+// shutdown, recoverable after a crash, a torn last line dropped) and RecentFiles (MRU list in QSettings).
 #include <gtest/gtest.h>
 
 #include <QFile>
@@ -90,7 +90,127 @@ TEST(RunExporter, ReportsAnUnwritablePath) {
 TEST(AutosaveManager, DefaultPathIsInTheAppDataLocation) {
   EXPECT_EQ(QFileInfo(AutosaveManager::defaultPath()).absolutePath(),
             QStandardPaths::writableLocation(QStandardPaths::AppDataLocation));
-  EXPECT_TRUE(AutosaveManager::defaultPath().endsWith(QStringLiteral("autosave.ampscope")));
+  EXPECT_TRUE(AutosaveManager::defaultPath().endsWith(QStringLiteral("autosave.ampscope-journal")));
+}
+
+QByteArray readAll(const QString& path) {
+  QFile file(path);
+  return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+QByteArray footer() { return QByteArray(kSessionFooterJson.data(), static_cast<int>(kSessionFooterJson.size())); }
+
+TEST(AutosaveManager, SyncsAtLeastOnceASecondByDefault) {
+  // A kill -9 may lose what arrived since the last flush: one interval.
+  EXPECT_LE(AutosaveManager::kDefaultIntervalMs, 1000);
+  QTemporaryDir dir;
+  AutosaveManager autosave(nullptr, dir.filePath(QStringLiteral("j")));
+  EXPECT_EQ(autosave.intervalMs(), AutosaveManager::kDefaultIntervalMs);
+}
+
+TEST(AutosaveManager, AppendsOnlyTheNewRecordsToTheJournal) {
+  QTemporaryDir dir;
+  const QString path = dir.filePath(QStringLiteral("autosave.ampscope-journal"));
+  AutosaveManager autosave(nullptr, path, 1000);
+  SessionRecorder recorder;
+  const Session full = twoModeSession(5);
+  recorder.begin(full.config, full.lesson);
+  recorder.append({full.records.begin(), full.records.begin() + 2});
+  autosave.setSource(&recorder);
+  QSignalSpy saved(&autosave, &AutosaveManager::saved);
+  autosave.markDirty();
+  ASSERT_TRUE(autosave.saveNow());
+  ASSERT_TRUE(saved.wait(2000));
+  const QByteArray first = readAll(path);
+  // The journal is the session document (the codec's) without its footer.
+  EXPECT_EQ(first + footer(), SessionFile::toJson(recorder.session()));
+
+  // Replace what is on disk by a marker of the same length: an append keeps it, a rewrite would not.
+  QByteArray marked = first;
+  marked.replace(0, 1, "#");
+  {
+    QFile file(path);
+    ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+    file.write(marked);
+  }
+  recorder.append({full.records.begin() + 2, full.records.end()});
+  autosave.markDirty();
+  ASSERT_TRUE(autosave.saveNow());
+  ASSERT_TRUE(saved.wait(2000));
+  const QByteArray second = readAll(path);
+  EXPECT_TRUE(second.startsWith(marked)) << "the journal was rewritten instead of appended to";
+  EXPECT_EQ(second.mid(1) + footer(), SessionFile::toJson(recorder.session()).mid(1));
+
+  // After a save the journal is compacted: rewritten whole (the marker is gone).
+  autosave.compact();
+  ASSERT_TRUE(autosave.saveNow());
+  ASSERT_TRUE(saved.wait(2000));
+  EXPECT_EQ(readAll(path) + footer(), SessionFile::toJson(recorder.session()));
+}
+
+TEST(AutosaveManager, ATornLastLineIsDroppedWithANote) {
+  QTemporaryDir dir;
+  const QString path = dir.filePath(QStringLiteral("autosave.ampscope-journal"));
+  const QByteArray document = SessionFile::toJson(twoModeSession(4));
+  const QByteArray journal = document.left(document.size() - footer().size());
+  // Cut inside the last record (a kill in the middle of an append), and cut right after a separator.
+  const int lastRecord = journal.lastIndexOf('\n') + 1;
+  const QByteArray tornInRecord = journal.left(lastRecord + 7);
+  const QByteArray tornAfterSeparator = journal.left(lastRecord);
+  for (const QByteArray& torn : {tornInRecord, tornAfterSeparator}) {
+    {
+      QFile file(path);
+      ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+      file.write(torn);
+    }
+    AutosaveManager autosave(nullptr, path);
+    QString error;
+    QString note;
+    const auto recovered = autosave.recover(&error, &note);
+    ASSERT_TRUE(recovered.has_value()) << error.toStdString();
+    EXPECT_EQ(recovered->records.size(), 3u) << "the three complete records";
+    EXPECT_EQ(recovered->records.back().step, 3);
+    if (torn == tornInRecord) {
+      EXPECT_TRUE(note.contains(QStringLiteral("3"))) << note.toStdString();
+    } else {
+      EXPECT_TRUE(note.isEmpty()) << "nothing of a record was lost: " << note.toStdString();
+    }
+  }
+  // A complete journal recovers every record without a note.
+  {
+    QFile file(path);
+    ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+    file.write(journal);
+  }
+  QString error;
+  QString note;
+  const auto recovered = AutosaveManager(nullptr, path).recover(&error, &note);
+  ASSERT_TRUE(recovered.has_value()) << error.toStdString();
+  EXPECT_EQ(recovered->records.size(), 4u);
+  EXPECT_TRUE(note.isEmpty());
+}
+
+TEST(AutosaveManager, NothingIsJournaledAfterACleanShutdown) {
+  QTemporaryDir dir;
+  const QString path = dir.filePath(QStringLiteral("autosave.ampscope-journal"));
+  SessionRecorder recorder;
+  recorder.begin(presetFor(ModelKind::TinyMLP));
+  recorder.append(twoModeSession(2).records);
+  AutosaveManager autosave(nullptr, path, 50);
+  autosave.setSource(&recorder);
+  autosave.start();
+  autosave.markDirty();
+  ASSERT_TRUE(autosave.saveNow());
+  autosave.cleanShutdown();
+  EXPECT_FALSE(QFile::exists(path));
+  // Records that still arrive (a run stopping after the window closed) bring no journal back.
+  autosave.start();
+  autosave.markDirty();
+  EXPECT_FALSE(autosave.saveNow());
+  EXPECT_FALSE(autosave.isActive());
+  autosave.stop();
+  autosave.waitForWrite();
+  EXPECT_FALSE(QFile::exists(path));
 }
 
 TEST(AutosaveManager, WritesOnlyWhenDirtyAfterTheInterval) {
@@ -128,10 +248,10 @@ TEST(AutosaveManager, WritesOnlyWhenDirtyAfterTheInterval) {
   ASSERT_TRUE(saved.wait(2000));
   recovered = autosave.recover(&error);
   ASSERT_TRUE(recovered.has_value()) << error.toStdString();
-  EXPECT_EQ(recovered->records.size(), 5u) << "the newest telemetry replaced the older autosave";
+  EXPECT_EQ(recovered->records.size(), 5u) << "the newest telemetry was appended";
   QFile file(path);
   ASSERT_TRUE(file.open(QIODevice::ReadOnly));
-  EXPECT_EQ(file.readAll(), SessionFile::toJson(recorder.session()));
+  EXPECT_EQ(file.readAll() + footer(), SessionFile::toJson(recorder.session()));
 
   // A new run starts over (the recorder's generation changed): no records of the old run remain.
   recorder.begin(first.config);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <QAction>
+#include <QFileInfo>
 #include <QMenu>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -73,6 +74,25 @@ TEST(SessionMainWindow, ARecordedRunSavedAndOpenedReappearsWithoutTraining) {
   EXPECT_EQ(window.sessionController()->currentPath(), path);
   EXPECT_TRUE(window.windowTitle().startsWith(QStringLiteral("run.ampscope")))
       << window.windowTitle().toStdString();
+}
+
+TEST(SessionMainWindow, ClosingTheWindowRemovesTheJournalOfItsRun) {
+  const QString journal = [] {
+    MainWindow window;
+    window.setLayoutPersistence(false);
+    RunController* run = window.trainingWorkspace()->controller();
+    EXPECT_TRUE(run->start(shortRun()));
+    EXPECT_TRUE(waitUntilFinished(run));
+    AutosaveManager* autosave = window.sessionController()->autosave();
+    // Records drained after the run stopped reach the journal on the next flush, within an interval.
+    for (int i = 0; i < 60 && !autosave->hasRecoverableSession(); ++i) QTest::qWait(50);
+    autosave->waitForWrite();
+    EXPECT_TRUE(autosave->hasRecoverableSession()) << "the run was journaled";
+    window.close();  // a clean exit: the next start must not offer a restore
+    EXPECT_FALSE(autosave->hasRecoverableSession());
+    return autosave->path();
+  }();
+  EXPECT_FALSE(QFileInfo::exists(journal)) << journal.toStdString();
 }
 
 }  // namespace
