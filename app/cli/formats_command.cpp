@@ -6,11 +6,13 @@
 #include <cstdio>
 #include <iostream>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "ampscope/engine/number_format.h"
 #include "ampscope/engine/json.h"
+#include "ampscope/engine/number_text.h"
 #include "commands.h"
 
 namespace ampscope::cli {
@@ -19,7 +21,10 @@ namespace {
 
 using Row = std::vector<std::string>;
 
+// NaN and the infinities print as numberText spells them ("nan", "inf", "-inf"); printf would write
+// "-nan" for a NaN with its sign bit set.
 std::string printfDouble(const char* format, double value) {
+  if (!std::isfinite(value)) return numberText(value);
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, format, value);
   return buffer;
@@ -81,15 +86,19 @@ struct Options {
   std::vector<std::string> values;      // convert: the operands
 };
 
-// A leading '-' starts an option unless what follows reads as a number ("-1e-8", "-inf", "-0").
+// A leading '-' starts an option unless what follows reads as a number ("-1e-8", "-inf", "-0") or starts
+// like one ("-1e400", "-0x3c00": values that then fail as values, with the reason, not as options).
 bool looksLikeNegativeValue(const std::string& arg) {
-  return arg.size() > 1 && arg[0] == '-' && arg[1] != '-' && parseValue(arg, DType::FP64).ok;
+  if (arg.size() < 2 || arg[0] != '-' || arg[1] == '-') return false;
+  const char next = arg[1];
+  return (next >= '0' && next <= '9') || next == '.' || parseValue(arg, DType::FP64).ok;
 }
 
 std::optional<Options> parseOptions(const std::string& command, const std::vector<std::string>& args,
                                     bool acceptsValues) {
   Options options;
   bool onlyValues = false;
+  std::set<std::string> seen;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     const bool isOption = !onlyValues && arg.size() > 1 && arg[0] == '-' && !looksLikeNegativeValue(arg);
@@ -115,6 +124,10 @@ std::optional<Options> parseOptions(const std::string& command, const std::vecto
       std::cerr << "ampscope-cli " << command << ": " << name << " needs a value\n";
       return std::nullopt;
     };
+    if (name != "--" && !seen.insert(name).second) {
+      std::cerr << "ampscope-cli " << command << ": option " << name << " is given more than once; give it once\n";
+      return std::nullopt;
+    }
     if (name == "--") {
       onlyValues = true;
     } else if (name == "--help" || name == "-h") {

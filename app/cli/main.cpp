@@ -1,4 +1,7 @@
 // ampscope-cli: the engine without a window. Subcommands: formats, convert, train, reproduce.
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -25,6 +28,29 @@ void printUsage(std::ostream& out) {
          "  --help                        print this help\n";
 }
 
+// Everything the command printed reaches stdout here or never: a full disk or a closed pipe makes the
+// stream fail, and the command's success is then a failure.
+int finishStdout(int code) {
+  std::cout.flush();
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0 && !std::ferror(stdout);
+  if (std::cout && flushed) return code;
+  const int reason = errno;
+  std::cerr << "ampscope-cli: cannot write to standard output" << (reason ? ": " : "")
+            << (reason ? std::strerror(reason) : "") << "\n";
+  return code == ampscope::cli::kExitOk ? ampscope::cli::kExitFailure : code;
+}
+
+int runCommand(const std::string& command, const std::vector<std::string>& rest, bool* known) {
+  *known = true;
+  if (command == "formats") return ampscope::cli::runFormatsCommand(rest);
+  if (command == "convert") return ampscope::cli::runConvertCommand(rest);
+  if (command == "train") return ampscope::cli::runTrainCommand(rest);
+  if (command == "reproduce") return ampscope::cli::runReproduceCommand(rest);
+  *known = false;
+  return ampscope::cli::kExitUsage;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -37,18 +63,17 @@ int main(int argc, char** argv) {
   std::vector<std::string> rest(args.begin() + 1, args.end());
   if (command == "--help" || command == "-h" || command == "help") {
     printUsage(std::cout);
-    return ampscope::cli::kExitOk;
+    return finishStdout(ampscope::cli::kExitOk);
   }
   if (command == "--version") {
     std::cout << "ampscope-cli " << ampscope::ampscopeVersion() << " (LibTorch "
               << ampscope::libtorchVersion() << ", " << ampscope::licenseName() << ")\n";
-    return ampscope::cli::kExitOk;
+    return finishStdout(ampscope::cli::kExitOk);
   }
   try {
-    if (command == "formats") return ampscope::cli::runFormatsCommand(rest);
-    if (command == "convert") return ampscope::cli::runConvertCommand(rest);
-    if (command == "train") return ampscope::cli::runTrainCommand(rest);
-    if (command == "reproduce") return ampscope::cli::runReproduceCommand(rest);
+    bool known = false;
+    const int code = runCommand(command, rest, &known);
+    if (known) return finishStdout(code);
   } catch (const std::exception& e) {
     std::cerr << "ampscope-cli: " << e.what() << "\n";
     return ampscope::cli::kExitFailure;

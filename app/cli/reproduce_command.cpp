@@ -4,6 +4,7 @@
 // batches to DIR.
 #include <cstdint>
 #include <iostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -41,9 +42,11 @@ struct ReproduceOptions {
 ReproduceOptions parse(const std::vector<std::string>& args) {
   ReproduceOptions options;
   RunConfigFlags flags(args);
+  std::set<std::string> seen;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (flags.consume(args, i)) continue;
+    if (arg.rfind("--", 0) == 0) refuseRepeatedFlag(seen, arg, arg);
     if (arg == "--no-reference") {
       options.reference = false;
     } else if (arg == "--quiet") {

@@ -17,6 +17,16 @@ int64_t parseIntFlag(const std::string& flag, const std::string& text) {
   return value;
 }
 
+void refuseRepeatedFlag(std::set<std::string>& seen, const std::string& key, const std::string& flag) {
+  if (!seen.insert(key).second) {
+    throw CliUsageError{"option " + flag + " is given more than once (" + key + "); give it once"};
+  }
+}
+
+void refuseEmptyPath(const std::string& flag, const std::string& value) {
+  if (value.empty()) throw CliUsageError{"option " + flag + " needs a file name, not an empty string"};
+}
+
 namespace {
 
 CliUsageError fieldError(const ConfigField& field, const std::string& message) {
@@ -44,6 +54,7 @@ bool RunConfigFlags::consume(const std::vector<std::string>& args, std::size_t& 
   if (deprecated) {
     warnings_.push_back(flag + " is deprecated; use " + std::string(field->flag) + " (it still works)");
   }
+  refuseRepeatedFlag(seen_, std::string(field->key), flag);
   if (field->type == FieldType::Switch) {
     field->access.setSwitch(config_, !negated);
     return true;
@@ -51,6 +62,11 @@ bool RunConfigFlags::consume(const std::vector<std::string>& args, std::size_t& 
   if (i + 1 >= args.size()) throw CliUsageError{"option " + flag + " needs a value"};
   const std::string& value = args[++i];
   if (field->key == "model") return true;  // already applied as the preset
+  // "fp32," or "fp32,,bf16": an empty item is a typo, not a shorter list.
+  if (field->type == FieldType::ModeList &&
+      (value.empty() || value.front() == ',' || value.back() == ',' || value.find(",,") != std::string::npos)) {
+    throw fieldError(*field, "an empty item in the list '" + value + "'");
+  }
   if (auto error = setFieldText(config_, *field, value)) throw fieldError(*field, error->message);
   if (field->key == "clip.max-norm") clipGiven_ = true;
   if (field->key == "clip.order") clipOrderGiven_ = true;

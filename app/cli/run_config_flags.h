@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,12 @@ struct CliUsageError {
 };
 
 int64_t parseIntFlag(const std::string& flag, const std::string& text);
+
+// A flag given twice is refused rather than the last one silently winning: records `key` (the flag, or
+// the configuration key it sets) in `seen` and throws a CliUsageError naming `flag` when it is there.
+void refuseRepeatedFlag(std::set<std::string>& seen, const std::string& key, const std::string& flag);
+// A value that names a file: an empty one is refused (it would write nothing and say nothing).
+void refuseEmptyPath(const std::string& flag, const std::string& value);
 
 class RunConfigFlags {
  public:
@@ -34,6 +41,7 @@ class RunConfigFlags {
  private:
   std::vector<std::string> warnings_;
   RunConfig config_;
+  std::set<std::string> seen_;  // the keys set so far
   bool clipGiven_ = false;
   bool clipOrderGiven_ = false;
 };

@@ -9,6 +9,7 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -56,10 +57,12 @@ struct Options {
 Options parseOptions(const std::vector<std::string>& args) {
   Options options;
   RunConfigFlags flags(args);
+  std::set<std::string> seen;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (flags.consume(args, i)) continue;
     const bool hasValue = i + 1 < args.size();
+    if (arg.rfind("--", 0) == 0) refuseRepeatedFlag(seen, arg, arg);
     if (arg == "--quiet") {
       options.quiet = true;
     } else if (arg == "--op-dtypes") {
@@ -68,6 +71,7 @@ Options parseOptions(const std::vector<std::string>& args) {
       if (!hasValue) throw CliUsageError{"option " + arg + " needs a value"};
       const std::string& value = args[++i];
       if (arg == "--inject-overflow-at") options.injectAt = parseIntFlag(arg, value);
+      if (arg == "--csv" || arg == "--jsonl") refuseEmptyPath(arg, value);
       if (arg == "--csv") options.csvPath = value;
       if (arg == "--jsonl") options.jsonlPath = value;
     } else {

@@ -37,7 +37,7 @@ int takeScreenshot(ampscope::ui::MainWindow& window, const ampscope::ui::AppOpti
   if (!result.warning.isEmpty()) printLine(stderr, QStringLiteral("ampscope: %1").arg(result.warning));
   if (!result.ok) {
     printLine(stderr, QStringLiteral("ampscope: %1").arg(result.error));
-    return ampscope::ui::kExitRuntimeError;
+    return result.usage ? ampscope::ui::kExitUsageError : ampscope::ui::kExitRuntimeError;
   }
   printLine(stdout, result.message);
   return ampscope::ui::kExitOk;
@@ -75,6 +75,16 @@ int main(int argc, char** argv) {
       return ampscope::ui::kExitOk;
     case AppOptions::Action::Run:
       break;
+  }
+  // A name that no screenshot format fits, or a size and scale beyond the pixel bound, is refused before
+  // the window is built and trained.
+  if (options.screenshotRequested()) {
+    const QString problem =
+        ampscope::ui::ScreenshotRenderer::checkRequest({options.screenshotPath, options.size, options.scale});
+    if (!problem.isEmpty()) {
+      printLine(stderr, QStringLiteral("ampscope: %1").arg(problem));
+      return ampscope::ui::kExitUsageError;
+    }
   }
 
   // A screenshot needs no screen: without a display, render offscreen rather than fail to start.

@@ -1994,6 +1994,26 @@ Restore it?</source>
         <source>Cannot open %1: %2</source>
         <translation>无法打开 %1：%2</translation>
     </message>
+    <message>
+        <source>it is a folder, not a session file</source>
+        <translation>这是一个文件夹，不是会话文件</translation>
+    </message>
+    <message>
+        <source>it is a named pipe, not a session file</source>
+        <translation>这是一个命名管道，不是会话文件</translation>
+    </message>
+    <message>
+        <source>it is not a regular file (a device or a socket), not a session file</source>
+        <translation>这不是普通文件（而是设备或套接字），不是会话文件</translation>
+    </message>
+    <message>
+        <source>the file holds %1 MiB; a session may hold at most %2 MiB</source>
+        <translation>文件大小为 %1 MiB；会话文件最多 %2 MiB</translation>
+    </message>
+    <message>
+        <source>the file holds more than %1 MiB, the most a session may hold</source>
+        <translation>文件超过 %1 MiB，即会话文件的上限</translation>
+    </message>
 </context>
 <context>
     <name>StepTimePlot</name>
@@ -2566,6 +2586,14 @@ Restore it?</source>
     <message>
         <source>Saved %1 (%2x%3 pixels)</source>
         <translation>已保存 %1（%2x%3 像素）</translation>
+    </message>
+    <message>
+        <source>--screenshot: &quot;%1&quot; does not end in .png, .pdf, .svg, .jpg or .jpeg, the formats a screenshot is written in</source>
+        <translation>--screenshot：“%1”的扩展名不是 .png、.pdf、.svg、.jpg 或 .jpeg（截图可写入的格式）</translation>
+    </message>
+    <message>
+        <source>--scale %1 makes the %2x%3 window a %4x%5 pixel image; a screenshot has 1 to %6 pixels per edge</source>
+        <translation>--scale %1 会使 %2x%3 的窗口成为 %4x%5 像素的图像；截图每边应为 1 到 %6 像素</translation>
     </message>
 </context>
 <context>

@@ -177,10 +177,14 @@ QImage ExportWriter::render(QSize logicalSize, double scale, const PaintFunction
 }
 
 ExportResult ExportWriter::writePng(const QString& path, const QImage& image) {
+  return writeImage(path, image, "png");
+}
+
+ExportResult ExportWriter::writeImage(const QString& path, const QImage& image, const char* format) {
   if (image.isNull()) return failure(path, tr("the image is empty or too large"));
   TargetFile file(path);
   if (!file.open()) return failure(path, file.errorString());
-  QImageWriter writer(file.device(), "png");
+  QImageWriter writer(file.device(), format);
   if (!writer.write(image)) {
     // A full disk shows up as the file's error; the writer then only knows that writing failed.
     const QString reason = file.hasError() ? file.errorString() : writer.errorString();

@@ -34,6 +34,8 @@ class ExportWriter {
   static QImage render(QSize logicalSize, double scale, const PaintFunction& paint);
   // Writes an image as PNG; its dpi metadata is kept as it is.
   static ExportResult writePng(const QString& path, const QImage& image);
+  // Writes an image in a QImageWriter format ("png", "jpeg"), all-or-nothing like the others.
+  static ExportResult writeImage(const QString& path, const QImage& image, const char* format);
   // Dots per meter for 96 × scale dpi (the unit PNG's pHYs chunk stores).
   static int dotsPerMeter(double scale);
   // The reason a path cannot be exported to, or an empty string when its format is known.

@@ -19,6 +19,21 @@ bool LessonLibrary::load(const QString& folder) {
   bool ok = true;
   for (const QString& name : files) {
     const QString path = dir.filePath(name);
+    // A "*.json" that is a pipe or a device (through a link) would block or never end; checked first.
+    const QFileInfo info(path);
+    if (!info.isFile()) {
+      errors_ << QStringLiteral("%1: not a regular file").arg(path);
+      ok = false;
+      continue;
+    }
+    if (info.size() > kMaxLessonBytes) {
+      errors_ << QStringLiteral("%1: %2 bytes; a lesson file may hold at most %3 bytes")
+                     .arg(path)
+                     .arg(info.size())
+                     .arg(kMaxLessonBytes);
+      ok = false;
+      continue;
+    }
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) {
       errors_ << QStringLiteral("%1: cannot be read: %2").arg(path, file.errorString());
@@ -26,7 +41,7 @@ bool LessonLibrary::load(const QString& folder) {
       continue;
     }
     // The file name is how --lesson and the docs refer to a lesson; keep it equal to the id.
-    if (!addFromJson(file.readAll(), path, QFileInfo(name).completeBaseName())) ok = false;
+    if (!addFromJson(file.read(kMaxLessonBytes), path, QFileInfo(name).completeBaseName())) ok = false;
   }
   sortBySection();
   return ok;

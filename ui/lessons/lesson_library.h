@@ -14,8 +14,11 @@ namespace ampscope::ui {
 class LessonLibrary {
  public:
   static QString defaultFolder() { return QStringLiteral(":/lessons"); }
+  // The largest lesson file read; the shipped ones are a few KiB each.
+  static constexpr qint64 kMaxLessonBytes = qint64{1} * 1024 * 1024;
 
   // Loads every *.json in `folder`. Returns false when any file failed (see errors()) or none was found.
+  // Only regular files of at most kMaxLessonBytes are read; anything else is reported by its type or size.
   bool load(const QString& folder = defaultFolder());
   // Adds one lesson from memory (source names it in messages). Returns false and records an error
   // when it does not parse, its id is already taken, or it differs from a non-empty `expectedId`.

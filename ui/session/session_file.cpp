@@ -3,7 +3,13 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QSaveFile>
+#include <cerrno>
+#include <cstring>
 #include <string_view>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace ampscope::ui {
 
@@ -70,12 +76,48 @@ bool SessionFile::save(const QString& path, const Session& session, QString* err
 }
 
 std::optional<Session> SessionFile::open(const QString& path, QString* error) {
-  QFile file(path);
-  if (!file.open(QIODevice::ReadOnly)) {
-    if (error) *error = SessionFile::tr("Cannot open %1: %2").arg(path, file.errorString());
+  const auto fail = [&](const QString& reason) -> std::optional<Session> {
+    if (error) *error = SessionFile::tr("Cannot open %1: %2").arg(path, reason);
     return std::nullopt;
+  };
+  // O_NONBLOCK: opening a named pipe would otherwise wait for a writer. The type is then read from the
+  // open descriptor, so what is checked is what is read.
+  const QByteArray native = QFile::encodeName(path);
+  const int fd = ::open(native.constData(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    QFile file(path);
+    file.open(QIODevice::ReadOnly);
+    return fail(file.errorString());
   }
-  return fromJson(file.readAll(), QFileInfo(path).fileName(), error);
+  struct stat info {};
+  if (::fstat(fd, &info) != 0) {
+    ::close(fd);
+    return fail(QString::fromLocal8Bit(std::strerror(errno)));
+  }
+  if (!S_ISREG(info.st_mode)) {
+    ::close(fd);
+    if (S_ISDIR(info.st_mode)) return fail(tr("it is a folder, not a session file"));
+    if (S_ISFIFO(info.st_mode)) return fail(tr("it is a named pipe, not a session file"));
+    return fail(tr("it is not a regular file (a device or a socket), not a session file"));
+  }
+  if (info.st_size > kMaxBytes) {
+    ::close(fd);
+    return fail(tr("the file holds %1 MiB; a session may hold at most %2 MiB")
+                    .arg(static_cast<double>(info.st_size) / (1024.0 * 1024.0), 0, 'f', 1)
+                    .arg(kMaxBytes / (1024 * 1024)));
+  }
+  QFile file;
+  if (!file.open(fd, QIODevice::ReadOnly, QFileDevice::AutoCloseHandle)) {
+    ::close(fd);
+    return fail(file.errorString());
+  }
+  // The size may grow between fstat and the read: never read past the bound.
+  const QByteArray json = file.read(kMaxBytes + 1);
+  if (json.size() > kMaxBytes) {
+    return fail(tr("the file holds more than %1 MiB, the most a session may hold").arg(kMaxBytes / (1024 * 1024)));
+  }
+  if (file.error() != QFileDevice::NoError) return fail(file.errorString());
+  return fromJson(json, QFileInfo(path).fileName(), error);
 }
 
 }  // namespace ampscope::ui

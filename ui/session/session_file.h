@@ -35,10 +35,14 @@ class SessionFile {
   static constexpr int kVersion = kSessionVersion;
   static const char* const kFormat;  // "ampscope-session"
   static const char* const kSuffix;  // "ampscope" (file name extension, without the dot)
+  // The largest file open() reads: about 100x a long six-mode run, far below what would exhaust memory.
+  static constexpr qint64 kMaxBytes = qint64{512} * 1024 * 1024;
 
   // Writes atomically. Returns false and sets *error (path and reason) on failure.
   static bool save(const QString& path, const Session& session, QString* error);
-  // Reads and validates. On failure returns nullopt and sets *error; the file is never modified.
+  // Reads and validates. Only a regular file of at most kMaxBytes is read: a folder, a named pipe or a
+  // device is refused by its type without blocking. On failure returns nullopt and sets *error; the
+  // file is never modified.
   static std::optional<Session> open(const QString& path, QString* error);
 
   static QByteArray toJson(const Session& session);

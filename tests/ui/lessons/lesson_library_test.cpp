@@ -4,8 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
 #include <QRegularExpression>
 #include <QSet>
+#include <QTemporaryDir>
 
 #include "ampscope/engine/run_config.h"
 #include "ui/app_options.h"
@@ -14,6 +18,32 @@
 
 namespace ampscope::ui {
 namespace {
+
+TEST(LessonLibrary, AnOversizedOrSpecialFileIsReportedAndTheRestLoad) {
+  QTemporaryDir dir;
+  ASSERT_TRUE(dir.isValid());
+  // One shipped lesson, copied out of the resources, keeps loading beside the bad files.
+  ASSERT_TRUE(QFile::copy(QStringLiteral(":/lessons/underflow.json"), dir.filePath(QStringLiteral("underflow.json"))));
+  QFile big(dir.filePath(QStringLiteral("big.json")));
+  ASSERT_TRUE(big.open(QIODevice::WriteOnly));
+  ASSERT_TRUE(big.resize(LessonLibrary::kMaxLessonBytes + 1));  // sparse, one byte over the bound
+  big.close();
+  // /dev/zero never ends: read whole, it would take all memory.
+  const bool haveZero = QFileInfo::exists(QStringLiteral("/dev/zero"));
+  if (haveZero) {
+    ASSERT_TRUE(QFile::link(QStringLiteral("/dev/zero"), dir.filePath(QStringLiteral("zero.json"))));
+  }
+
+  LessonLibrary library;
+  EXPECT_FALSE(library.load(dir.path()));
+  EXPECT_NE(library.find(QStringLiteral("underflow")), nullptr);
+  const QString errors = library.errors().join(QLatin1Char('\n'));
+  EXPECT_TRUE(errors.contains(QStringLiteral("big.json: 1048577 bytes; a lesson file may hold at most 1048576 bytes")))
+      << errors.toStdString();
+  if (haveZero) {
+    EXPECT_TRUE(errors.contains(QStringLiteral("zero.json: not a regular file"))) << errors.toStdString();
+  }
+}
 
 bool containsHan(const QString& text) {
   static const QRegularExpression han(QStringLiteral("\\p{Han}"));

@@ -6,7 +6,11 @@
 
 #include <QDir>
 #include <QFile>
+#include <QElapsedTimer>
+#include <QFileInfo>
 #include <QTemporaryDir>
+
+#include <sys/stat.h>
 
 #include "support/record_samples.h"
 
@@ -188,6 +192,59 @@ TEST(SessionFile, AnInvalidConfigurationIsRefusedByItsFieldName) {
   QByteArray json = SessionFile::toJson(sampleSession());
   json.replace("\"batch\":48", "\"batch\":0");
   expectRefused(json, QStringLiteral("config.batch"));
+}
+
+// Opening something that is not a regular file: refused by its type, at once, with the path.
+void expectRefusedByType(const QString& path, const QString& reason) {
+  QElapsedTimer timer;
+  timer.start();
+  QString error;
+  EXPECT_FALSE(SessionFile::open(path, &error).has_value());
+  // A named pipe without a writer would block a plain open() until one came.
+  EXPECT_LT(timer.elapsed(), 5000);
+  EXPECT_TRUE(error.contains(path)) << error.toStdString();
+  EXPECT_TRUE(error.contains(reason)) << error.toStdString();
+}
+
+TEST(SessionFile, ANamedPipeIsRefusedWithoutBlocking) {
+  QTemporaryDir dir;
+  const QString path = dir.filePath(QStringLiteral("pipe.ampscope"));
+  ASSERT_EQ(::mkfifo(QFile::encodeName(path).constData(), 0600), 0);
+  expectRefusedByType(path, QStringLiteral("named pipe"));
+}
+
+TEST(SessionFile, AFolderIsRefusedByItsType) {
+  QTemporaryDir dir;
+  expectRefusedByType(dir.path(), QStringLiteral("folder"));
+}
+
+TEST(SessionFile, ADeviceIsRefusedBeforeAnythingIsRead) {
+  // /dev/zero never ends: reading it whole ran out of memory.
+  if (!QFileInfo::exists(QStringLiteral("/dev/zero"))) GTEST_SKIP() << "no /dev/zero on this system";
+  expectRefusedByType(QStringLiteral("/dev/zero"), QStringLiteral("not a regular file"));
+}
+
+TEST(SessionFile, AFileOverTheSizeBoundIsRefusedNamingTheBound) {
+  QTemporaryDir dir;
+  const QString path = dir.filePath(QStringLiteral("huge.ampscope"));
+  QFile file(path);
+  ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+  // Sparse: one byte over the bound takes no disk space.
+  ASSERT_TRUE(file.resize(SessionFile::kMaxBytes + 1));
+  file.close();
+  QString error;
+  EXPECT_FALSE(SessionFile::open(path, &error).has_value());
+  EXPECT_TRUE(error.contains(QStringLiteral("512 MiB"))) << error.toStdString();
+  EXPECT_TRUE(error.contains(path)) << error.toStdString();
+}
+
+TEST(SessionFile, AMissingFileIsRefusedWithTheReason) {
+  QTemporaryDir dir;
+  const QString path = dir.filePath(QStringLiteral("missing.ampscope"));
+  QString error;
+  EXPECT_FALSE(SessionFile::open(path, &error).has_value());
+  EXPECT_TRUE(error.contains(path)) << error.toStdString();
+  EXPECT_TRUE(error.contains(QStringLiteral("No such file"))) << error.toStdString();
 }
 
 }  // namespace
