@@ -1,5 +1,8 @@
 #include "ampscope/engine/run_summary.h"
 
+#include "ampscope/engine/number_text.h"
+
+#include <cmath>
 #include <algorithm>
 #include <cstdio>
 #include <iomanip>
@@ -17,6 +20,7 @@ std::string formatBytes(int64_t bytes) {
 
 // A table cell rounded for reading (the files keep every digit).
 std::string formatNumber(double value, int precision) {
+  if (!std::isfinite(value)) return numberText(value);  // "nan", never "-nan"
   std::ostringstream out;
   out << std::setprecision(precision) << value;
   return out.str();

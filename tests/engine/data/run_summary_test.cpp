@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 namespace ampscope {
 namespace {
 
@@ -75,6 +78,26 @@ TEST(RunSummary, TablesHaveATitleAndARowPerMode) {
   EXPECT_NE(memory.find("\nfp32 "), std::string::npos) << memory;
   EXPECT_NE(memory.find("1.00 MiB"), std::string::npos) << memory;
   EXPECT_NE(memory.find("1.50 MiB\n"), std::string::npos) << memory;
+}
+
+TEST(RunSummary, ANegativeNanLossPrintsAsNanInTheProgressLineAndTheTable) {
+  // A NaN with its sign bit set is what an FP16 overflow in a subtraction leaves; iostreams print it
+  // "-nan". The one number formatter spells every NaN "nan".
+  ModeStep s = stepOf(1, 1.0);
+  s.loss = -std::numeric_limits<double>::quiet_NaN();
+  ASSERT_TRUE(std::signbit(s.loss));
+  StepRecord record;
+  record.step = 1;
+  record.modes.push_back(s);
+  const std::string line = progressLine(record);
+  EXPECT_NE(line.find(" nan"), std::string::npos) << line;
+  EXPECT_EQ(line.find("-nan"), std::string::npos) << line;
+  ModeSummary summary;
+  summary.capability.mode = s.mode;
+  summary.add(s);
+  const std::string table = summaryTable({summary});
+  EXPECT_EQ(table.find("-nan"), std::string::npos) << table;
+  EXPECT_NE(table.find("nan"), std::string::npos) << table;
 }
 
 }  // namespace
