@@ -55,7 +55,7 @@ for entry in "${targets[@]}"; do
   if [[ $status -ne 0 ]]; then
     line+="  FAILED (exit $status, see $log)"
     failed+=("$target")
-    grep -E '^(==[0-9]+==ERROR|SUMMARY|.*runtime error)' "$log" | head -n 5 >&2 || true
+    grep -E '(==[0-9]+== ?ERROR|^SUMMARY|runtime error)' "$log" | head -n 5 >&2 || true
   fi
   echo "$line"
   summary+=("$line")
