@@ -16,6 +16,8 @@ packages=(
   libtorch-dev libopenblas0-pthread
   # tests and benchmarks
   googletest libgtest-dev libgmock-dev libbenchmark-dev
+  # the libFuzzer targets (tests/fuzz): clang and its sanitizer/fuzzer runtimes
+  clang libclang-rt-14-dev
   # Python reference runs (the chapter's code on the same LibTorch version) and the reproduce export
   python3 python3-torch python3-numpy
   # fonts that render the Simplified Chinese UI
