@@ -9,6 +9,13 @@
 #include "ampscope/engine/number_text.h"
 #include "ampscope/engine/python_literal.h"
 
+// The help lines are user-visible: the run panel shows them translated under the context "ConfigSchema".
+// The engine has no Qt, so this marker only returns its text; lupdate, which reads this file too
+// (tests/ui/translation_check.cmake), recognises the name and puts each line into the catalogue.
+#ifndef QT_TRANSLATE_NOOP
+#define QT_TRANSLATE_NOOP(context, text) text
+#endif
+
 namespace ampscope {
 namespace {
 
@@ -71,7 +78,7 @@ std::vector<ConfigField> makeTable() {
   std::vector<ConfigField> t;
   // key, flag, old flag, python name, type, unit, min, max, min excl., max excl., value name, help, group
   t.push_back({"model", "--model", "", "model", F::Choice, "", 0, 0, false, false, "NAME",
-               "The model to train; choosing one loads its preset first", "model",
+               QT_TRANSLATE_NOOP("ConfigSchema", "The model to train; choosing one loads its preset first"), "model",
                choice([](const RunConfig& c) { return modelName(c.model); },
                       [](RunConfig& c, std::string_view v) {
                         const auto m = parseModel(std::string(v));
@@ -80,11 +87,11 @@ std::vector<ConfigField> makeTable() {
                       },
                       modelNames)});
   ConfigField modes{"modes", "--modes", "", "modes", F::ModeList, "", 0, 0, false, false, "LIST",
-                    "The precision modes to compare side by side", "model", {}};
+                    QT_TRANSLATE_NOOP("ConfigSchema", "The precision modes to compare side by side"), "model", {}};
   modes.access.names = modeNames;
   t.push_back(modes);
   t.push_back({"optimizer", "--optimizer", "", "optimizer", F::Choice, "", 0, 0, false, false, "NAME",
-               "The optimizer", "training",
+               QT_TRANSLATE_NOOP("ConfigSchema", "The optimizer"), "training",
                choice([](const RunConfig& c) { return optimizerName(c.optimizer); },
                       [](RunConfig& c, std::string_view v) {
                         const auto o = parseOptimizer(std::string(v));
@@ -92,26 +99,26 @@ std::vector<ConfigField> makeTable() {
                         return o.has_value();
                       },
                       optimizerNames)});
-  t.push_back({"lr", "--lr", "", "lr", F::Real, "", 0, 1000, true, false, "X", "Learning rate", "training",
+  t.push_back({"lr", "--lr", "", "lr", F::Real, "", 0, 1000, true, false, "X", QT_TRANSLATE_NOOP("ConfigSchema", "Learning rate"), "training",
                real([](const RunConfig& c) { return c.lr; }, [](RunConfig& c, double v) { c.lr = v; })});
   t.push_back({"momentum", "--momentum", "", "momentum", F::Real, "", 0, 1, false, true, "X",
-               "SGD's momentum (SGD only)", "training",
+               QT_TRANSLATE_NOOP("ConfigSchema", "SGD's momentum (SGD only)"), "training",
                real([](const RunConfig& c) { return c.momentum; },
                     [](RunConfig& c, double v) { c.momentum = v; })});
   t.push_back({"weight-decay", "--weight-decay", "", "weight_decay", F::Real, "", 0, 1000, false, false, "X",
-               "AdamW's decoupled weight decay", "training",
+               QT_TRANSLATE_NOOP("ConfigSchema", "AdamW's decoupled weight decay"), "training",
                real([](const RunConfig& c) { return c.weightDecay; },
                     [](RunConfig& c, double v) { c.weightDecay = v; })});
   t.push_back({"adam-eps", "--adam-eps", "", "adam_eps", F::Real, "", 0, 1, true, false, "X",
-               "AdamW's eps; fp16-pure stores it in FP16 too, where 1e-8 rounds to 0 and 1e-4 trains",
+               QT_TRANSLATE_NOOP("ConfigSchema", "AdamW's eps; fp16-pure stores it in FP16 too, where 1e-8 rounds to 0 and 1e-4 trains"),
                "training",
                real([](const RunConfig& c) { return c.adamEps; }, [](RunConfig& c, double v) { c.adamEps = v; })});
   t.push_back({"batch", "--batch", "", "batch_size", F::Integer, "examples", 1, 65536, false, false, "N",
-               "Examples per step", "training",
+               QT_TRANSLATE_NOOP("ConfigSchema", "Examples per step"), "training",
                integer([](const RunConfig& c) { return c.batchSize; },
                        [](RunConfig& c, int64_t v) { c.batchSize = v; })});
   t.push_back({"seed", "--seed", "", "seed", F::Integer, "", 0, kMaxSeed, false, false, "N",
-               "Initial weights and batches: the same seed gives the same run", "training",
+               QT_TRANSLATE_NOOP("ConfigSchema", "Initial weights and batches: the same seed gives the same run"), "training",
                integer(
                    [](const RunConfig& c) {
                      // A seed beyond int64 shows as int64's maximum, which the bounds refuse.
@@ -120,41 +127,43 @@ std::vector<ConfigField> makeTable() {
                    },
                    [](RunConfig& c, int64_t v) { c.seed = static_cast<uint64_t>(v); })});
   t.push_back({"steps", "--steps", "", "steps", F::Integer, "steps", 1, 1e8, false, false, "N",
-               "Training steps; the run stops by itself after this many", "training",
+               QT_TRANSLATE_NOOP("ConfigSchema", "Training steps; the run stops by itself after this many"), "training",
                integer([](const RunConfig& c) { return c.steps; }, [](RunConfig& c, int64_t v) { c.steps = v; })});
   t.push_back({"loss-weight", "--loss-weight", "", "loss_weight", F::Real, "", 0, 1000, true, false, "X",
-               "The loss is multiplied by this before backward, as auxiliary losses are; small weights push "
-               "FP16 gradients below 2^-24, where they flush to zero",
+               QT_TRANSLATE_NOOP("ConfigSchema",
+                                 "The loss is multiplied by this before backward, as auxiliary losses are; small "
+                                 "weights push FP16 gradients below 2^-24, where they flush to zero"),
                "training",
                real([](const RunConfig& c) { return c.lossWeight; },
                     [](RunConfig& c, double v) { c.lossWeight = v; })});
   t.push_back({"scaler.init-scale", "--init-scale", "", "init_scale", F::Real, "", 0, kLargeReal, true, false,
-               "X", "GradScaler's initial loss scale (PyTorch's default is 65536 = 2^16)", "scaler",
+               "X", QT_TRANSLATE_NOOP("ConfigSchema", "GradScaler's initial loss scale (PyTorch's default is 65536 = 2^16)"), "scaler",
                real([](const RunConfig& c) { return c.scaler.initScale; },
                     [](RunConfig& c, double v) { c.scaler.initScale = v; })});
   t.push_back({"scaler.growth-factor", "--growth-factor", "", "growth_factor", F::Real, "", 1, 1000, true, false,
-               "X", "GradScaler's scale multiplier after growth-interval clean steps", "scaler",
+               "X", QT_TRANSLATE_NOOP("ConfigSchema", "GradScaler's scale multiplier after growth-interval clean steps"), "scaler",
                real([](const RunConfig& c) { return c.scaler.growthFactor; },
                     [](RunConfig& c, double v) { c.scaler.growthFactor = v; })});
   t.push_back({"scaler.backoff-factor", "--backoff-factor", "", "backoff_factor", F::Real, "", 0, 1, true, true,
-               "X", "GradScaler's scale multiplier when the gradients hold inf or NaN", "scaler",
+               "X", QT_TRANSLATE_NOOP("ConfigSchema", "GradScaler's scale multiplier when the gradients hold inf or NaN"), "scaler",
                real([](const RunConfig& c) { return c.scaler.backoffFactor; },
                     [](RunConfig& c, double v) { c.scaler.backoffFactor = v; })});
   t.push_back({"scaler.growth-interval", "--growth-interval", "", "growth_interval", F::Integer, "steps", 1, 1e9,
-               false, false, "N", "Clean steps before GradScaler grows the scale", "scaler",
+               false, false, "N", QT_TRANSLATE_NOOP("ConfigSchema", "Clean steps before GradScaler grows the scale"), "scaler",
                integer([](const RunConfig& c) { return c.scaler.growthInterval; },
                        [](RunConfig& c, int64_t v) { c.scaler.growthInterval = v; })});
   t.push_back({"scaler.enabled", "--scaler", "", "enabled", F::Switch, "", 0, 0, false, false, "",
-               "GradScaler on; off, it passes the loss and the step through unchanged", "scaler",
+               QT_TRANSLATE_NOOP("ConfigSchema", "GradScaler on; off, it passes the loss and the step through unchanged"), "scaler",
                toggle([](const RunConfig& c) { return c.scaler.enabled; },
                       [](RunConfig& c, bool v) { c.scaler.enabled = v; })});
   t.push_back({"scaler-for-pure-fp16", "--scaler-for-pure-fp16", "--scaler-for-fp16-pure", "scaler_for_pure_fp16",
-               F::Switch, "", 0, 0, false, false, "", "Give fp16-pure (model.half()) a GradScaler too", "scaler",
+               F::Switch, "", 0, 0, false, false, "", QT_TRANSLATE_NOOP("ConfigSchema", "Give fp16-pure (model.half()) a GradScaler too"), "scaler",
                toggle([](const RunConfig& c) { return c.scalerForPureFp16; },
                       [](RunConfig& c, bool v) { c.scalerForPureFp16 = v; })});
   t.push_back({"clip.order", "--clip-order", "", "clip_order", F::Choice, "", 0, 0, false, false, "ORDER",
-               "When clip_grad_norm_ runs: after unscale_ (correct) or before it (clips the scaled "
-               "gradients, the lesson's mistake)",
+               QT_TRANSLATE_NOOP("ConfigSchema",
+                                 "When clip_grad_norm_ runs: after unscale_ (correct) or before it (clips the "
+                                 "scaled gradients, the lesson's mistake)"),
                "clip",
                choice([](const RunConfig& c) { return clipOrderName(c.clipOrder); },
                       [](RunConfig& c, std::string_view v) {
@@ -164,17 +173,18 @@ std::vector<ConfigField> makeTable() {
                       },
                       clipOrderNames)});
   t.push_back({"clip.max-norm", "--clip", "", "clip_max_norm", F::Real, "", 0, kLargeReal, true, false, "MAXNORM",
-               "clip_grad_norm_'s max_norm", "clip",
+               QT_TRANSLATE_NOOP("ConfigSchema", "clip_grad_norm_'s max_norm"), "clip",
                real([](const RunConfig& c) { return c.clipMaxNorm; },
                     [](RunConfig& c, double v) { c.clipMaxNorm = v; })});
   t.push_back({"instrument-every", "--instrument-every", "", "", F::Integer, "steps", 1, 1e6, false, false, "N",
-               "Histograms and rounding counts every N steps and at step 1 (1 = every step; larger keeps "
-               "runs fast)",
+               QT_TRANSLATE_NOOP("ConfigSchema",
+                                 "Histograms and rounding counts every N steps and at step 1 (1 = every step; "
+                                 "larger keeps runs fast)"),
                "run",
                integer([](const RunConfig& c) { return c.instrumentEvery; },
                        [](RunConfig& c, int64_t v) { c.instrumentEvery = v; })});
   t.push_back({"threads", "--threads", "", "threads", F::Integer, "threads", 1, 256, false, false, "N",
-               "Intra-op threads of each mode's training thread", "run",
+               QT_TRANSLATE_NOOP("ConfigSchema", "Intra-op threads of each mode's training thread"), "run",
                integer([](const RunConfig& c) { return static_cast<int64_t>(c.threadsPerMode); },
                        [](RunConfig& c, int64_t v) { c.threadsPerMode = static_cast<int>(v); })});
   return t;
