@@ -1,0 +1,183 @@
+"""Shared by the probe tests: an element-by-element reference histogram, stream reading, a GradScaler
+double for torches without a CPU GradScaler, and a small model."""
+import json
+import math
+import struct
+
+import torch
+
+# Format limits (minSub, minNorm, overflow threshold = max + ulpMax/2), round-to-nearest-even:
+# FP16 and BF16 from IEEE 754-2019 (binary16; bfloat16 = binary32's exponent with 8 significand bits),
+# E4M3 and E5M2 from the OCP 8-bit floating point specification (OFP8) 1.0. E4M3 has no infinity:
+# the overflow threshold is where a non-saturating conversion gives NaN.
+LIMITS = {
+    "fp16": (2.0 ** -24, 2.0 ** -14, 65504.0 + 32.0 / 2),
+    "bf16": (2.0 ** -133, 2.0 ** -126, (2.0 ** 128 - 2.0 ** 120) + 2.0 ** 120 / 2),
+    "fp8-e4m3": (2.0 ** -9, 2.0 ** -6, 448.0 + 32.0 / 2),
+    "fp8-e5m2": (2.0 ** -16, 2.0 ** -14, 57344.0 + 8192.0 / 2),
+}
+FORMATS = ("fp16", "bf16", "fp8-e4m3", "fp8-e5m2")
+
+
+def f32(value):
+    """The float32 nearest to a double (struct rounds to nearest even)."""
+    return struct.unpack("<f", struct.pack("<f", value))[0]
+
+
+def f32_from_bits(bits):
+    return struct.unpack("<f", struct.pack("<I", bits & 0xFFFFFFFF))[0]
+
+
+def bits_of(value):
+    return struct.unpack("<I", struct.pack("<f", value))[0]
+
+
+def next_up(value):
+    """The next float32 above a positive float32."""
+    return f32_from_bits(bits_of(value) + 1)
+
+
+def next_down(value):
+    return f32_from_bits(bits_of(value) - 1)
+
+
+def reference_histogram(values, target_format="fp16"):
+    """The record's histogram of a list of float32 values (Python floats), one element at a time."""
+    bins = {}
+    hist = {"zero": 0, "pos-inf": 0, "neg-inf": 0, "nan": 0}
+    formats = {key: {"flushed": 0, "subnormal": 0, "overflowed": 0} for key in FORMATS}
+    for v in values:
+        if math.isnan(v):
+            hist["nan"] += 1
+            continue
+        if math.isinf(v):
+            hist["pos-inf" if v > 0 else "neg-inf"] += 1
+            continue
+        if v == 0:
+            hist["zero"] += 1
+            continue
+        mantissa, exponent = math.frexp(abs(v))  # |v| = mantissa * 2^exponent, mantissa in [0.5, 1)
+        bins[exponent - 1] = bins.get(exponent - 1, 0) + 1
+        a = abs(v)
+        for key in FORMATS:
+            min_sub, min_norm, overflow = LIMITS[key]
+            if a <= min_sub / 2:
+                formats[key]["flushed"] += 1
+            elif a < min_norm - min_sub / 2:
+                formats[key]["subnormal"] += 1
+            elif a >= overflow:
+                formats[key]["overflowed"] += 1
+    hist["bins"] = [[e, bins[e]] for e in sorted(bins)]
+    hist["target-subnormal"] = formats[target_format]["subnormal"]
+    hist["target-underflow"] = formats[target_format]["flushed"]
+    hist["formats"] = formats
+    return hist
+
+
+def add_histograms(a, b):
+    out = {}
+    for key in ("zero", "pos-inf", "neg-inf", "nan", "target-subnormal", "target-underflow"):
+        out[key] = a[key] + b[key]
+    bins = dict((e, c) for e, c in a["bins"])
+    for e, c in b["bins"]:
+        bins[e] = bins.get(e, 0) + c
+    out["bins"] = [[e, bins[e]] for e in sorted(bins)]
+    out["formats"] = {k: {f: a["formats"][k][f] + b["formats"][k][f] for f in a["formats"][k]}
+                      for k in a["formats"]}
+    return out
+
+
+def histogram_total(h):
+    return sum(c for _, c in h["bins"]) + h["zero"] + h["pos-inf"] + h["neg-inf"] + h["nan"]
+
+
+def read_stream(path):
+    """(header, records) of a JSON Lines stream; every line must parse."""
+    with open(path, encoding="utf-8") as f:
+        lines = [json.loads(line) for line in f if line.strip()]
+    return lines[0], lines[1:]
+
+
+def read_lines(text):
+    lines = [json.loads(line) for line in text.splitlines() if line.strip()]
+    return lines[0], lines[1:]
+
+
+class ContractGradScaler:
+    """A CPU stand-in for torch.cuda.amp.GradScaler, for torches that have no CPU GradScaler (1.13's
+    disables itself without CUDA). It follows GradScaler's documented contract: scale() multiplies the
+    loss by the scale; unscale_() multiplies the gradients in place by float32(1/scale) and notes
+    whether any is inf/NaN; step() unscales if needed and skips optimizer.step() when one was; update()
+    multiplies the scale by backoff_factor after a skipped step and by growth_factor after
+    growth_interval clean steps. It keeps no GradScaler internals, so the probe takes its fallbacks."""
+
+    def __init__(self, init_scale=2.0 ** 16, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000):
+        self._scale = None
+        self._value = float(init_scale)
+        self._growth = growth_factor
+        self._backoff = backoff_factor
+        self._interval = growth_interval
+        self._tracker = 0
+        self._unscaled = False
+        self._found_inf = False
+
+    def is_enabled(self):
+        return True
+
+    def get_scale(self):
+        return self._value
+
+    def get_backoff_factor(self):
+        return self._backoff
+
+    def scale(self, loss):
+        return loss * self._value
+
+    def unscale_(self, optimizer):
+        if self._unscaled:
+            return
+        inv = f32(1.0 / self._value)
+        for group in optimizer.param_groups:
+            for p in group["params"]:
+                if p.grad is not None:
+                    p.grad.mul_(inv)
+                    if not bool(torch.isfinite(p.grad).all()):
+                        self._found_inf = True
+        self._unscaled = True
+
+    def step(self, optimizer):
+        self.unscale_(optimizer)
+        if self._found_inf:
+            return None
+        return optimizer.step()
+
+    def update(self):
+        if self._found_inf:
+            self._value *= self._backoff
+            self._tracker = 0
+        else:
+            self._tracker += 1
+            if self._tracker == self._interval:
+                self._value *= self._growth
+                self._tracker = 0
+        self._unscaled = False
+        self._found_inf = False
+
+
+def cpu_grad_scaler(**kwargs):
+    """torch.amp.GradScaler("cpu") where this torch has one, else ContractGradScaler."""
+    amp = getattr(torch, "amp", None)
+    if amp is not None and hasattr(amp, "GradScaler"):
+        return amp.GradScaler("cpu", **kwargs)
+    return ContractGradScaler(**kwargs)
+
+
+class SmallMLP(torch.nn.Module):
+    def __init__(self, inputs=16, hidden=32, outputs=4):
+        super().__init__()
+        self.net = torch.nn.Sequential(torch.nn.Linear(inputs, hidden), torch.nn.GELU(),
+                                       torch.nn.Linear(hidden, hidden), torch.nn.GELU(),
+                                       torch.nn.Linear(hidden, outputs))
+
+    def forward(self, x):
+        return self.net(x)
