@@ -85,7 +85,9 @@ class Probe:
             raise ValueError("model: it has no parameters")
         first = self._parameters[0][1]
         self._device = first.device
-        self._mode = mode or self._infer_mode(first.dtype)
+        if mode is None:
+            mode = "fp16-amp-scaled" if self._scaler_enabled() else self._infer_mode(first.dtype)
+        self._mode = mode
         self._target_format = "bf16" if self._mode.startswith("bf16") else "fp16"
 
         dist = _distributed()
