@@ -107,6 +107,19 @@ echo "$out"
 /usr/bin/ampscope-cli convert 65504 1e-8 > "$work/convert.txt" || fail "ampscope-cli convert failed"
 echo "ampscope-cli convert: $(wc -l < "$work/convert.txt") lines"
 
+step "the Python probe, imported by Debian's python3"
+probe_dir=/usr/lib/python3/dist-packages/ampscope_probe
+for f in "$probe_dir/__init__.py" "$probe_dir/probe.py" /usr/share/doc/$pkg/examples/train_with_probe.py; do
+  [[ -s "$f" ]] || fail "missing or empty: $f"
+done
+if /usr/bin/python3 -c "import torch" 2>/dev/null; then
+  # -B: no __pycache__ written into dist-packages, which the removal below would leave behind.
+  (cd "$work" && /usr/bin/python3 -B -c "import ampscope_probe; print('ampscope_probe', ampscope_probe.__version__)") ||
+    fail "python3 -c 'import ampscope_probe' failed"
+else
+  echo "python3-torch is not installed: import ampscope_probe not tried (the probe needs torch)"
+fi
+
 if [[ $gui -eq 1 ]]; then
   step "ampscope --version, and a headless screenshot"
   out=$(QT_QPA_PLATFORM=offscreen timeout 60 /usr/bin/ampscope --version)
