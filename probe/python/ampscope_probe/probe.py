@@ -137,8 +137,11 @@ class Probe:
         self._optimizer_steps_at_backward = 0
         self._hook = None
         # torch >= 2.0: an optimizer step hook tells whether GradScaler ran optimizer.step without
-        # reading anything from the device; older torch compares the scale after update() instead.
-        if optimizer is not None and hasattr(optimizer, "register_step_post_hook"):
+        # reading anything from the device; older torch reads found_inf or compares the scale instead.
+        # Not for optimizers that take the scaler's found_inf themselves (fused ones): GradScaler calls
+        # their step() on skipped steps too.
+        if (optimizer is not None and hasattr(optimizer, "register_step_post_hook")
+                and not getattr(optimizer, "_step_supports_amp_scaling", False)):
             self._hook = optimizer.register_step_post_hook(self._count_optimizer_step)
         self._last_record_time = None
         self._last_record_step = 0
