@@ -117,6 +117,19 @@ class HistogramExactness(unittest.TestCase):
                                             "overflowed": overflowed})
 
 
+    def test_cuda_counts_equal_the_reference(self):
+        if not torch.cuda.is_available():
+            self.skipTest("no CUDA device: the histogram is checked on the CPU only")
+        values = crafted_values() + random_bit_patterns(20000, seed=5)
+        for dtype in (torch.float32, torch.float16, torch.bfloat16):
+            with self.subTest(dtype=str(dtype)):
+                narrow = torch.tensor(values, dtype=torch.float32).to(dtype)
+                counts = histogram.histogram_counts(histogram.as_float32(narrow.cuda()))
+                self.assertEqual(counts.device.type, "cuda")
+                self.assertEqual(histogram.decode(counts.tolist(), "fp16"),
+                                 reference_histogram(narrow.float().tolist()))
+
+
 class HistogramThroughTheProbe(unittest.TestCase):
     def test_record_holds_scaled_and_unscaled_histograms(self):
         values = crafted_values() + random_bit_patterns(3000, seed=4)

@@ -198,7 +198,7 @@ class Probe:
         step = self._steps + 1
         planned = (step - 1) % self._every == 0
         if isinstance(loss, torch.Tensor):
-            self._loss = loss.detach().reshape(-1)[:1].to(torch.float64)
+            self._loss = loss.detach()
         else:
             self._loss = float("nan") if loss is None else float(loss)
         self._optimizer_steps_at_backward = self._optimizer_steps
@@ -342,10 +342,10 @@ class Probe:
 
     def _record(self, step, rows, scale, skipped, step_time_ms, per_device):
         loss = self._loss
-        if not isinstance(loss, torch.Tensor):
-            loss = torch.tensor([loss], dtype=torch.float64)
-        if loss.numel() == 0:
-            loss = torch.tensor([float("nan")], dtype=torch.float64)
+        if isinstance(loss, torch.Tensor) and loss.numel() > 0:
+            loss = loss.reshape(-1)[:1].to(torch.float64)
+        else:
+            loss = torch.tensor([loss if isinstance(loss, float) else float("nan")], dtype=torch.float64)
         tail = torch.cat((loss.to(rows.device), torch.tensor([1.0 if skipped else 0.0, 1.0],
                                                              dtype=torch.float64, device=rows.device)))
         packed = torch.cat((rows.reshape(-1), tail))
