@@ -21,10 +21,33 @@ POISON_STEPS = (5, 11)  # 5 is not an instrumented step (every=10), 11 is
 POISONED = "net.2.weight"
 
 
-def train(scaler, path, steps=25, every=10):
+class HookedSGD(torch.optim.SGD):
+    """SGD with the step post-hook API of torch >= 2.0 (Optimizer.register_step_post_hook: the hook is
+    called as hook(optimizer, args, kwargs) after each step), added where this torch lacks it, so the
+    probe's hook path is tested on torch 1.13 too."""
+
+    if not hasattr(torch.optim.SGD, "register_step_post_hook"):
+        def register_step_post_hook(self, hook):
+            hooks = self.__dict__.setdefault("_test_post_hooks", {})
+            key = len(hooks)
+            hooks[key] = hook
+
+            class Handle:
+                def remove(self_handle):
+                    hooks.pop(key, None)
+            return Handle()
+
+        def step(self, *args, **kwargs):
+            out = super().step(*args, **kwargs)
+            for hook in list(self.__dict__.get("_test_post_hooks", {}).values()):
+                hook(self, args, kwargs)
+            return out
+
+
+def train(scaler, path, steps=25, every=10, optimizer_class=torch.optim.SGD):
     torch.manual_seed(0)
     model = SmallMLP()
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    optimizer = optimizer_class(model.parameters(), lr=0.01)
     inputs, labels = torch.randn(64, 16), torch.randint(0, 4, (64,))
     parameters = dict(model.named_parameters())
     with Probe(model, optimizer=optimizer, scaler=scaler, every=every, out=path) as probe:
@@ -43,9 +66,9 @@ def train(scaler, path, steps=25, every=10):
 
 
 class InjectedInf(unittest.TestCase):
-    def check(self, scaler):
+    def check(self, scaler, optimizer_class=torch.optim.SGD):
         with tempfile.TemporaryDirectory() as tmp:
-            header, records = train(scaler, os.path.join(tmp, "run.jsonl"))
+            header, records = train(scaler, os.path.join(tmp, "run.jsonl"), optimizer_class=optimizer_class)
         self.assertEqual(header["parameters"][2], POISONED)
         by_step = {r["step"]: r for r in records}
         self.assertEqual(sorted(by_step), [1, 5, 11, 21])
@@ -83,6 +106,10 @@ class InjectedInf(unittest.TestCase):
 
     def test_contract_double(self):
         self.check(ContractGradScaler(init_scale=2.0 ** 10))
+
+    def test_contract_double_with_a_step_hook(self):
+        # Skipped steps told by the optimizer step hook (no device read).
+        self.check(ContractGradScaler(init_scale=2.0 ** 10), optimizer_class=HookedSGD)
 
     def test_torch_cpu_grad_scaler(self):
         amp = getattr(torch, "amp", None)
