@@ -17,6 +17,10 @@ LIMITS = {
     "fp8-e5m2": (2.0 ** -16, 2.0 ** -14, 57344.0 + 8192.0 / 2),
 }
 FORMATS = ("fp16", "bf16", "fp8-e4m3", "fp8-e5m2")
+# Round-to-nearest-even at the overflow threshold: FP16's, BF16's and E5M2's largest finite value has
+# an odd (all-ones) significand, so the tie goes up to infinity; E4M3's 448 is 1.110b * 2^8 (1.111b * 2^8
+# is its NaN), an even significand, so the tie stays at 448 and only larger magnitudes overflow.
+OVERFLOW_AT_TIE = {"fp16": True, "bf16": True, "fp8-e4m3": False, "fp8-e5m2": True}
 
 
 def f32(value):
@@ -65,7 +69,7 @@ def reference_histogram(values, target_format="fp16"):
                 formats[key]["flushed"] += 1
             elif a < min_norm - min_sub / 2:
                 formats[key]["subnormal"] += 1
-            elif a >= overflow:
+            elif a > overflow or (a == overflow and OVERFLOW_AT_TIE[key]):
                 formats[key]["overflowed"] += 1
     hist["bins"] = [[e, bins[e]] for e in sorted(bins)]
     hist["target-subnormal"] = formats[target_format]["subnormal"]

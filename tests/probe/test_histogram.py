@@ -15,8 +15,8 @@ import unittest
 import torch
 
 from ampscope_probe import Probe, histogram
-from probe_test_support import (FORMATS, LIMITS, ContractGradScaler, f32, f32_from_bits, next_down,
-                                next_up, read_stream, reference_histogram)
+from probe_test_support import (FORMATS, LIMITS, OVERFLOW_AT_TIE, ContractGradScaler, f32,
+                                f32_from_bits, next_down, next_up, read_stream, reference_histogram)
 
 
 def crafted_values():
@@ -70,7 +70,10 @@ class HistogramExactness(unittest.TestCase):
                 self.assertEqual(formats, {"flushed": 0, "subnormal": 0, "overflowed": 0})
                 formats = probe_histogram([next_down(f32(min_norm - min_sub / 2))])["formats"][key]
                 self.assertEqual(formats, {"flushed": 0, "subnormal": 1, "overflowed": 0})
+                at_tie = 1 if OVERFLOW_AT_TIE[key] else 0
                 formats = probe_histogram([f32(overflow)])["formats"][key]
+                self.assertEqual(formats, {"flushed": 0, "subnormal": 0, "overflowed": at_tie})
+                formats = probe_histogram([next_up(f32(overflow))])["formats"][key]
                 self.assertEqual(formats, {"flushed": 0, "subnormal": 0, "overflowed": 1})
                 formats = probe_histogram([next_down(f32(overflow))])["formats"][key]
                 self.assertEqual(formats, {"flushed": 0, "subnormal": 0, "overflowed": 0})
