@@ -97,10 +97,10 @@ TEST(SessionCodec, AForeignOrNewerDocumentIsRefusedByKind) {
   const SessionError wrong = refused(replaced(json, "ampscope-session", "ampscope-run"));
   EXPECT_EQ(wrong.kind, Kind::WrongFormat);
   EXPECT_EQ(wrong.found, "ampscope-run");
-  const SessionError newer = refused(replaced(json, R"("version":1)", R"("version":2)"));
+  const SessionError newer = refused(replaced(json, R"("version":1)", R"("version":3)"));
   EXPECT_EQ(newer.kind, Kind::NewerVersion);
   EXPECT_EQ(newer.text(),
-            "written by a newer AmpScope (session format version 2; this AmpScope reads up to version 1). "
+            "written by a newer AmpScope (session format version 3; this AmpScope reads up to version 2). "
             "Update AmpScope to open it.");
   EXPECT_EQ(refused(replaced(json, R"("version":1)", R"("version":0.5)")).kind, Kind::BadVersion);
   const SessionError cut = refused(json.substr(0, json.size() / 2));
