@@ -22,8 +22,8 @@ void RecordStreamReader::feed(std::string_view bytes) {
       ++lineNumber_;
       ++lines_;
       ++oversized_;
-      report("line " + std::to_string(lineNumber_) + ": longer than " + std::to_string(limits_.maxLineBytes) +
-             " bytes; skipped");
+      report("line " + std::to_string(lineNumber_),
+             "longer than " + std::to_string(limits_.maxLineBytes) + " bytes; skipped");
       partial_.clear();
       partial_.shrink_to_fit();
       discarding_ = true;
@@ -52,6 +52,7 @@ void RecordStreamReader::restart() {
   discarding_ = false;
   lineNumber_ = 0;
   expectHeader_ = true;
+  headerRefused_ = false;
   resumeAfter_ = lastSeq_;
 }
 
@@ -61,21 +62,12 @@ std::vector<ModeStep> RecordStreamReader::takeSteps() { return std::exchange(pen
 
 std::vector<RecordError> RecordStreamReader::takeErrors() { return std::exchange(pendingErrors_, {}); }
 
-void RecordStreamReader::report(std::string message) {
+void RecordStreamReader::report(std::string path, std::string message) {
   if (pendingErrors_.size() >= limits_.maxPendingErrors) {
     ++errorsLost_;
     return;
   }
-  // The message already starts with "line N"; split it into the error's path and message.
-  const std::size_t colon = message.find(": ");
-  RecordError error;
-  if (colon == std::string::npos) {
-    error.message = std::move(message);
-  } else {
-    error.path = message.substr(0, colon);
-    error.message = message.substr(colon + 2);
-  }
-  pendingErrors_.push_back(std::move(error));
+  pendingErrors_.push_back(RecordError{std::move(path), std::move(message)});
 }
 
 void RecordStreamReader::takeLine(std::string_view line) {
@@ -93,7 +85,7 @@ void RecordStreamReader::readHeaderLine(std::string_view line) {
   JsonParseError parseError;
   const auto value = parseJson(line, &parseError);
   const bool looksLikeHeader = value && value->isObject() && value->find("format");
-  if (value && value->isObject() && !looksLikeHeader && !hasHeader_) {
+  if (value && value->isObject() && !looksLikeHeader && !hasHeader_ && !headerRefused_) {
     // AmpScope 0.1.0 wrote records from the first line on (version 1: no header).
     expectHeader_ = false;
     version_ = 1;
@@ -104,19 +96,25 @@ void RecordStreamReader::readHeaderLine(std::string_view line) {
     return;
   }
   if (!looksLikeHeader) {
-    // The header is what says which records follow: without it, the lines cannot be trusted.
+    // The header says how to read the records that follow: without it they are skipped.
     ++malformed_;
-    report(where + ": expected the stream's header line first" +
-           (value ? std::string() : " (not JSON: " + parseError.message + ")"));
+    if (headerRefused_) {
+      report(where, "skipped (the stream's header did not read)");
+    } else {
+      report(where, "expected the stream's header line first" +
+                        (value ? std::string() : " (not JSON: " + parseError.message + ")"));
+    }
     return;
   }
   RecordError error;
   auto header = readRecordStreamHeader(line, &error);
   if (!header) {
     ++malformed_;
-    report(where + ": " + error.text());
+    headerRefused_ = true;
+    report(error.path.empty() ? where : where + ": " + error.path, error.message);
     return;
   }
+  headerRefused_ = false;
   expectHeader_ = false;
   version_ = header->version;
   const bool sameRun = hasHeader_ && !header->source.runId.empty() && header->source.runId == lastRunId_;
@@ -138,7 +136,7 @@ void RecordStreamReader::readStepLine(std::string_view line) {
   const auto value = parseJson(line, &parseError);
   if (!value) {
     ++malformed_;
-    report(where + ", column " + std::to_string(parseError.column) + ": not JSON (" + parseError.message + ")");
+    report(where + ", column " + std::to_string(parseError.column), "not JSON (" + parseError.message + ")");
     return;
   }
   if (value->isObject() && value->find("format")) {
@@ -151,7 +149,7 @@ void RecordStreamReader::readStepLine(std::string_view line) {
   auto step = readRecordStreamStep(*value, version_, &error);
   if (!step) {
     ++malformed_;
-    report(where + (error.path.empty() ? "" : ": " + error.path) + ": " + error.message);
+    report(error.path.empty() ? where : where + ": " + error.path, error.message);
     return;
   }
   if (step->seq > 0) {

@@ -62,13 +62,14 @@ class RecordStreamReader {
   void takeLine(std::string_view line);
   void readHeaderLine(std::string_view line);
   void readStepLine(std::string_view line);
-  void report(std::string message);
+  void report(std::string path, std::string message);
 
   Limits limits_;
   std::string partial_;
   bool discarding_ = false;  // inside an oversized line: drop bytes until its '\n'
   int64_t lineNumber_ = 0;   // of this connection
   bool expectHeader_ = true;
+  bool headerRefused_ = false;  // this connection's header did not read: its records are skipped
   bool hasHeader_ = false;
   bool headerChanged_ = false;
   int version_ = kRecordStreamVersion;
