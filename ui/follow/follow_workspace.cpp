@@ -24,8 +24,15 @@ FollowWorkspace::FollowWorkspace(QMainWindow* window, TelemetryStore* store, QMe
   dock_->setWidget(table_);
   dock_->setFeatures(QDockWidget::DockWidgetClosable | QDockWidget::DockWidgetMovable |
                      QDockWidget::DockWidgetFloatable);
-  window->addDockWidget(Qt::BottomDockWidgetArea, dock_);
-  dock_->hide();  // shown from View, or when a followed run skips a step
+  // A tab beside the underflow plot and the tables: shown, but only raised when asked for (a dock of its
+  // own across the bottom would squeeze every plot).
+  if (auto* neighbour = window->findChild<QDockWidget*>(QStringLiteral("training.underflow"))) {
+    window->addDockWidget(window->dockWidgetArea(neighbour), dock_);
+    window->tabifyDockWidget(neighbour, dock_);
+    neighbour->raise();
+  } else {
+    window->addDockWidget(Qt::BottomDockWidgetArea, dock_);
+  }
   if (viewMenu) {
     QAction* before = nullptr;
     for (QAction* a : viewMenu->actions())
@@ -62,9 +69,7 @@ FollowWorkspace::FollowWorkspace(QMainWindow* window, TelemetryStore* store, QMe
   });
   clock->start();
   connect(controller_, &FollowController::stepsArrived, this, [this](int runIndex, const std::vector<ModeStep>& steps) {
-    const int before = table_->rowCount();
     table_->addSteps(controller_->runs()[static_cast<std::size_t>(runIndex)].label, steps);
-    if (before == 0 && table_->rowCount() > 0 && !dock_->isVisible()) dock_->show();
   });
 }
 
