@@ -32,12 +32,17 @@ uint32_t float32Bits(double exact) {
   return bits;
 }
 
-// Every threshold is exact in double and in float32 (the tests check it).
+// Every threshold is exact in double and in float32 (the tests check it). The ties: minSub/2 goes to the
+// even zero and minNorm - minSub/2 to the even minNorm in every format; max + ulpMax/2 goes to inf when
+// max's mantissa is odd (all ones: IEEE formats, E5M2) but back to max when it is even: E4M3FN's max 448
+// is 1.110b * 2^8 (1.111b * 2^8 is its NaN), so 464 rounds to 448 and only what lies above overflows.
 RangeThresholds thresholdsOf(DType dtype) {
   const FInfo info = finfo(dtype);
   const double halfMinSub = info.smallestSubnormal / 2;
-  return {float32Bits(halfMinSub), float32Bits(info.smallestNormal - halfMinSub),
-          float32Bits(info.max + ulp(dtype, info.max) / 2)};
+  const double tie = info.max + ulp(dtype, info.max) / 2;
+  uint32_t overflowFrom = float32Bits(tie);
+  if (!roundValue(dtype, tie).overflowed) ++overflowFrom;  // the next float32 above the tie
+  return {float32Bits(halfMinSub), float32Bits(info.smallestNormal - halfMinSub), overflowFrom};
 }
 
 }  // namespace

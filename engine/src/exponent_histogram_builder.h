@@ -20,7 +20,8 @@ namespace ampscope::detail {
 
 // One format's range thresholds as float32 bit patterns of magnitudes, with minSub, minNorm, max and
 // ulpMax from the format's table (number_format.h): |x| <= minSub/2 flushes, |x| < minNorm - minSub/2
-// is subnormal, |x| >= max + ulpMax/2 overflows (ties to even: docs/record-format.md).
+// is subnormal, |x| >= max + ulpMax/2 overflows, except in E4M3FN, where that tie rounds to max and
+// only |x| > 464 overflows (ties to even: docs/record-format.md).
 struct RangeThresholds {
   uint32_t flushedMax;
   uint32_t subnormalBelow;

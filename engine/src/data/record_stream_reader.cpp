@@ -124,6 +124,7 @@ void RecordStreamReader::readHeaderLine(std::string_view line) {
     resumeAfter_ = 0;
     lastWallTime_.reset();
   }
+  if (!sameRun && observer_) observer_(line);
   lastRunId_ = header->source.runId;
   header_ = std::move(*header);
   header_.steps.clear();
@@ -161,6 +162,7 @@ void RecordStreamReader::readStepLine(std::string_view line) {
     if (step->seq > lastSeq_) lastSeq_ = step->seq;
   }
   if (step->wallTime != 0) lastWallTime_ = step->wallTime;
+  if (observer_) observer_(line);
   ++steps_;
   pendingSteps_.push_back(std::move(*step));
 }

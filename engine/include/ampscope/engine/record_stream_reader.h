@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -40,6 +41,12 @@ class RecordStreamReader {
   // A new connection or a reopened file: the partial line is dropped, line numbers start again at 1,
   // and the next line must be a header again.
   void restart();
+
+  // Called with the text ('\n' excluded) of each line the reader accepts: the header of a new run (not
+  // the same run's header again after restart()) and each new record. For copying a stream as it came.
+  void setAcceptedLineObserver(std::function<void(std::string_view line)> observer) {
+    observer_ = std::move(observer);
+  }
 
   bool hasHeader() const { return hasHeader_; }
   const RecordStream& header() const { return header_; }  // steps empty
@@ -82,6 +89,7 @@ class RecordStreamReader {
   int64_t lines_ = 0, steps_ = 0, malformed_ = 0, oversized_ = 0, dropped_ = 0, duplicates_ = 0,
           errorsLost_ = 0;
   std::optional<double> lastWallTime_;
+  std::function<void(std::string_view)> observer_;
 };
 
 }  // namespace ampscope
