@@ -12,6 +12,9 @@
 
 #include "ui/about_dialog.h"
 #include "ui/export/export_manager.h"
+#include "ui/follow/follow_controller.h"
+#include "ui/follow/follow_workspace.h"
+#include "ui/follow/nonfinite_table.h"
 #include "ui/formats/number_formats_panel.h"
 #include "ui/session/session_controller.h"
 #include "ui/training/run_controller.h"
@@ -66,9 +69,23 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(run, &RunController::stateChanged, m_session, [this](RunState state) {
     if (state != RunState::Running) m_session->onRunStopped();
   });
-  m_session->setLoadHandler([this](const Session& session) {
+  // Followed runs (ui/follow): File > Follow Run… above Quit; their series share the engine's store.
+  QAction* quit = findChild<QAction*>(QStringLiteral("quitAction"));
+  m_follow = new FollowWorkspace(this, run->store(), m_fileMenu, quit, m_viewMenu);
+  connect(m_follow, &FollowWorkspace::dataAppended, m_training, &TrainingWorkspace::refreshFromStore);
+  NonFiniteTable* nonFinite = m_follow->nonFiniteTable();
+  const QString engineRun = tr("AmpScope run");
+  connect(run, &RunController::runStarted, nonFinite, [nonFinite, engineRun] { nonFinite->clearRun(engineRun); });
+  connect(run, &RunController::recordsDrained, nonFinite,
+          [nonFinite, engineRun](const std::vector<StepRecord>& batch) { nonFinite->addRecords(engineRun, batch); });
+  m_session->setFollowedRunsProvider([this] { return m_follow->controller()->followedRuns(); });
+  m_session->setLoadHandler([this, nonFinite, engineRun](const Session& session) {
+    m_follow->controller()->clear();
+    nonFinite->clear();
     m_training->applyConfig(session.config);
     m_training->controller()->showRecords(session.config, session.records);
+    nonFinite->addRecords(engineRun, session.records);
+    m_follow->controller()->restore(session.followed);
   });
 
   resize(1400, 900);
@@ -149,6 +166,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   }
   // Stop live training (ui/training) here, before the window goes.
   m_training->shutdown();
+  m_follow->controller()->stopAll();
   m_session->shutdown();  // a clean exit leaves no autosave behind
   if (m_persistLayout) saveLayout();
   QMainWindow::closeEvent(event);

@@ -17,6 +17,7 @@ class NumberFormatsPanel;
 }
 
 class AboutDialog;
+class FollowWorkspace;
 class SessionController;
 class TrainingWorkspace;
 
@@ -53,6 +54,8 @@ class MainWindow : public QMainWindow {
   TrainingWorkspace* trainingWorkspace() const { return m_training; }
   // File menu sessions, data export, Reproduce in PyTorch, autosave and the restore offer.
   SessionController* sessionController() const { return m_session; }
+  // File > Follow Run…, the followed runs and the non-finite gradients table (ui/follow).
+  FollowWorkspace* followWorkspace() const { return m_follow; }
 
  public slots:
   // Opens Help -> About (non-blocking, window-modal); returns the dialog.
@@ -74,6 +77,7 @@ class MainWindow : public QMainWindow {
   QDockWidget* m_formatsDock = nullptr;
   TrainingWorkspace* m_training = nullptr;
   SessionController* m_session = nullptr;
+  FollowWorkspace* m_follow = nullptr;
   QByteArray m_defaultState;
   bool m_persistLayout = true;
 };

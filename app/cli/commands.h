@@ -15,5 +15,6 @@ int runFormatsCommand(const std::vector<std::string>& args);
 int runConvertCommand(const std::vector<std::string>& args);
 int runTrainCommand(const std::vector<std::string>& args);
 int runReproduceCommand(const std::vector<std::string>& args);  // reproduce_command.cpp
+int runFollowCommand(const std::vector<std::string>& args);     // follow_command.cpp
 
 }  // namespace ampscope::cli

@@ -1,4 +1,4 @@
-// ampscope-cli: the engine without a window. Subcommands: formats, convert, train, reproduce.
+// ampscope-cli: the engine without a window. Subcommands: formats, convert, train, reproduce, follow.
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -22,6 +22,8 @@ void printUsage(std::ostream& out) {
          "                                --dtypes fp16,bf16 to choose; convert --help)\n"
          "  train [OPTIONS]               train precision modes side by side (train --help)\n"
          "  reproduce DIR [OPTIONS]       write run.py + weights + batches to rerun it in PyTorch\n"
+         "  follow FILE|HOST:PORT         follow a training run's record stream as it is written\n"
+         "                                (a growing .jsonl file or a probe's TCP port; follow --help)\n"
          "\n"
          "Options:\n"
          "  --version                     print the version of AmpScope and LibTorch\n"
@@ -47,6 +49,7 @@ int runCommand(const std::string& command, const std::vector<std::string>& rest,
   if (command == "convert") return ampscope::cli::runConvertCommand(rest);
   if (command == "train") return ampscope::cli::runTrainCommand(rest);
   if (command == "reproduce") return ampscope::cli::runReproduceCommand(rest);
+  if (command == "follow") return ampscope::cli::runFollowCommand(rest);
   *known = false;
   return ampscope::cli::kExitUsage;
 }

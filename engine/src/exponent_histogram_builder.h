@@ -3,17 +3,31 @@
 // highest mantissa bit), so the bins are exact, with no log2 and no rounding. The overlays
 // (targetSubnormal, targetUnderflow) say what RNE rounding to the target format would make of each
 // value; they compare magnitudes with the exact rounding thresholds instead of rounding (the tests
-// check both agree).
+// check both agree). The same holds for `formats` (FP16, BF16, FP8 E4M3, FP8 E5M2 whatever the target):
+// each format's three thresholds are float32 values, compared as bit patterns with |x|'s (positive
+// floats order like their bits).
 #pragma once
 
 #include <torch/torch.h>
 
+#include <array>
 #include <cstdint>
 
 #include "ampscope/engine/telemetry.h"
 #include "low_precision.h"
 
 namespace ampscope::detail {
+
+// One format's range thresholds as float32 bit patterns of magnitudes, with minSub, minNorm, max and
+// ulpMax from the format's table (number_format.h): |x| <= minSub/2 flushes, |x| < minNorm - minSub/2
+// is subnormal, |x| >= max + ulpMax/2 overflows, except in E4M3FN, where that tie rounds to max and
+// only |x| > 464 overflows (ties to even: docs/record-format.md).
+struct RangeThresholds {
+  uint32_t flushedMax;
+  uint32_t subnormalBelow;
+  uint32_t overflowFrom;
+};
+const std::array<RangeThresholds, kRangeFormats>& rangeThresholds();  // indexed by RangeFormat
 
 // Adds data[i] * multiplier (float32 multiply, as unscale_ computes it; multiplier 1 reads the data
 // as is) to `histogram`.

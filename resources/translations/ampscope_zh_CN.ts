@@ -1044,6 +1044,10 @@ zeros</source>
 <context>
     <name>MainWindow</name>
     <message>
+        <source>AmpScope run</source>
+        <translation>AmpScope 运行</translation>
+    </message>
+    <message>
         <source>AmpScope</source>
         <translation>AmpScope</translation>
     </message>
@@ -2601,6 +2605,175 @@ Restore it?</source>
     <message>
         <source>Trained %1 steps</source>
         <translation>已训练 %1 步</translation>
+    </message>
+</context>
+<context>
+    <name>FollowController</name>
+    <message>
+        <source>%1 rank %2</source>
+        <translation>%1 rank %2</translation>
+    </message>
+    <message>
+        <source>%1 (saved)</source>
+        <translation>%1（已保存）</translation>
+    </message>
+    <message>
+        <source>connected</source>
+        <translation>已连接</translation>
+    </message>
+    <message>
+        <source>reconnecting</source>
+        <translation>正在重连</translation>
+    </message>
+    <message>
+        <source>waiting</source>
+        <translation>等待中</translation>
+    </message>
+    <message>
+        <source>closed</source>
+        <translation>已关闭</translation>
+    </message>
+    <message>
+        <source>stalled</source>
+        <translation>已停滞</translation>
+    </message>
+    <message>
+        <source>%1: %2 · %3 records · %4 dropped · %5 malformed</source>
+        <translation>%1：%2 · %3 条记录 · 丢失 %4 条 · 格式错误 %5 条</translation>
+    </message>
+    <message>
+        <source> · lag %1 s</source>
+        <translation> · 延迟 %1 秒</translation>
+    </message>
+    <message>
+        <source> · diverged</source>
+        <translation> · 已发散</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n reconnect(s)</source>
+        <translation>
+            <numerusform>重连 %n 次</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Last stream error: %1</source>
+        <translation>最近一次流错误：%1</translation>
+    </message>
+</context>
+<context>
+    <name>FollowDialog</name>
+    <message>
+        <source>Follow Run</source>
+        <translation>跟踪运行</translation>
+    </message>
+    <message>
+        <source>A record stream file the training script appends to (run.jsonl), or host:port where its probe listens (127.0.0.1:5000).</source>
+        <translation>训练脚本不断追加的记录流文件（run.jsonl），或其探针监听的 host:port（127.0.0.1:5000）。</translation>
+    </message>
+    <message>
+        <source>run.jsonl or 127.0.0.1:5000</source>
+        <translation>run.jsonl 或 127.0.0.1:5000</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>the run&apos;s own name</source>
+        <translation>运行自身的名称</translation>
+    </message>
+    <message>
+        <source>Target:</source>
+        <translation>目标：</translation>
+    </message>
+    <message>
+        <source>Run label:</source>
+        <translation>运行标签：</translation>
+    </message>
+    <message>
+        <source>Not a target: %1</source>
+        <translation>不是有效的目标：%1</translation>
+    </message>
+    <message>
+        <source>Follow a record stream</source>
+        <translation>跟踪记录流</translation>
+    </message>
+    <message>
+        <source>Record streams (*.jsonl);;All files (*)</source>
+        <translation>记录流 (*.jsonl);;所有文件 (*)</translation>
+    </message>
+</context>
+<context>
+    <name>FollowWorkspace</name>
+    <message>
+        <source>Non-finite gradients</source>
+        <translation>非有限梯度</translation>
+    </message>
+    <message>
+        <source>&amp;Follow Run…</source>
+        <translation>跟踪运行(&amp;F)…</translation>
+    </message>
+    <message>
+        <source>Plot a training script&apos;s records as they arrive (a stream file or a TCP port).</source>
+        <translation>在训练脚本的记录到达时即绘制（记录流文件或 TCP 端口）。</translation>
+    </message>
+    <message>
+        <source>Stop &amp;Following</source>
+        <translation>停止跟踪(&amp;F)</translation>
+    </message>
+    <message>
+        <source>Stop All</source>
+        <translation>全部停止</translation>
+    </message>
+</context>
+<context>
+    <name>NonFiniteTable</name>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Mode</source>
+        <translation>模式</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>步</translation>
+    </message>
+    <message>
+        <source>Non-finite values</source>
+        <translation>非有限值</translation>
+    </message>
+    <message>
+        <source>Look here</source>
+        <translation>先看这里</translation>
+    </message>
+    <message>
+        <source>Parameters with inf/NaN</source>
+        <translation>含 inf/NaN 的参数</translation>
+    </message>
+    <message>
+        <source>The first parameter, in module order, whose gradient held inf or NaN: where to look first.</source>
+        <translation>按模块顺序第一个梯度含 inf 或 NaN 的参数：应当最先查看的地方。</translation>
+    </message>
+    <message>
+        <source>Gradient values that were +inf, -inf or NaN at this step (0 when the step was not instrumented).</source>
+        <translation>此步中为 +inf、-inf 或 NaN 的梯度值个数（该步未插桩时为 0）。</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>Look here first: the earliest parameter in module order with inf/NaN gradients.</source>
+        <translation>先看这里：按模块顺序最早出现 inf/NaN 梯度的参数。</translation>
+    </message>
+</context>
+<context>
+    <name>SeriesStyle</name>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
     </message>
 </context>
 </TS>

@@ -112,8 +112,10 @@ TEST(CliTrain, ShortRunWritesCsvJsonlAndSummary) {
   ASSERT_EQ(jsonl.size(), 1u + 12u * 3u);
   JsonSyntaxChecker checker;
   for (const auto& line : jsonl) EXPECT_TRUE(checker.check(line)) << checker.error() << "\n" << line;
-  // The header (docs/record-format.md): format, version 2, the app, then the config with every field.
-  EXPECT_EQ(jsonl[0].rfind(R"({"format":"ampscope-records","version":2,"app":"AmpScope )", 0), 0u) << jsonl[0];
+  // The header (docs/record-format.md): format, version 3, the app, the source, then the config with
+  // every field.
+  EXPECT_EQ(jsonl[0].rfind(R"({"format":"ampscope-records","version":3,"app":"AmpScope )", 0), 0u) << jsonl[0];
+  EXPECT_NE(jsonl[0].find(R"(,"source":"engine","config":{)"), std::string::npos) << jsonl[0];
   EXPECT_NE(jsonl[0].find(R"("config":{"model":"tiny-mlp",)"), std::string::npos) << jsonl[0];
   EXPECT_NE(jsonl[0].find(R"("fp32","fp16-amp-scaled","bf16-amp")"), std::string::npos) << jsonl[0];
   EXPECT_NE(jsonl[2].find("\"mode\":\"fp16-amp-scaled\""), std::string::npos);

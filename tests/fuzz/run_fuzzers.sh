@@ -30,6 +30,7 @@ targets=(
   "config_schema_fuzzer"
   "session_codec_fuzzer $fixtures"
   "record_codec_fuzzer $fixtures"
+  "record_stream_reader_fuzzer $fixtures"
 )
 
 failed=()

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "ampscope/engine/record_codec.h"
 #include "ampscope/engine/run_config.h"
 #include "ampscope/engine/telemetry.h"
 
@@ -120,6 +121,12 @@ inline void expectSameHistogram(const ExponentHistogram& a, const ExponentHistog
   EXPECT_EQ(a.nan, b.nan);
   EXPECT_EQ(a.targetSubnormal, b.targetSubnormal);
   EXPECT_EQ(a.targetUnderflow, b.targetUnderflow);
+  EXPECT_EQ(a.formatsMeasured, b.formatsMeasured);
+  for (size_t f = 0; f < a.formats.size(); ++f) {
+    EXPECT_EQ(a.formats[f].flushed, b.formats[f].flushed) << rangeFormatKey(static_cast<RangeFormat>(f));
+    EXPECT_EQ(a.formats[f].subnormal, b.formats[f].subnormal) << rangeFormatKey(static_cast<RangeFormat>(f));
+    EXPECT_EQ(a.formats[f].overflowed, b.formats[f].overflowed) << rangeFormatKey(static_cast<RangeFormat>(f));
+  }
 }
 
 // `withDetail`: compare rounding points and histograms too (CSV has none).
@@ -141,6 +148,10 @@ inline void expectSameStep(const ModeStep& a, const ModeStep& b, bool withDetail
   EXPECT_EQ(a.instrumented, b.instrumented);
   expectSameCounts(a.rounding, b.rounding);
   if (!withDetail) return;
+  EXPECT_EQ(a.seq, b.seq);
+  EXPECT_TRUE(same(a.wallTime, b.wallTime)) << a.wallTime << " vs " << b.wallTime;
+  EXPECT_EQ(a.nonFinite, b.nonFinite);
+  EXPECT_EQ(a.foundInfPerDevice, b.foundInfPerDevice);
   ASSERT_EQ(a.roundingPoints.size(), b.roundingPoints.size());
   for (size_t i = 0; i < a.roundingPoints.size(); ++i) {
     EXPECT_EQ(a.roundingPoints[i].name, b.roundingPoints[i].name);
@@ -156,6 +167,58 @@ inline void expectSameStep(const ModeStep& a, const ModeStep& b, bool withDetail
     expectSameHistogram(a.tensors[i].scaled, b.tensors[i].scaled);
     expectSameHistogram(a.tensors[i].unscaled, b.tensors[i].unscaled);
   }
+}
+
+// A training script's stream identity: every field set.
+inline StreamSource probeSource() {
+  StreamSource s;
+  s.source = "probe";
+  s.run = "my-run \"quoted\"";
+  s.runId = "5f0c2a9e1b7d4c3a";
+  s.rank = 1;
+  s.worldSize = 2;
+  s.ranks = "per-rank";
+  s.device = "cuda:1";
+  s.torch = "2.4.1";
+  s.every = 10;
+  s.parameters = {"net.0.weight", "net.0.bias", "net.2.weight"};
+  return s;
+}
+
+// Histograms with the version 3 "formats" (every count different, so a swapped key shows).
+inline ExponentHistogram histogramWithFormats(int seed) {
+  ExponentHistogram h = histogram(seed);
+  for (size_t f = 0; f < h.formats.size(); ++f) {
+    h.formats[f] = {static_cast<int64_t>(100 * seed + 10 * f + 1), static_cast<int64_t>(10 * f + 2),
+                    static_cast<int64_t>(10 * f + 3)};
+  }
+  h.formatsMeasured = true;
+  return h;
+}
+
+// What a probe writes: records with seq, wall-time, nonfinite, found-inf-per-device and histograms
+// with formats. seq runs from `firstSeq`.
+inline std::vector<ModeStep> probeSteps(int64_t count, int64_t firstSeq = 1) {
+  std::vector<ModeStep> list;
+  for (int64_t i = 0; i < count; ++i) {
+    ModeStep s;
+    s.mode = PrecisionMode::FP16Amp;
+    s.step = 1 + 10 * (firstSeq - 1 + i);
+    s.loss = 1.0 / static_cast<double>(s.step);
+    s.lossScale = 65536;
+    s.seq = firstSeq + i;
+    s.wallTime = 1764550000.125 + static_cast<double>(s.seq);
+    s.instrumented = true;
+    s.tensors.push_back({"net.0.weight", true, 4096, histogramWithFormats(1), histogramWithFormats(2)});
+    if (s.seq % 3 == 0) {
+      s.skipped = true;
+      s.foundInf = true;
+      s.nonFinite = {"net.0.weight", "net.2.weight"};
+      s.foundInfPerDevice = {{"cuda:0", true}, {"cuda:1", false}};
+    }
+    list.push_back(s);
+  }
+  return list;
 }
 
 // One random damage per trial, the same for a given `rng` state: even trials cut the text short at a

@@ -140,6 +140,9 @@ void SessionController::setLoadHandler(std::function<void(const Session&)> handl
 void SessionController::setLessonProvider(std::function<QString()> provider) {
   lessonProvider_ = std::move(provider);
 }
+void SessionController::setFollowedRunsProvider(std::function<std::vector<FollowedRun>()> provider) {
+  followedProvider_ = std::move(provider);
+}
 void SessionController::setPathPrompt(PathPrompt prompt) { pathPrompt_ = std::move(prompt); }
 void SessionController::setQuestionPrompt(QuestionPrompt prompt) {
   questionPrompt_ = std::move(prompt);
@@ -198,7 +201,15 @@ bool SessionController::saveAs() {
 bool SessionController::saveTo(const QString& path) {
   if (lessonProvider_ && recorder_.session().lesson.isEmpty()) recorder_.setLesson(lessonProvider_());
   QString error;
-  if (!SessionFile::save(path, recorder_.session(), &error)) {
+  bool saved = false;
+  if (followedProvider_) {
+    Session withFollowed = recorder_.session();
+    withFollowed.followed = followedProvider_();
+    saved = SessionFile::save(path, withFollowed, &error);
+  } else {
+    saved = SessionFile::save(path, recorder_.session(), &error);
+  }
+  if (!saved) {
     report(tr("Cannot save the session"), error, true);
     return false;
   }

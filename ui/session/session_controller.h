@@ -52,6 +52,8 @@ class SessionController : public QObject {
 
   // Shows a session in the plots (config, lesson, records): the owner's part.
   void setLoadHandler(std::function<void(const Session&)> handler);
+  // The followed runs to save with the engine's records (File > Save); they are not autosaved.
+  void setFollowedRunsProvider(std::function<std::vector<FollowedRun>()> provider);
   // The lesson the current run belongs to, asked when a run starts.
   void setLessonProvider(std::function<QString()> provider);
   void setPathPrompt(PathPrompt prompt);
@@ -120,6 +122,7 @@ class SessionController : public QObject {
   bool customQuestionPrompt_ = false;
   std::function<void(const Session&)> loadHandler_;
   std::function<QString()> lessonProvider_;
+  std::function<std::vector<FollowedRun>()> followedProvider_;
   PathPrompt pathPrompt_;
   QuestionPrompt questionPrompt_;
   MessageSink messageSink_;

@@ -42,7 +42,7 @@ QString SessionFile::describe(const SessionError& e) {
 }
 
 QByteArray SessionFile::toJson(const Session& session) {
-  return QByteArray::fromStdString(encodeSession(session.config, session.lesson.toStdString(), session.records));
+  return QByteArray::fromStdString(encodeSession(session.config, session.lesson.toStdString(), session.records, session.followed));
 }
 
 std::optional<Session> SessionFile::fromJson(const QByteArray& json, const QString& source, QString* error) {
@@ -57,6 +57,7 @@ std::optional<Session> SessionFile::fromJson(const QByteArray& json, const QStri
   session.config = std::move(decoded->config);
   session.lesson = QString::fromStdString(decoded->lesson);
   session.records = std::move(decoded->records);
+  session.followed = std::move(decoded->followed);
   return session;
 }
 

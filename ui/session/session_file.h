@@ -26,6 +26,7 @@ struct Session {
   RunConfig config;
   QString lesson;                   // the lesson id the run belongs to; empty for a free experiment
   std::vector<StepRecord> records;  // in step order
+  std::vector<FollowedRun> followed;  // runs followed from a training script's stream (not live)
 };
 
 class SessionFile {

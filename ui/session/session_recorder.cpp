@@ -16,7 +16,7 @@ bool hasInstruments(const StepRecord& record) {
 SessionRecorder::SessionRecorder(QObject* parent) : QObject(parent) {}
 
 void SessionRecorder::begin(const RunConfig& config, const QString& lesson) {
-  session_ = Session{config, lesson, {}};
+  session_ = Session{config, lesson, {}, {}};
   hasConfig_ = true;
   resetThinning();
   ++generation_;
@@ -25,6 +25,7 @@ void SessionRecorder::begin(const RunConfig& config, const QString& lesson) {
 
 void SessionRecorder::load(const Session& session) {
   session_ = session;
+  session_.followed.clear();  // followed runs live in the follow controller, which saves them
   hasConfig_ = true;
   resetThinning();
   for (const auto& record : session_.records) instrumentedSteps_ += hasInstruments(record) ? 1 : 0;

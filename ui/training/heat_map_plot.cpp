@@ -8,6 +8,7 @@
 #include "ampscope/engine/telemetry_store.h"
 #include "ui/training/mode_palette.h"
 #include "ui/training/power_of_two_ticker.h"
+#include "ui/training/series_style.h"
 
 namespace ampscope::ui {
 
@@ -62,30 +63,44 @@ HeatMapPlot::HeatMapPlot(TelemetryStore* store, QWidget* parent) : PlotPanel(sto
   hline(15.5, QColor(220, 0, 0), tr("FP16 overflow above"));
 }
 
-void HeatMapPlot::setMode(PrecisionMode mode) {
-  const int index = modeCombo_->findData(static_cast<int>(mode));
+namespace {
+// The combo's item data: a series as one int.
+constexpr int kModesPerRun = 16;
+int seriesData(SeriesKey key) { return key.run * kModesPerRun + static_cast<int>(key.mode); }
+SeriesKey seriesOf(int data) { return {data / kModesPerRun, static_cast<PrecisionMode>(data % kModesPerRun)}; }
+}  // namespace
+
+void HeatMapPlot::setMode(PrecisionMode mode) { setSeries({kEngineRun, mode}); }
+
+PrecisionMode HeatMapPlot::mode() const { return seriesKey().mode; }
+
+void HeatMapPlot::setSeries(SeriesKey key) {
+  refillModes();
+  const int index = modeCombo_->findData(seriesData(key));
   if (index >= 0) modeCombo_->setCurrentIndex(index);
 }
 
-PrecisionMode HeatMapPlot::mode() const {
-  return static_cast<PrecisionMode>(modeCombo_->currentData().toInt());
-}
+SeriesKey HeatMapPlot::seriesKey() const { return seriesOf(modeCombo_->currentData().toInt()); }
 
 void HeatMapPlot::setScaled(bool scaled) { scaledCombo_->setCurrentIndex(scaled ? 0 : 1); }
 
 bool HeatMapPlot::scaled() const { return scaledCombo_->currentIndex() == 0; }
 
 void HeatMapPlot::refillModes() {
-  const std::vector<PrecisionMode> modes = store()->modes();
-  if (modeCombo_->count() == static_cast<int>(modes.size())) return;
+  const std::vector<SeriesKey> keys = store()->seriesKeys();
+  bool same = modeCombo_->count() == static_cast<int>(keys.size());
+  for (std::size_t i = 0; same && i < keys.size(); ++i)
+    same = modeCombo_->itemData(static_cast<int>(i)).toInt() == seriesData(keys[i]);
+  if (same) return;
   const QVariant current = modeCombo_->currentData();
   const QSignalBlocker block(modeCombo_);
   modeCombo_->clear();
-  for (PrecisionMode m : modes) modeCombo_->addItem(ModePalette::swatch(m), ModePalette::label(m), static_cast<int>(m));
+  for (SeriesKey k : keys)
+    modeCombo_->addItem(ModePalette::swatch(k.mode), SeriesStyle::label(*store(), k), seriesData(k));
   // Default to FP16 with a scaler: its gradients sit between FP16's landmark lines and move with the scale.
   int index = modeCombo_->findData(current);
-  if (index < 0) index = modeCombo_->findData(static_cast<int>(PrecisionMode::FP16AmpScaled));
-  if (index < 0) index = modeCombo_->findData(static_cast<int>(PrecisionMode::FP16Amp));
+  if (index < 0) index = modeCombo_->findData(seriesData({kEngineRun, PrecisionMode::FP16AmpScaled}));
+  if (index < 0) index = modeCombo_->findData(seriesData({kEngineRun, PrecisionMode::FP16Amp}));
   modeCombo_->setCurrentIndex(std::max(index, 0));
 }
 
@@ -96,7 +111,7 @@ void HeatMapPlot::rebuildFromStore() {
 
 void HeatMapPlot::appendFromStore() {
   refillModes();
-  const ModeSeries* s = modeCombo_->count() > 0 ? store()->series(mode()) : nullptr;
+  const ModeSeries* s = modeCombo_->count() > 0 ? store()->series(seriesKey()) : nullptr;
   const int64_t latest = (s && !s->histogramRing.empty()) ? s->histogramRing.back().step : -1;
   if (latest == drawnStep_) {
     skipReplot();
@@ -106,7 +121,7 @@ void HeatMapPlot::appendFromStore() {
 }
 
 void HeatMapPlot::redraw() {
-  const ModeSeries* s = modeCombo_->count() > 0 ? store()->series(mode()) : nullptr;
+  const ModeSeries* s = modeCombo_->count() > 0 ? store()->series(seriesKey()) : nullptr;
   if (!s || s->histogramRing.empty()) {
     map_->data()->clear();
     columns_ = 0;
@@ -164,7 +179,7 @@ QString HeatMapPlot::readoutAt(double key, double value) const {
   int c = 0, r = 0;
   map_->data()->coordToCell(key, value, &c, &r);
   if (c < 0 || c >= columns_ || r < 0 || r > maxExponent_ - minExponent_) return {};
-  const ModeSeries* s = store()->series(mode());
+  const ModeSeries* s = store()->series(seriesKey());
   if (!s || static_cast<size_t>(c) >= s->histogramRing.size()) return {};
   const HistogramSnapshot& snap = s->histogramRing[static_cast<size_t>(c)];
   const int e = minExponent_ + r;

@@ -1,9 +1,11 @@
-// HeatMapPlot: the exponent histogram of one mode's parameter gradients over time. x = step of each
+// HeatMapPlot: the exponent histogram of one series' parameter gradients over time (a mode of the
+// engine's run or of a followed run). x = step of each
 // instrumented step the store still holds (a bounded ring), y = binary exponent, colour = count on a log
 // colour scale; empty cells are transparent so FP16's shaded zones behind show where the mass sits.
 #pragma once
 
 #include "ampscope/engine/run_config.h"
+#include "ampscope/engine/telemetry_store.h"
 #include "ui/training/plot_panel.h"
 
 class QComboBox;
@@ -17,8 +19,10 @@ class HeatMapPlot : public PlotPanel {
  public:
   explicit HeatMapPlot(TelemetryStore* store, QWidget* parent = nullptr);
 
-  void setMode(PrecisionMode mode);
+  void setMode(PrecisionMode mode);  // of the engine's run
   PrecisionMode mode() const;
+  void setSeries(SeriesKey key);      // any series, followed runs included
+  SeriesKey seriesKey() const;
   void setScaled(bool scaled);
   bool scaled() const;
   QCPColorMap* colorMap() const { return map_; }

@@ -13,6 +13,7 @@
 #include "ampscope/engine/telemetry_store.h"
 #include "ui/training/mode_palette.h"
 #include "ui/training/power_of_two_ticker.h"
+#include "ui/training/series_style.h"
 
 namespace ampscope::ui {
 
@@ -212,26 +213,31 @@ void HistogramPlot::setLayer(const QString& layer) {
 
 QString HistogramPlot::layer() const { return layerCombo_->currentData().toString(); }
 
-void HistogramPlot::setModeShown(PrecisionMode mode, bool shown) {
-  hidden_[mode] = !shown;
+namespace {
+// A series as a menu action's data.
+int actionData(SeriesKey key) { return key.run * 16 + static_cast<int>(key.mode); }
+}  // namespace
+
+void HistogramPlot::setSeriesShown(SeriesKey key, bool shown) {
+  hidden_[key] = !shown;
   for (QAction* a : modesMenu_->actions())
-    if (a->data().toInt() == static_cast<int>(mode) && a->isChecked() != shown) a->setChecked(shown);
+    if (a->data().toInt() == actionData(key) && a->isChecked() != shown) a->setChecked(shown);
   redrawBars();
 }
 
-bool HistogramPlot::modeShown(PrecisionMode mode) const {
-  auto it = hidden_.find(mode);
+bool HistogramPlot::seriesShown(SeriesKey key) const {
+  auto it = hidden_.find(key);
   return it == hidden_.end() || !it->second;
 }
 
-ExponentHistogram HistogramPlot::shownHistogram(PrecisionMode mode) const {
-  const ModeSeries* s = store()->series(mode);
+ExponentHistogram HistogramPlot::shownHistogram(SeriesKey key) const {
+  const ModeSeries* s = store()->series(key);
   if (!s) return {};
   return sumOf(s->latestTensors, layer(), scaled());
 }
 
-QCPBars* HistogramPlot::bars(PrecisionMode mode) const {
-  auto it = bars_.find(mode);
+QCPBars* HistogramPlot::bars(SeriesKey key) const {
+  auto it = bars_.find(key);
   return it == bars_.end() ? nullptr : it->second;
 }
 
@@ -240,8 +246,8 @@ QString HistogramPlot::sideNote() const { return note_->text(); }
 void HistogramPlot::refillLayerCombo() {
   QStringList names;
   bool anyActivation = false;
-  for (PrecisionMode mode : store()->modes()) {
-    for (const TensorStats& t : store()->series(mode)->latestTensors) {
+  for (SeriesKey key : store()->seriesKeys()) {
+    for (const TensorStats& t : store()->series(key)->latestTensors) {
       const QString name = QString::fromStdString(t.name);
       if (!names.contains(name)) names << name;
       anyActivation = anyActivation || !t.isParameter;
@@ -267,24 +273,25 @@ void HistogramPlot::rebuildFromStore() {
   bars_.clear();
   drawnStep_.clear();
   modesMenu_->clear();
-  for (PrecisionMode mode : store()->modes()) {
-    QAction* a = modesMenu_->addAction(ModePalette::swatch(mode), ModePalette::label(mode));
+  for (SeriesKey key : store()->seriesKeys()) {
+    QAction* a = modesMenu_->addAction(ModePalette::swatch(key.mode), SeriesStyle::label(*store(), key));
     a->setCheckable(true);
-    a->setChecked(modeShown(mode));
-    a->setData(static_cast<int>(mode));
-    connect(a, &QAction::toggled, this, [this, mode](bool on) { setModeShown(mode, on); });
+    a->setChecked(seriesShown(key));
+    a->setData(actionData(key));
+    connect(a, &QAction::toggled, this, [this, key](bool on) { setSeriesShown(key, on); });
   }
   redrawBars();
 }
 
 void HistogramPlot::appendFromStore() {
   bool changed = false;
-  for (PrecisionMode mode : store()->modes()) {
-    const ModeSeries* s = store()->series(mode);
-    auto it = drawnStep_.find(mode);
+  const std::vector<SeriesKey> keys = store()->seriesKeys();
+  for (SeriesKey key : keys) {
+    const ModeSeries* s = store()->series(key);
+    auto it = drawnStep_.find(key);
     if (it == drawnStep_.end() || it->second != s->latestTensorsStep) changed = true;
   }
-  if (static_cast<int>(store()->modes().size()) != modesMenu_->actions().size()) {
+  if (static_cast<int>(keys.size()) != modesMenu_->actions().size()) {
     rebuildFromStore();
     return;
   }
@@ -297,10 +304,10 @@ void HistogramPlot::appendFromStore() {
 void HistogramPlot::redrawBars() {
   refillLayerCombo();
   const bool log = logCounts_->isChecked();
-  std::vector<PrecisionMode> shown;
-  for (PrecisionMode mode : store()->modes()) {
-    const ModeSeries* s = store()->series(mode);
-    if (modeShown(mode) && !s->latestTensors.empty()) shown.push_back(mode);
+  std::vector<SeriesKey> shown;
+  for (SeriesKey key : store()->seriesKeys()) {
+    const ModeSeries* s = store()->series(key);
+    if (seriesShown(key) && !s->latestTensors.empty()) shown.push_back(key);
   }
   // Drop bars of modes no longer shown, create missing ones in store order (so the group order is stable).
   for (auto it = bars_.begin(); it != bars_.end();) {
@@ -314,8 +321,8 @@ void HistogramPlot::redrawBars() {
   }
   const double width = 0.9 / static_cast<double>(std::max<size_t>(1, shown.size()));
   int lowest = static_cast<int>(kFp16FlushEdgeLog2) - 2;
-  for (PrecisionMode mode : shown) {
-    const ExponentHistogram h = shownHistogram(mode);
+  for (SeriesKey key : shown) {
+    const ExponentHistogram h = shownHistogram(key);
     for (int e = ExponentHistogram::kMinExponent; e < lowest; ++e)
       if (h.countAt(e) > 0) {
         lowest = e;
@@ -328,21 +335,23 @@ void HistogramPlot::redrawBars() {
   zeroSeparator_->point2->setCoords(zeroKey_ + 1.5, 1);
   zeroLabel_->position->setCoords(zeroKey_, 0.09);
   QStringList notes;
-  for (PrecisionMode mode : shown) {
-    QCPBars*& b = bars_[mode];
+  for (SeriesKey key : shown) {
+    QCPBars*& b = bars_[key];
+    const QString name = SeriesStyle::label(*store(), key);
     if (!b) {
       b = new QCPBars(plot()->xAxis, plot()->yAxis);
-      b->setName(ModePalette::label(mode));
-      const QColor c = ModePalette::color(mode);
-      setScaledPen(b, QPen(c.darker(130), 1.0));
-      b->setBrush(c);
+      b->setName(name);
+      const QColor c = ModePalette::color(key.mode);
+      // A followed run's bars are hatched in its mode's colour, edged in its dash pattern.
+      setScaledPen(b, QPen(c.darker(130), 1.0, SeriesStyle::penStyle(key.run)));
+      b->setBrush(key.run == kEngineRun ? QBrush(c) : QBrush(c, Qt::Dense3Pattern));
     }
     // Re-add in order so the group lays bars out left to right as modes are listed.
     if (group_->contains(b)) group_->remove(b);
     group_->append(b);
     b->setWidth(width);
     b->setBaseValue(log ? 0.5 : 0.0);
-    const ExponentHistogram h = shownHistogram(mode);
+    const ExponentHistogram h = shownHistogram(key);
     QVector<double> keys, values;
     if (h.zero > 0) {
       keys << zeroKey_;
@@ -355,13 +364,13 @@ void HistogramPlot::redrawBars() {
       values << static_cast<double>(n);
     }
     b->setData(keys, values, true);
-    drawnStep_[mode] = store()->series(mode)->latestTensorsStep;
+    drawnStep_[key] = store()->series(key)->latestTensorsStep;
     const int64_t total = h.total();
-    const QString color = ModePalette::color(mode).name();
+    const QString color = ModePalette::color(key.mode).name();
     notes << tr("<span style='color:%1'>■</span> <b>%2</b> (step %3): %4 values · zero %5 · +inf %6 · −inf %7 · "
                 "NaN %8 · would flush %9 (%10%)")
-                 .arg(color, ModePalette::label(mode))
-                 .arg(store()->series(mode)->latestTensorsStep)
+                 .arg(color, name.toHtmlEscaped())
+                 .arg(store()->series(key)->latestTensorsStep)
                  .arg(total)
                  .arg(h.zero)
                  .arg(h.posInf)
@@ -410,10 +419,10 @@ QString HistogramPlot::readoutAt(double key, double) const {
     lines << tr("bin %1: |g| in [%2, %3)")
                  .arg(e)
                  .arg(PowerOfTwoTicker::label(e), PowerOfTwoTicker::label(e + 1));
-  for (auto& [mode, b] : bars_) {
+  for (auto& [key, b] : bars_) {
     auto it = b->data()->findBegin(e, false);
     const double n = (it != b->data()->constEnd() && static_cast<int>(it->key) == e) ? it->value : 0.0;
-    lines << QStringLiteral("%1: %2").arg(ModePalette::label(mode)).arg(static_cast<qint64>(n));
+    lines << QStringLiteral("%1: %2").arg(b->name()).arg(static_cast<qint64>(n));
   }
   return lines.join(QLatin1Char('\n'));
 }

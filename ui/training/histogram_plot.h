@@ -10,6 +10,7 @@
 
 #include "ampscope/engine/run_config.h"
 #include "ampscope/engine/telemetry.h"
+#include "ampscope/engine/telemetry_store.h"
 #include "ui/training/plot_panel.h"
 
 class QCheckBox;
@@ -36,13 +37,17 @@ class HistogramPlot : public PlotPanel {
   // "" = all parameter gradients, "*act" = all tapped activation gradients, else one tensor's name.
   void setLayer(const QString& layer);
   QString layer() const;
-  void setModeShown(PrecisionMode mode, bool shown);
-  bool modeShown(PrecisionMode mode) const;
+  void setModeShown(PrecisionMode mode, bool shown) { setSeriesShown(SeriesKey{kEngineRun, mode}, shown); }
+  bool modeShown(PrecisionMode mode) const { return seriesShown(SeriesKey{kEngineRun, mode}); }
+  void setSeriesShown(SeriesKey key, bool shown);
+  bool seriesShown(SeriesKey key) const;
 
-  // The histogram currently drawn for `mode` (chosen layer(s), scaled or not), and its bars (one bar per
-  // non-empty exponent bin plus one at zeroKey() for exact zeros).
-  ExponentHistogram shownHistogram(PrecisionMode mode) const;
-  QCPBars* bars(PrecisionMode mode) const;
+  // The histogram currently drawn for a series (chosen layer(s), scaled or not), and its bars (one bar
+  // per non-empty exponent bin plus one at zeroKey() for exact zeros). A PrecisionMode is the engine's.
+  ExponentHistogram shownHistogram(PrecisionMode mode) const { return shownHistogram(SeriesKey{kEngineRun, mode}); }
+  ExponentHistogram shownHistogram(SeriesKey key) const;
+  QCPBars* bars(PrecisionMode mode) const { return bars(SeriesKey{kEngineRun, mode}); }
+  QCPBars* bars(SeriesKey key) const;
   QString sideNote() const;
   double zeroKey() const { return zeroKey_; }
 
@@ -72,9 +77,9 @@ class HistogramPlot : public PlotPanel {
   QCPItemText* zeroLabel_ = nullptr;
   QCPItemStraightLine* zeroSeparator_ = nullptr;
   QCPItemRect* zeroBackground_ = nullptr;
-  std::map<PrecisionMode, QCPBars*> bars_;
-  std::map<PrecisionMode, bool> hidden_;  // modes the user unticked
-  std::map<PrecisionMode, int64_t> drawnStep_;
+  std::map<SeriesKey, QCPBars*> bars_;
+  std::map<SeriesKey, bool> hidden_;  // series the user unticked
+  std::map<SeriesKey, int64_t> drawnStep_;
   QStringList layerNames_;
 };
 

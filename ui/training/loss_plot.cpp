@@ -8,6 +8,7 @@
 
 #include "ampscope/engine/telemetry_store.h"
 #include "ui/training/mode_palette.h"
+#include "ui/training/series_style.h"
 
 namespace ampscope::ui {
 
@@ -57,28 +58,28 @@ void LossPlot::setSmoothing(double beta) {
   refresh();
 }
 
-QCPGraph* LossPlot::lossGraph(PrecisionMode mode) const { return laneGraph(lanes_, mode, &Lane::loss); }
+QCPGraph* LossPlot::lossGraph(SeriesKey key) const { return laneGraph(lanes_, key, &Lane::loss); }
 
-QCPGraph* LossPlot::nonFiniteGraph(PrecisionMode mode) const { return laneGraph(lanes_, mode, &Lane::nonFinite); }
+QCPGraph* LossPlot::nonFiniteGraph(SeriesKey key) const { return laneGraph(lanes_, key, &Lane::nonFinite); }
 
 QCPGraph* LossPlot::bandLowGraph(PrecisionMode mode) const {
-  return laneGraph(lanes_, mode, [](const Lane& lane) { return lane.band.low; });
+  return laneGraph(lanes_, SeriesKey{kEngineRun, mode}, [](const Lane& lane) { return lane.band.low; });
 }
 
 QCPGraph* LossPlot::bandHighGraph(PrecisionMode mode) const {
-  return laneGraph(lanes_, mode, [](const Lane& lane) { return lane.band.high; });
+  return laneGraph(lanes_, SeriesKey{kEngineRun, mode}, [](const Lane& lane) { return lane.band.high; });
 }
 
-LossPlot::Lane& LossPlot::laneFor(PrecisionMode mode) {
-  auto it = lanes_.find(mode);
+LossPlot::Lane& LossPlot::laneFor(SeriesKey key) {
+  auto it = lanes_.find(key);
   if (it != lanes_.end()) return it->second;
   Lane lane;
   // The band first, so the line is drawn over it.
-  const QColor color = ModePalette::color(mode);
-  lane.band = BandGraphs::add(*this, color, /*fillAlpha=*/60);
+  const QColor color = ModePalette::color(key.mode);
+  lane.band = BandGraphs::add(*this, color, /*fillAlpha=*/60, SeriesStyle::penStyle(key.run));
   lane.loss = plot()->addGraph();
-  lane.loss->setName(ModePalette::label(mode));
-  setScaledPen(lane.loss, QPen(color, 1.0));
+  lane.loss->setName(SeriesStyle::label(*store(), key));
+  setScaledPen(lane.loss, SeriesStyle::pen(key, key.run == kEngineRun ? 1.0 : 1.5));
   lane.loss->setAdaptiveSampling(true);
   lane.nonFinite = plot()->addGraph();
   lane.nonFinite->setLineStyle(QCPGraph::lsNone);
@@ -86,10 +87,10 @@ LossPlot::Lane& LossPlot::laneFor(PrecisionMode mode) {
   lane.nonFinite->setPen(QPen(kNonFiniteColor, 2));
   lane.nonFinite->setProperty("noReadout", true);
   lane.nonFinite->removeFromLegend();
-  return lanes_.emplace(mode, lane).first->second;
+  return lanes_.emplace(key, lane).first->second;
 }
 
-void LossPlot::addPoint(PrecisionMode, Lane& lane, int64_t step, double key, double loss) {
+void LossPlot::addPoint(Lane& lane, int64_t step, double key, double loss) {
   lane.lastStep = step;
   if (!std::isfinite(loss)) {
     // A gap in the line (QCustomPlot breaks lines at NaN) plus a red cross where the line stopped.
@@ -108,20 +109,20 @@ void LossPlot::addPoint(PrecisionMode, Lane& lane, int64_t step, double key, dou
   lane.loss->addData(key, shown);
 }
 
-void LossPlot::markDivergence(PrecisionMode mode, Lane& lane, int64_t step) {
-  if (divergedLabels_.count(mode)) return;
+void LossPlot::markDivergence(SeriesKey key, Lane& lane, int64_t step) {
+  if (divergedLabels_.count(key)) return;
   const double y = lane.haveFinite ? lane.lastFinite : 0.0;
   lane.nonFinite->addData(static_cast<double>(step), y);
   auto* label = new QCPItemText(plot());
   label->position->setCoords(static_cast<double>(step), y);
   label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
-  label->setText(tr("✕ %1 diverged at step %2").arg(ModePalette::label(mode)).arg(step));
+  label->setText(tr("✕ %1 diverged at step %2").arg(SeriesStyle::label(*store(), key)).arg(step));
   label->setColor(kNonFiniteColor);
   label->setPadding(QMargins(4, 0, 0, 2));
   QFont f = font();
   f.setBold(true);
   label->setFont(f);
-  divergedLabels_[mode] = label;
+  divergedLabels_[key] = label;
 }
 
 void LossPlot::rebuildFromStore() {
@@ -133,9 +134,9 @@ void LossPlot::rebuildFromStore() {
     plot()->removeGraph(lane.nonFinite);
   }
   lanes_.clear();
-  for (PrecisionMode mode : store()->modes()) {
-    const ModeSeries* s = store()->series(mode);
-    Lane& lane = laneFor(mode);
+  for (SeriesKey key : store()->seriesKeys()) {
+    const ModeSeries* s = store()->series(key);
+    Lane& lane = laneFor(key);
     BandPoints band;
     band.reserve(s->buckets.size());
     QVector<double> keys, values, badKeys, badValues;
@@ -183,15 +184,15 @@ void LossPlot::rebuildFromStore() {
     lane.loss->setData(keys, values, /*alreadySorted=*/true);
     lane.nonFinite->setData(badKeys, badValues, /*alreadySorted=*/true);
     lane.lastStep = s->lastStep;
-    if (s->divergedAt) markDivergence(mode, lane, *s->divergedAt);
+    if (s->divergedAt) markDivergence(key, lane, *s->divergedAt);
   }
 }
 
 void LossPlot::appendFromStore() {
   bool changed = false;
-  for (PrecisionMode mode : store()->modes()) {
-    const ModeSeries* s = store()->series(mode);
-    Lane& lane = laneFor(mode);
+  for (SeriesKey key : store()->seriesKeys()) {
+    const ModeSeries* s = store()->series(key);
+    Lane& lane = laneFor(key);
     const int64_t stepBefore = lane.lastStep;
     // New points are at the back of `recent`: walk back to the first unseen one.
     auto it = s->recent.end();
@@ -202,7 +203,7 @@ void LossPlot::appendFromStore() {
         if (!keys.isEmpty()) lane.loss->addData(keys, values, /*alreadySorted=*/true);
         keys.clear();
         values.clear();
-        addPoint(mode, lane, it->step, static_cast<double>(it->step), it->loss);
+        addPoint(lane, it->step, static_cast<double>(it->step), it->loss);
         continue;
       }
       // Batch the finite ones; addPoint's EMA logic inlined to keep one addData per drain.
@@ -219,8 +220,8 @@ void LossPlot::appendFromStore() {
       values << shown;
     }
     if (!keys.isEmpty()) lane.loss->addData(keys, values, /*alreadySorted=*/true);
-    if (s->divergedAt && !divergedLabels_.count(mode)) {
-      markDivergence(mode, lane, *s->divergedAt);
+    if (s->divergedAt && !divergedLabels_.count(key)) {
+      markDivergence(key, lane, *s->divergedAt);
       changed = true;
     }
     changed = changed || lane.lastStep != stepBefore;

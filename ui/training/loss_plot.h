@@ -1,4 +1,5 @@
-// LossPlot: training loss per precision mode against the step. Linear or log y, optional exponential
+// LossPlot: training loss per series (each mode of the engine's run and of each followed run) against the
+// step. Linear or log y, optional exponential
 // moving average. NaN and Inf losses are data, not gaps to hide: each one gets a red cross at the last
 // finite value of its mode, and a diverged mode gets a labelled marker at the step where it stopped.
 // Steps the store folded into buckets show as a translucent band from each bucket's minimum to its
@@ -10,6 +11,7 @@
 #include <map>
 
 #include "ampscope/engine/run_config.h"
+#include "ampscope/engine/telemetry_store.h"
 #include "ui/training/band_graphs.h"
 #include "ui/training/plot_panel.h"
 
@@ -30,8 +32,11 @@ class LossPlot : public PlotPanel {
   // 0 = raw; otherwise the EMA weight of the past, in [0, 0.999].
   void setSmoothing(double beta);
   double smoothing() const { return smoothing_; }
-  QCPGraph* lossGraph(PrecisionMode mode) const;
-  QCPGraph* nonFiniteGraph(PrecisionMode mode) const;
+  // A mode of the engine's run, or any series (followed runs included).
+  QCPGraph* lossGraph(PrecisionMode mode) const { return lossGraph(SeriesKey{kEngineRun, mode}); }
+  QCPGraph* lossGraph(SeriesKey key) const;
+  QCPGraph* nonFiniteGraph(PrecisionMode mode) const { return nonFiniteGraph(SeriesKey{kEngineRun, mode}); }
+  QCPGraph* nonFiniteGraph(SeriesKey key) const;
   // The band of folded steps: two points per bucket (its first and last step) at its min / its max.
   QCPGraph* bandLowGraph(PrecisionMode mode) const;
   QCPGraph* bandHighGraph(PrecisionMode mode) const;
@@ -53,15 +58,15 @@ class LossPlot : public PlotPanel {
     double lastFinite = 0;
     bool haveFinite = false;
   };
-  Lane& laneFor(PrecisionMode mode);
-  void addPoint(PrecisionMode mode, Lane& lane, int64_t step, double key, double loss);
-  void markDivergence(PrecisionMode mode, Lane& lane, int64_t step);
+  Lane& laneFor(SeriesKey key);
+  void addPoint(Lane& lane, int64_t step, double key, double loss);
+  void markDivergence(SeriesKey key, Lane& lane, int64_t step);
 
   QCheckBox* log_;
   QSlider* smoothingSlider_;
   double smoothing_ = 0.0;
-  std::map<PrecisionMode, Lane> lanes_;
-  std::map<PrecisionMode, QCPItemText*> divergedLabels_;
+  std::map<SeriesKey, Lane> lanes_;
+  std::map<SeriesKey, QCPItemText*> divergedLabels_;
 };
 
 }  // namespace ampscope::ui

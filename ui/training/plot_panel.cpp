@@ -2,9 +2,11 @@
 
 #include <QCheckBox>
 #include <QMouseEvent>
+#include <QResizeEvent>
 #include <QShowEvent>
 #include <QToolTip>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 #include <qcustomplot.h>
 
@@ -113,8 +115,37 @@ void PlotPanel::update(bool forceRebuild) {
     appendFromStore();
     if (!replotWanted_) return;
   }
+  fitLegendColumns();
   if (followLatest()) fitToData();
   replotQueued();
+}
+
+void PlotPanel::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  if (legendColumns_ > 0) {
+    fitLegendColumns();
+    replotQueued();
+  }
+}
+
+void PlotPanel::fitLegendColumns() {
+  if (legendColumns_ <= 0) return;
+  QCPLegend* legend = plot_->legend;
+  int widest = 0;
+  int visible = 0;
+  for (int i = 0; i < legend->itemCount(); ++i) {
+    QCPAbstractLegendItem* item = legend->item(i);
+    if (!item || !item->visible()) continue;
+    widest = std::max(widest, item->minimumOuterSizeHint().width());
+    ++visible;
+  }
+  const int available = plot_->width() - legend->margins().left() - legend->margins().right();
+  const int spacing = legend->columnSpacing();
+  int columns = widest > 0 ? (available + spacing) / (widest + spacing) : legendColumns_;
+  columns = std::clamp(columns, 1, legendColumns_);
+  if (legend->wrap() == columns) return;
+  legend->setWrap(columns);
+  legend->setFillOrder(QCPLegend::foColumnsFirst, /*rearrange=*/true);
 }
 
 void PlotPanel::showEvent(QShowEvent* event) {
@@ -137,6 +168,7 @@ void PlotPanel::placeLegendAbove(int columns) {
   plot_->plotLayout()->setRowStretchFactor(0, 0.001);
   legend->setFillOrder(QCPLegend::foColumnsFirst);
   legend->setWrap(columns);
+  legendColumns_ = columns;
   legend->setBorderPen(Qt::NoPen);
   legend->setBrush(Qt::NoBrush);
   legend->setMargins(QMargins(4, 2, 4, 0));

@@ -63,11 +63,15 @@ class PlotPanel : public QWidget {
   // data or labels fill the whole frame).
   void placeLegendAbove(int columns);
   void showEvent(QShowEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
   void update(bool forceRebuild);
   void onMouseMove(QMouseEvent* event);
   void onUserRangeChange();
+  // A legend above the plot takes at most as many columns as its widest entry fits into the width
+  // (followed runs' long names would otherwise be cut off), never more than placeLegendAbove's.
+  void fitLegendColumns();
 
   TelemetryStore* store_;
   QCustomPlot* plot_;
@@ -77,7 +81,8 @@ class PlotPanel : public QWidget {
   uint64_t seenGeneration_ = ~uint64_t{0};
   bool stale_ = true;
   bool fitting_ = false;
-  bool replotWanted_ = true;  // our own range changes must not switch "follow latest" off
+  bool replotWanted_ = true;
+  int legendColumns_ = 0;  // placeLegendAbove's column count; 0: the legend is inside the plot  // our own range changes must not switch "follow latest" off
 };
 
 // The graph `pick` takes from the lane a plot keeps for `key` (one lane of graphs per mode), or nullptr

@@ -6,6 +6,7 @@
 #include "ampscope/engine/telemetry_store.h"
 #include "ui/training/mode_palette.h"
 #include "ui/training/power_of_two_ticker.h"
+#include "ui/training/series_style.h"
 
 namespace ampscope::ui {
 
@@ -24,37 +25,37 @@ ScalePlot::ScalePlot(TelemetryStore* store, QWidget* parent) : PlotPanel(store, 
   updateEmptyNote();
 }
 
-QCPGraph* ScalePlot::scaleGraph(PrecisionMode mode) const { return laneGraph(lanes_, mode, &Lane::scale); }
+QCPGraph* ScalePlot::scaleGraph(SeriesKey key) const { return laneGraph(lanes_, key, &Lane::scale); }
 
-QCPGraph* ScalePlot::skippedGraph(PrecisionMode mode) const { return laneGraph(lanes_, mode, &Lane::skipped); }
+QCPGraph* ScalePlot::skippedGraph(SeriesKey key) const { return laneGraph(lanes_, key, &Lane::skipped); }
 
 QCPGraph* ScalePlot::bandLowGraph(PrecisionMode mode) const {
-  return laneGraph(lanes_, mode, [](const Lane& lane) { return lane.band.low; });
+  return laneGraph(lanes_, SeriesKey{kEngineRun, mode}, [](const Lane& lane) { return lane.band.low; });
 }
 
 QCPGraph* ScalePlot::bandHighGraph(PrecisionMode mode) const {
-  return laneGraph(lanes_, mode, [](const Lane& lane) { return lane.band.high; });
+  return laneGraph(lanes_, SeriesKey{kEngineRun, mode}, [](const Lane& lane) { return lane.band.high; });
 }
 
-ScalePlot::Lane& ScalePlot::laneFor(PrecisionMode mode) {
-  auto it = lanes_.find(mode);
+ScalePlot::Lane& ScalePlot::laneFor(SeriesKey key) {
+  auto it = lanes_.find(key);
   if (it != lanes_.end()) return it->second;
   Lane lane;
-  const QColor color = ModePalette::color(mode);
+  const QColor color = ModePalette::color(key.mode);
   // The band first, so the step line is drawn over it.
-  lane.band = BandGraphs::add(*this, color, /*fillAlpha=*/60);
+  lane.band = BandGraphs::add(*this, color, /*fillAlpha=*/60, SeriesStyle::penStyle(key.run));
   lane.scale = plot()->addGraph();
-  lane.scale->setName(ModePalette::label(mode));
+  lane.scale->setName(SeriesStyle::label(*store(), key));
   lane.scale->setLineStyle(QCPGraph::lsStepLeft);
   lane.scale->setAdaptiveSampling(true);
-  setScaledPen(lane.scale, QPen(color, 1.0));
+  setScaledPen(lane.scale, SeriesStyle::pen(key, key.run == kEngineRun ? 1.0 : 1.5));
   lane.skipped = plot()->addGraph();
-  lane.skipped->setName(tr("%1: skipped step").arg(ModePalette::label(mode)));
+  lane.skipped->setName(tr("%1: skipped step").arg(SeriesStyle::label(*store(), key)));
   lane.skipped->setLineStyle(QCPGraph::lsNone);
   lane.skipped->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(QColor(200, 0, 0), 1.5),
                                                 QBrush(Qt::white), 7));
   lane.skipped->setProperty("noReadout", true);
-  return lanes_.emplace(mode, lane).first->second;
+  return lanes_.emplace(key, lane).first->second;
 }
 
 void ScalePlot::updateEmptyNote() { emptyNote_->setVisible(lanes_.empty()); }
@@ -66,10 +67,10 @@ void ScalePlot::rebuildFromStore() {
     plot()->removeGraph(lane.skipped);
   }
   lanes_.clear();
-  for (PrecisionMode mode : store()->modes()) {
-    if (!store()->usesScaler(mode)) continue;
-    const ModeSeries* s = store()->series(mode);
-    Lane& lane = laneFor(mode);
+  for (SeriesKey key : store()->seriesKeys()) {
+    if (!store()->usesScaler(key)) continue;
+    const ModeSeries* s = store()->series(key);
+    Lane& lane = laneFor(key);
     BandPoints band;
     band.reserve(s->buckets.size());
     QVector<double> keys, values, skipKeys, skipValues;
@@ -101,10 +102,10 @@ void ScalePlot::rebuildFromStore() {
 
 void ScalePlot::appendFromStore() {
   bool changed = false;
-  for (PrecisionMode mode : store()->modes()) {
-    if (!store()->usesScaler(mode)) continue;
-    const ModeSeries* s = store()->series(mode);
-    Lane& lane = laneFor(mode);
+  for (SeriesKey key : store()->seriesKeys()) {
+    if (!store()->usesScaler(key)) continue;
+    const ModeSeries* s = store()->series(key);
+    Lane& lane = laneFor(key);
     auto it = s->recent.end();
     while (it != s->recent.begin() && (it - 1)->step > lane.lastStep) --it;
     QVector<double> keys, values, skipKeys, skipValues;

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "ampscope/engine/run_config.h"
+#include "ampscope/engine/telemetry_store.h"
 #include "ui/training/band_graphs.h"
 #include "ui/training/plot_panel.h"
 
@@ -22,8 +23,10 @@ class ScalePlot : public PlotPanel {
  public:
   explicit ScalePlot(TelemetryStore* store, QWidget* parent = nullptr);
 
-  QCPGraph* scaleGraph(PrecisionMode mode) const;
-  QCPGraph* skippedGraph(PrecisionMode mode) const;
+  QCPGraph* scaleGraph(PrecisionMode mode) const { return scaleGraph(SeriesKey{kEngineRun, mode}); }
+  QCPGraph* scaleGraph(SeriesKey key) const;
+  QCPGraph* skippedGraph(PrecisionMode mode) const { return skippedGraph(SeriesKey{kEngineRun, mode}); }
+  QCPGraph* skippedGraph(SeriesKey key) const;
   QCPGraph* bandLowGraph(PrecisionMode mode) const;   // two points per bucket at its min scale
   QCPGraph* bandHighGraph(PrecisionMode mode) const;  // ... at its max scale, filled down to the min
 
@@ -39,10 +42,10 @@ class ScalePlot : public PlotPanel {
     QCPGraph* skipped = nullptr;
     int64_t lastStep = 0;
   };
-  Lane& laneFor(PrecisionMode mode);
+  Lane& laneFor(SeriesKey key);
   void updateEmptyNote();
 
-  std::map<PrecisionMode, Lane> lanes_;
+  std::map<SeriesKey, Lane> lanes_;
   QCPItemText* emptyNote_;
 };
 

@@ -245,6 +245,8 @@ void TrainingWorkspace::onStateChanged(RunState state) {
   updateStatus();
 }
 
+void TrainingWorkspace::refreshFromStore() { onDataAppended(); }
+
 void TrainingWorkspace::onDataAppended() {
   for (PlotPanel* p : plots()) p->onDataAppended();
   updateStatus();

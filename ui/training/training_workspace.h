@@ -53,6 +53,8 @@ class TrainingWorkspace : public QObject {
   TelemetryStore* store() const;
   void shutdown();  // stop and join the training thread; call from the window's closeEvent
   void setLineScale(double scale);  // presenter mode: thicker lines in every plot
+  // New steps reached the store from elsewhere (followed runs): the plots append them.
+  void refreshFromStore();
 
   RunPanel* runPanel() const { return runPanel_; }
   LossPlot* lossPlot() const { return loss_; }

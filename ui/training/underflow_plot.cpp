@@ -7,6 +7,7 @@
 
 #include "ampscope/engine/telemetry_store.h"
 #include "ui/training/mode_palette.h"
+#include "ui/training/series_style.h"
 
 namespace ampscope::ui {
 
@@ -68,35 +69,41 @@ void UnderflowPlot::setLayer(const QString& layer) {
 
 QString UnderflowPlot::layer() const { return layerCombo_->currentData().toString(); }
 
-QCPGraph* UnderflowPlot::graph(PrecisionMode mode, Quantity quantity) const {
-  return laneGraph(lanes_, mode, [quantity](const Lane& lane) { return lane.graphs[static_cast<size_t>(quantity)]; });
+QCPGraph* UnderflowPlot::graph(SeriesKey key, Quantity quantity) const {
+  return laneGraph(lanes_, key, [quantity](const Lane& lane) { return lane.graphs[static_cast<size_t>(quantity)]; });
 }
 
 QCPGraph* UnderflowPlot::bandHighGraph(PrecisionMode mode, Quantity quantity) const {
-  return laneGraph(lanes_, mode,
+  return laneGraph(lanes_, SeriesKey{kEngineRun, mode},
                    [quantity](const Lane& lane) { return lane.bands[static_cast<size_t>(quantity)].high; });
 }
 
-UnderflowPlot::Lane& UnderflowPlot::laneFor(PrecisionMode mode) {
-  auto it = lanes_.find(mode);
+UnderflowPlot::Lane& UnderflowPlot::laneFor(SeriesKey key) {
+  auto it = lanes_.find(key);
   if (it != lanes_.end()) return it->second;
   Lane lane;
+  const QColor color = ModePalette::color(key.mode);
   // Bands first, so the lines are drawn over them.
   for (int q = 0; q < kQuantities; ++q)
-    lane.bands[static_cast<size_t>(q)] = BandGraphs::add(*this, ModePalette::color(mode), /*fillAlpha=*/50, kStyles[q]);
+    lane.bands[static_cast<size_t>(q)] = BandGraphs::add(*this, color, /*fillAlpha=*/50, kStyles[q]);
   const QString quantityNames[] = {tr("flushed"), tr("subnormal"), tr("overflowed")};
+  const QString name = SeriesStyle::label(*store(), key);
+  // The line style already says which quantity; a followed run's points get a marker shape of its own.
+  static const QCPScatterStyle::ScatterShape kRunShapes[] = {QCPScatterStyle::ssCircle, QCPScatterStyle::ssSquare,
+                                                             QCPScatterStyle::ssTriangle, QCPScatterStyle::ssDiamond};
   for (int q = 0; q < kQuantities; ++q) {
     QCPGraph* g = plot()->addGraph();
-    // The legend shows the first quantity's entry per mode, so that name is just the mode.
-    g->setName(q == 0 ? ModePalette::label(mode)
-                      : QStringLiteral("%1 · %2").arg(ModePalette::label(mode), quantityNames[q]));
-    g->setProperty("readoutName", QStringLiteral("%1 · %2").arg(ModePalette::label(mode), quantityNames[q]));
+    // The legend shows the first quantity's entry per series, so that name is just the series.
+    g->setName(q == 0 ? name : QStringLiteral("%1 · %2").arg(name, quantityNames[q]));
+    g->setProperty("readoutName", QStringLiteral("%1 · %2").arg(name, quantityNames[q]));
     if (q > 0) g->removeFromLegend();
     g->setAdaptiveSampling(true);
-    setScaledPen(g, QPen(ModePalette::color(mode), 1.0, kStyles[q]));
+    setScaledPen(g, QPen(color, 1.0, kStyles[q]));
+    if (key.run != kEngineRun)
+      g->setScatterStyle(QCPScatterStyle(kRunShapes[(key.run - 1) % 4], color, 5));
     lane.graphs[static_cast<size_t>(q)] = g;
   }
-  return lanes_.emplace(mode, lane).first->second;
+  return lanes_.emplace(key, lane).first->second;
 }
 
 double UnderflowPlot::valueOf(const RoundingCounts& c, Quantity quantity, double steps) const {
@@ -109,8 +116,8 @@ double UnderflowPlot::valueOf(const RoundingCounts& c, Quantity quantity, double
 
 void UnderflowPlot::refillLayers() {
   QStringList names;
-  for (PrecisionMode mode : store()->modes())
-    for (const std::string& l : store()->series(mode)->layers)
+  for (SeriesKey key : store()->seriesKeys())
+    for (const std::string& l : store()->series(key)->layers)
       if (!names.contains(QString::fromStdString(l))) names << QString::fromStdString(l);
   if (names == layerNames_) return;
   layerNames_ = names;
@@ -152,9 +159,9 @@ void UnderflowPlot::rebuildFromStore() {
   lanes_.clear();
   plot()->yAxis->setLabel(percent() ? tr("% of elements at rounding points") : tr("elements per instrumented step"));
   const QString chosen = layer();
-  for (PrecisionMode mode : store()->modes()) {
-    const ModeSeries* s = store()->series(mode);
-    Lane& lane = laneFor(mode);
+  for (SeriesKey key : store()->seriesKeys()) {
+    const ModeSeries* s = store()->series(key);
+    Lane& lane = laneFor(key);
     for (int q = 0; q < kQuantities; ++q) {
       BandPoints band;
       band.reserve(s->instrumentBuckets.size());
@@ -194,9 +201,9 @@ void UnderflowPlot::appendFromStore() {
   const size_t lanesBefore = lanes_.size();
   refillLayers();
   const QString chosen = layer();
-  for (PrecisionMode mode : store()->modes()) {
-    const ModeSeries* s = store()->series(mode);
-    Lane& lane = laneFor(mode);
+  for (SeriesKey key : store()->seriesKeys()) {
+    const ModeSeries* s = store()->series(key);
+    Lane& lane = laneFor(key);
     auto first = s->instruments.end();
     while (first != s->instruments.begin() && (first - 1)->step > lane.lastStep) --first;
     if (first == s->instruments.end()) continue;

@@ -1,6 +1,6 @@
 // UnderflowPlot: what happened at the rounding points of each mode over time, on instrumented steps:
 // values flushed to zero (non-zero before the cast, zero after), values left subnormal, and values that
-// overflowed to inf. One colour per mode, one line style per quantity; as counts or as a percentage of
+// overflowed to inf. One colour per mode, one line style per quantity (a followed run's lines also carry a marker of their own); as counts or as a percentage of
 // the elements that went through a rounding point; summed over the model or for one layer. Instrumented
 // steps the store folded into buckets are translucent bands from the least to the most any single step
 // of the bucket had; the line is the full-resolution steps.
@@ -11,6 +11,7 @@
 
 #include "ampscope/engine/run_config.h"
 #include "ampscope/engine/telemetry.h"
+#include "ampscope/engine/telemetry_store.h"
 #include "ui/training/band_graphs.h"
 #include "ui/training/plot_panel.h"
 
@@ -33,7 +34,8 @@ class UnderflowPlot : public PlotPanel {
   void setQuantityShown(Quantity quantity, bool shown);
   void setLayer(const QString& layer);  // "" = total over all rounding points
   QString layer() const;
-  QCPGraph* graph(PrecisionMode mode, Quantity quantity) const;
+  QCPGraph* graph(PrecisionMode mode, Quantity quantity) const { return graph(SeriesKey{kEngineRun, mode}, quantity); }
+  QCPGraph* graph(SeriesKey key, Quantity quantity) const;
   // The band of folded steps: two points per bucket (its first and last step) at its per-step maximum.
   QCPGraph* bandHighGraph(PrecisionMode mode, Quantity quantity) const;
 
@@ -47,7 +49,7 @@ class UnderflowPlot : public PlotPanel {
     std::array<QCPGraph*, kQuantities> graphs{};
     int64_t lastStep = 0;
   };
-  Lane& laneFor(PrecisionMode mode);
+  Lane& laneFor(SeriesKey key);
   double valueOf(const RoundingCounts& counts, Quantity quantity, double steps) const;
   void refillLayers();
   void applyVisibility();
@@ -55,7 +57,7 @@ class UnderflowPlot : public PlotPanel {
   QComboBox* unitCombo_;
   QComboBox* layerCombo_;
   std::array<QCheckBox*, kQuantities> quantityBoxes_{};
-  std::map<PrecisionMode, Lane> lanes_;
+  std::map<SeriesKey, Lane> lanes_;
   QStringList layerNames_;
 };
 

@@ -25,7 +25,9 @@ namespace {
 enum StepKey : std::size_t {
   kMode, kStep, kLoss, kLossScale, kSkipped, kFoundInf, kGradNormBeforeClip, kGradNormAfterClip,
   kClipNormSeen, kLr, kStepTimeMs, kCurrentBytes, kPeakBytes, kDiverged, kInstrumented, kRounding,
-  kRoundingPoints, kTensors, kStepKeyCount
+  kRoundingPoints, kTensors,
+  // version 3: from training-script probes (not in version 1's spelling)
+  kSeq, kWallTime, kNonFinite, kFoundInfPerDevice, kStepKeyCount
 };
 enum CountsKey : std::size_t { kElements, kFlushedToZero, kSubnormal, kOverflowed, kNan, kCountsKeyCount };
 enum PointKey : std::size_t { kPointName, kPointLayer, kPointBackward, kPointCounts, kPointKeyCount };
@@ -33,8 +35,13 @@ enum TensorKey : std::size_t {
   kTensorName, kTensorIsParameter, kTensorNumel, kTensorScaled, kTensorUnscaled, kTensorKeyCount
 };
 enum HistogramKey : std::size_t {
-  kBins, kZero, kPosInf, kNegInf, kHistNan, kTargetSubnormal, kTargetUnderflow, kHistogramKeyCount
+  kBins, kZero, kPosInf, kNegInf, kHistNan, kTargetSubnormal, kTargetUnderflow,
+  kFormats,  // version 3 (not in version 1's spelling)
+  kHistogramKeyCount
 };
+enum RangeKey : std::size_t { kRangeFlushed, kRangeSubnormal, kRangeOverflowed, kRangeKeyCount };
+constexpr std::array<std::string_view, kRangeKeyCount> kRangeKeys = {"flushed", "subnormal", "overflowed"};
+constexpr std::array<std::string_view, kRangeFormats> kRangeFormatKeys = {"fp16", "bf16", "fp8-e4m3", "fp8-e5m2"};
 
 struct Spelling {
   std::array<std::string_view, kStepKeyCount> step;
@@ -43,27 +50,34 @@ struct Spelling {
   std::array<std::string_view, kTensorKeyCount> tensor;
   std::array<std::string_view, kHistogramKeyCount> histogram;
   bool binsAsObject;  // version 1: "exponents": {"-24": count}; now "bins": [[-24, count]]
+  std::size_t stepKeys;       // how many of `step` this spelling knows (version 1 lacks the newer ones)
+  std::size_t histogramKeys;  // the same for `histogram`
 };
 
 constexpr Spelling kKebab{
     {"mode", "step", "loss", "loss-scale", "skipped", "found-inf", "grad-norm-before-clip",
      "grad-norm-after-clip", "clip-norm-seen", "lr", "step-time-ms", "current-bytes", "peak-bytes",
-     "diverged", "instrumented", "rounding", "rounding-points", "tensors"},
+     "diverged", "instrumented", "rounding", "rounding-points", "tensors", "seq", "wall-time", "nonfinite",
+     "found-inf-per-device"},
     {"elements", "flushed-to-zero", "subnormal", "overflowed", "nan"},
     {"name", "layer", "backward", "counts"},
     {"name", "is-parameter", "numel", "scaled", "unscaled"},
-    {"bins", "zero", "pos-inf", "neg-inf", "nan", "target-subnormal", "target-underflow"},
-    false};
+    {"bins", "zero", "pos-inf", "neg-inf", "nan", "target-subnormal", "target-underflow", "formats"},
+    false,
+    kStepKeyCount,
+    kHistogramKeyCount};
 
 constexpr Spelling kSnakeV1{
     {"mode", "step", "loss", "loss_scale", "skipped", "found_inf", "grad_norm_before_clip",
      "grad_norm_after_clip", "clip_norm_seen", "lr", "step_time_ms", "current_bytes", "peak_bytes",
-     "diverged", "instrumented", "rounding", "rounding_points", "tensors"},
+     "diverged", "instrumented", "rounding", "rounding_points", "tensors", {}, {}, {}, {}},
     {"elements", "flushed_to_zero", "subnormal", "overflowed", "nan"},
     {"name", "layer", "backward", "counts"},
     {"name", "parameter", "numel", "scaled", "unscaled"},
-    {"exponents", "zero", "pos_inf", "neg_inf", "nan", "target_subnormal", "target_underflow"},
-    true};
+    {"exponents", "zero", "pos_inf", "neg_inf", "nan", "target_subnormal", "target_underflow", {}},
+    true,
+    kSeq,
+    kFormats};
 
 // ---- writing ----
 
@@ -97,6 +111,18 @@ void writeHistogram(JsonWriter& out, const ExponentHistogram& h) {
   out.field(k[kHistNan], static_cast<long long>(h.nan));
   out.field(k[kTargetSubnormal], static_cast<long long>(h.targetSubnormal));
   out.field(k[kTargetUnderflow], static_cast<long long>(h.targetUnderflow));
+  if (h.formatsMeasured) {
+    out.key(k[kFormats]).beginObject();
+    for (std::size_t i = 0; i < kRangeFormatKeys.size(); ++i) {
+      const FormatRangeCounts& c = h.formats[i];
+      out.key(kRangeFormatKeys[i]).beginObject();
+      out.field(kRangeKeys[kRangeFlushed], static_cast<long long>(c.flushed));
+      out.field(kRangeKeys[kRangeSubnormal], static_cast<long long>(c.subnormal));
+      out.field(kRangeKeys[kRangeOverflowed], static_cast<long long>(c.overflowed));
+      out.endObject();
+    }
+    out.endObject();
+  }
   out.endObject();
 }
 
@@ -144,8 +170,20 @@ void setBin(ExponentHistogram& h, int64_t exponent, int64_t count, const Path& e
   h.counts[static_cast<std::size_t>(exponent - ExponentHistogram::kMinExponent)] = count;
 }
 
+void readRangeFormats(const JsonValue& v, const Path& path, ExponentHistogram& h) {
+  const ObjectFields formats(v, path, kRangeFormatKeys.data(), kRangeFormatKeys.size());
+  for (std::size_t i = 0; i < kRangeFormatKeys.size(); ++i) {
+    const Path formatPath = formats.at(i);
+    const ObjectFields counts(formats.required(i), formatPath, kRangeKeys.data(), kRangeKeys.size());
+    h.formats[i].flushed = field(counts, kRangeFlushed, data::readCount);
+    h.formats[i].subnormal = field(counts, kRangeSubnormal, data::readCount);
+    h.formats[i].overflowed = field(counts, kRangeOverflowed, data::readCount);
+  }
+  h.formatsMeasured = true;
+}
+
 ExponentHistogram readHistogram(const JsonValue& v, const Path& path, const Spelling& sp) {
-  const ObjectFields f(v, path, sp.histogram.data(), sp.histogram.size());
+  const ObjectFields f(v, path, sp.histogram.data(), sp.histogramKeys);
   ExponentHistogram h;
   const Path binsPath = f.at(kBins);
   const JsonValue& bins = f.required(kBins);
@@ -177,6 +215,9 @@ ExponentHistogram readHistogram(const JsonValue& v, const Path& path, const Spel
   h.nan = field(f, kHistNan, data::readCount);
   h.targetSubnormal = field(f, kTargetSubnormal, data::readCount);
   h.targetUnderflow = field(f, kTargetUnderflow, data::readCount);
+  if (sp.histogramKeys > kFormats) {
+    if (const JsonValue* formats = f.get(kFormats)) readRangeFormats(*formats, f.at(kFormats), h);
+  }
   return h;
 }
 
@@ -202,7 +243,7 @@ TensorStats readTensor(const JsonValue& v, const Path& path, const Spelling& sp)
 }
 
 ModeStep readModeStep(const JsonValue& v, const Path& path, const Spelling& sp) {
-  const ObjectFields f(v, path, sp.step.data(), sp.step.size());
+  const ObjectFields f(v, path, sp.step.data(), sp.stepKeys);
   auto number = [&](StepKey k) { return field(f, k, data::readDouble); };
   auto flag = [&](StepKey k) { return field(f, k, data::readBool); };
   ModeStep s;
@@ -227,6 +268,27 @@ ModeStep readModeStep(const JsonValue& v, const Path& path, const Spelling& sp) 
     s.roundingPoints = readList(*points, f.at(kRoundingPoints), sp, readRoundingPoint);
   }
   if (const JsonValue* tensors = f.get(kTensors)) s.tensors = readList(*tensors, f.at(kTensors), sp, readTensor);
+  if (sp.stepKeys <= kSeq) return s;
+  if (const JsonValue* seq = f.get(kSeq)) {
+    s.seq = data::readInt(*seq, f.at(kSeq));
+    if (s.seq < 1) failAt(f.at(kSeq), "must be at least 1");
+  }
+  if (const JsonValue* wallTime = f.get(kWallTime)) s.wallTime = data::readDouble(*wallTime, f.at(kWallTime));
+  if (const JsonValue* names = f.get(kNonFinite)) {
+    const Path namesPath = f.at(kNonFinite);
+    const auto& items = data::readArray(*names, namesPath);
+    s.nonFinite.reserve(items.size());
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      s.nonFinite.push_back(data::readString(items[i], namesPath.item(static_cast<int64_t>(i))));
+    }
+  }
+  if (const JsonValue* devices = f.get(kFoundInfPerDevice)) {
+    const Path devicesPath = f.at(kFoundInfPerDevice);
+    if (!devices->isObject()) failAt(devicesPath, "expected an object");
+    for (const auto& [device, found] : devices->members()) {
+      s.foundInfPerDevice.emplace_back(device, data::readBool(found, devicesPath.child(device)));
+    }
+  }
   return s;
 }
 
@@ -275,25 +337,131 @@ void forEachLine(std::string_view text, Each each) {
   }
 }
 
-constexpr std::array<std::string_view, 4> kHeaderKeys = {"format", "version", "app", "config"};
+// The header's keys; kSourceKeys (a session's "source" object) are the identity fields among them.
+enum HeaderKey : std::size_t {
+  kHeaderFormat, kHeaderVersion, kHeaderApp, kHeaderConfig,
+  kHeaderSource, kHeaderRun, kHeaderRunId, kHeaderRank, kHeaderWorldSize, kHeaderRanks, kHeaderDevice,
+  kHeaderTorch, kHeaderEvery, kHeaderParameters, kHeaderKeyCount
+};
+constexpr std::array<std::string_view, kHeaderKeyCount> kHeaderKeys = {
+    "format", "version", "app", "config", "source", "run", "run-id", "rank", "world-size", "ranks", "device",
+    "torch", "every", "parameters"};
+constexpr std::size_t kFirstSourceKey = kHeaderSource;
 
+bool isRunId(const std::string& text) {
+  if (text.size() != 16) return false;
+  for (const char c : text) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+// The identity fields of `f` (whose keys are kHeaderKeys from `first` on, shifted by `first`): required
+// when `probe`; for an engine stream only what is present is read.
+StreamSource readSourceFields(const ObjectFields& f, std::size_t first, bool requireSource) {
+  auto at = [&](HeaderKey key) { return key - first; };
+  StreamSource source;
+  const JsonValue* kind = f.get(at(kHeaderSource));
+  if (requireSource && !kind) f.required(at(kHeaderSource));
+  if (kind) {
+    source.source = data::readString(*kind, f.at(at(kHeaderSource)));
+    if (source.source != "engine" && source.source != "probe") {
+      failAt(f.at(at(kHeaderSource)), "expected \"engine\" or \"probe\", found \"" + source.source + "\"");
+    }
+  }
+  const bool probe = source.source == "probe";
+  // A probe names its run; the engine's header carries these only when a tool added them.
+  auto value = [&](HeaderKey key) -> const JsonValue* {
+    return probe ? &f.required(at(key)) : f.get(at(key));
+  };
+  if (const JsonValue* v = value(kHeaderRun)) source.run = data::readString(*v, f.at(at(kHeaderRun)));
+  if (const JsonValue* v = value(kHeaderRunId)) {
+    source.runId = data::readString(*v, f.at(at(kHeaderRunId)));
+    if (!isRunId(source.runId)) failAt(f.at(at(kHeaderRunId)), "expected 16 lowercase hex digits");
+  }
+  if (const JsonValue* v = value(kHeaderWorldSize)) {
+    source.worldSize = data::readInt(*v, f.at(at(kHeaderWorldSize)));
+    if (source.worldSize < 1) failAt(f.at(at(kHeaderWorldSize)), "must be at least 1");
+  }
+  if (const JsonValue* v = value(kHeaderRank)) {
+    source.rank = data::readCount(*v, f.at(at(kHeaderRank)));
+    if (source.rank >= source.worldSize) {
+      failAt(f.at(at(kHeaderRank)), "rank " + std::to_string(source.rank) + " is not below world-size " +
+                                        std::to_string(source.worldSize));
+    }
+  }
+  if (const JsonValue* v = value(kHeaderRanks)) {
+    source.ranks = data::readString(*v, f.at(at(kHeaderRanks)));
+    if (source.ranks != "single" && source.ranks != "merged" && source.ranks != "per-rank") {
+      failAt(f.at(at(kHeaderRanks)), "expected \"single\", \"merged\" or \"per-rank\", found \"" + source.ranks + "\"");
+    }
+  }
+  if (const JsonValue* v = value(kHeaderDevice)) source.device = data::readString(*v, f.at(at(kHeaderDevice)));
+  if (const JsonValue* v = value(kHeaderTorch)) source.torch = data::readString(*v, f.at(at(kHeaderTorch)));
+  if (const JsonValue* v = value(kHeaderEvery)) {
+    source.every = data::readInt(*v, f.at(at(kHeaderEvery)));
+    if (source.every < 1) failAt(f.at(at(kHeaderEvery)), "must be at least 1");
+  }
+  if (const JsonValue* v = value(kHeaderParameters)) {
+    const Path path = f.at(at(kHeaderParameters));
+    const auto& items = data::readArray(*v, path);
+    source.parameters.reserve(items.size());
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      source.parameters.push_back(data::readString(items[i], path.item(static_cast<int64_t>(i))));
+    }
+  }
+  return source;
+}
+
+// The identity fields as members of the object being written (the header, or a session's "source").
+void writeSourceFields(JsonWriter& json, const StreamSource& source, bool identity) {
+  json.field(kHeaderKeys[kHeaderSource], source.source);
+  if (!identity) return;
+  json.field(kHeaderKeys[kHeaderRun], source.run);
+  json.field(kHeaderKeys[kHeaderRunId], source.runId);
+  json.field(kHeaderKeys[kHeaderRank], static_cast<long long>(source.rank));
+  json.field(kHeaderKeys[kHeaderWorldSize], static_cast<long long>(source.worldSize));
+  json.field(kHeaderKeys[kHeaderRanks], source.ranks);
+  json.field(kHeaderKeys[kHeaderDevice], source.device);
+  json.field(kHeaderKeys[kHeaderTorch], source.torch);
+  json.field(kHeaderKeys[kHeaderEvery], static_cast<long long>(source.every));
+  json.key(kHeaderKeys[kHeaderParameters]).beginArray();
+  for (const auto& name : source.parameters) json.value(name);
+  json.endArray();
+}
+
+// Version 2 headers have format, version, app and config; version 3 adds the source and, for a probe,
+// the run's identity (its config is optional).
 void readHeader(const JsonValue& value, RecordStream& stream) {
   const Path root;
   const ObjectFields f(value, root, kHeaderKeys.data(), kHeaderKeys.size());
-  const JsonValue& format = f.required(0);
+  const JsonValue& format = f.required(kHeaderFormat);
   if (!format.isString() || format.string() != kRecordStreamFormat) {
-    failAt(f.at(0), "not an AmpScope record stream (expected \"" + std::string(kRecordStreamFormat) + "\")");
+    failAt(f.at(kHeaderFormat),
+           "not an AmpScope record stream (expected \"" + std::string(kRecordStreamFormat) + "\")");
   }
-  const int64_t version = field(f, 1, data::readInt);
-  if (version != kRecordStreamVersion) {
-    failAt(f.at(1), "record stream version " + std::to_string(version) + "; this AmpScope reads versions 1 and " +
-                        std::to_string(kRecordStreamVersion) +
-                        (version > kRecordStreamVersion ? " (written by a newer AmpScope)" : ""));
+  const int64_t version = field(f, kHeaderVersion, data::readInt);
+  if (version < 2 || version > kRecordStreamVersion) {
+    failAt(f.at(kHeaderVersion), "record stream version " + std::to_string(version) +
+                                     "; this AmpScope reads versions 1 to " + std::to_string(kRecordStreamVersion) +
+                                     (version > kRecordStreamVersion ? " (written by a newer AmpScope)" : ""));
   }
   stream.version = static_cast<int>(version);
-  stream.app = field(f, 2, data::readString);
+  stream.app = field(f, kHeaderApp, data::readString);
+  if (version == 2) {
+    for (std::size_t key = kFirstSourceKey; key < kHeaderKeys.size(); ++key) {
+      if (f.get(key)) failAt(f.at(key), "unknown key (in a version 2 header)");
+    }
+  } else {
+    stream.source = readSourceFields(f, 0, true);
+  }
+  const JsonValue* configValue = f.get(kHeaderConfig);
+  if (!configValue) {
+    if (stream.source.source == "probe") return;
+    f.required(kHeaderConfig);
+  }
   RunConfig config;
-  const auto errors = readConfigJson(f.required(3), config, true, "config.");
+  const auto errors = readConfigJson(*configValue, config, true, "config.");
   if (!errors.empty()) throw FieldFailure{errors.front().field, errors.front().message};
   const auto invalid = validate(config);
   if (!invalid.empty()) throw FieldFailure{"config." + invalid.front().field, invalid.front().message};
@@ -354,6 +522,18 @@ void writeModeStepJson(JsonWriter& out, const ModeStep& s) {
     }
     out.endArray();
   }
+  if (s.seq > 0) out.field(k[kSeq], static_cast<long long>(s.seq));
+  if (s.wallTime != 0) out.field(k[kWallTime], s.wallTime);
+  if (!s.nonFinite.empty()) {
+    out.key(k[kNonFinite]).beginArray();
+    for (const auto& name : s.nonFinite) out.value(name);
+    out.endArray();
+  }
+  if (!s.foundInfPerDevice.empty()) {
+    out.key(k[kFoundInfPerDevice]).beginObject();
+    for (const auto& [device, found] : s.foundInfPerDevice) out.field(device, found);
+    out.endObject();
+  }
   out.endObject();
 }
 
@@ -379,14 +559,63 @@ std::string recordStreamHeader(const RunConfig& config) {
   std::string out;
   JsonWriter json(out);
   json.beginObject();
-  json.field(kHeaderKeys[0], kRecordStreamFormat);
-  json.field(kHeaderKeys[1], kRecordStreamVersion);
-  json.field(kHeaderKeys[2], "AmpScope " + ampscopeVersion());
-  json.key(kHeaderKeys[3]);
+  json.field(kHeaderKeys[kHeaderFormat], kRecordStreamFormat);
+  json.field(kHeaderKeys[kHeaderVersion], kRecordStreamVersion);
+  json.field(kHeaderKeys[kHeaderApp], "AmpScope " + ampscopeVersion());
+  writeSourceFields(json, StreamSource{}, false);
+  json.key(kHeaderKeys[kHeaderConfig]);
   writeConfigJson(json, config);
   json.endObject();
   out += '\n';
   return out;
+}
+
+std::string probeStreamHeader(const StreamSource& source, const std::string& app) {
+  std::string out;
+  JsonWriter json(out);
+  json.beginObject();
+  json.field(kHeaderKeys[kHeaderFormat], kRecordStreamFormat);
+  json.field(kHeaderKeys[kHeaderVersion], kRecordStreamVersion);
+  json.field(kHeaderKeys[kHeaderApp], app);
+  writeSourceFields(json, source, true);
+  json.endObject();
+  out += '\n';
+  return out;
+}
+
+void writeStreamSourceJson(JsonWriter& out, const StreamSource& source) {
+  out.beginObject();
+  writeSourceFields(out, source, true);
+  out.endObject();
+}
+
+std::optional<StreamSource> readStreamSourceJson(const JsonValue& value, const std::string& path,
+                                                 RecordError* error) {
+  return orError(error, [&] {
+    const Path where(path);
+    const ObjectFields f(value, where, kHeaderKeys.data() + kFirstSourceKey, kHeaderKeys.size() - kFirstSourceKey);
+    return readSourceFields(f, kFirstSourceKey, true);
+  });
+}
+
+std::optional<ModeStep> readRecordStreamStep(const JsonValue& value, int version, RecordError* error) {
+  return orError(error, [&] { return readModeStep(value, Path(), version == 1 ? kSnakeV1 : kKebab); });
+}
+
+std::optional<RecordStream> readRecordStreamHeader(std::string_view line, RecordError* error) {
+  return orError(error, [&] {
+    JsonParseError parseError;
+    const auto value = parseJson(line, &parseError);
+    if (!value) {
+      throw FieldFailure{"column " + std::to_string(parseError.column), "not JSON (" + parseError.message + ")"};
+    }
+    if (!value->isObject() || !value->find(kHeaderKeys[kHeaderFormat])) {
+      throw FieldFailure{{}, "not a record stream header (no \"format\")"};
+    }
+    RecordStream stream;
+    readHeader(*value, stream);
+    return stream;
+  });
 }
 
 void appendRecordStreamLine(std::string& out, const ModeStep& step) {
@@ -411,7 +640,7 @@ std::optional<RecordStream> readRecordStream(std::string_view text, RecordError*
       first = false;
       // "line 7: loss": the line, then the field within the line's object.
       try {
-        const JsonValue* format = isFirst && value->isObject() ? value->find(kHeaderKeys[0]) : nullptr;
+        const JsonValue* format = isFirst && value->isObject() ? value->find(kHeaderKeys[kHeaderFormat]) : nullptr;
         if (isFirst && !format) stream.version = 1;  // AmpScope 0.1.0 wrote records from the first line on
         if (format) {
           readHeader(*value, stream);

@@ -18,8 +18,30 @@ using data::Path;
 
 namespace {
 
-constexpr std::array<std::string_view, 6> kKeys = {"format", "version", "app", "lesson", "config", "records"};
-enum Key : std::size_t { kFormat, kVersion, kApp, kLesson, kConfig, kRecords };
+constexpr std::array<std::string_view, 7> kKeys = {"format", "version", "app", "lesson", "config", "records",
+                                                   "followed"};
+enum Key : std::size_t { kFormat, kVersion, kApp, kLesson, kConfig, kRecords, kFollowed };
+constexpr std::array<std::string_view, 3> kFollowedKeys = {"source", "target", "steps"};
+enum FollowedKey : std::size_t { kFollowedSource, kFollowedTarget, kFollowedSteps };
+
+FollowedRun readFollowedRun(const JsonValue& v, const Path& path) {
+  const ObjectFields f(v, path, kFollowedKeys.data(), kFollowedKeys.size());
+  FollowedRun run;
+  RecordError error;
+  const auto source = readStreamSourceJson(f.required(kFollowedSource), f.at(kFollowedSource).str(), &error);
+  if (!source) throw FieldFailure{error.path, error.message};
+  run.source = *source;
+  run.target = data::readString(f.required(kFollowedTarget), f.at(kFollowedTarget));
+  const Path stepsPath = f.at(kFollowedSteps);
+  const auto& steps = data::readArray(f.required(kFollowedSteps), stepsPath);
+  run.steps.reserve(steps.size());
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    auto step = readModeStepJson(steps[i], stepsPath.item(static_cast<int64_t>(i)).str(), &error);
+    if (!step) throw FieldFailure{error.path, error.message};
+    run.steps.push_back(std::move(*step));
+  }
+  return run;
+}
 
 }  // namespace
 
@@ -43,12 +65,12 @@ std::string SessionError::text() const {
   return message;
 }
 
-std::string sessionHeaderJson(const RunConfig& config, std::string_view lesson) {
+std::string sessionHeaderJson(const RunConfig& config, std::string_view lesson, int version) {
   std::string out;
   JsonWriter json(out);
   json.beginObject();
   json.field(kKeys[kFormat], kSessionFormat);
-  json.field(kKeys[kVersion], kSessionVersion);
+  json.field(kKeys[kVersion], version);
   json.field(kKeys[kApp], "AmpScope " + ampscopeVersion());
   json.field(kKeys[kLesson], lesson);
   json.key(kKeys[kConfig]);
@@ -66,10 +88,44 @@ void appendSessionRecordJson(std::string& out, const StepRecord& record, std::si
   writeStepRecordJson(json, record);
 }
 
-std::string encodeSession(const RunConfig& config, std::string_view lesson, const std::vector<StepRecord>& records) {
-  std::string out = sessionHeaderJson(config, lesson);
+std::string sessionFooterJson(const std::vector<FollowedRun>& followed) {
+  if (followed.empty()) return std::string(kSessionFooterJson);
+  std::string out = "],\"";
+  out += kKeys[kFollowed];
+  out += "\":[";
+  for (std::size_t r = 0; r < followed.size(); ++r) {
+    const FollowedRun& run = followed[r];
+    out += r > 0 ? ",\n{\"" : "\n{\"";
+    out += kFollowedKeys[kFollowedSource];
+    out += "\":";
+    {
+      JsonWriter json(out);
+      writeStreamSourceJson(json, run.source);
+    }
+    out += ",\"";
+    out += kFollowedKeys[kFollowedTarget];
+    out += "\":";
+    JsonWriter::appendEscaped(out, run.target);
+    out += ",\"";
+    out += kFollowedKeys[kFollowedSteps];
+    out += "\":[";
+    for (std::size_t i = 0; i < run.steps.size(); ++i) {
+      out += i > 0 ? ",\n" : "\n";
+      JsonWriter json(out);
+      writeModeStepJson(json, run.steps[i]);
+    }
+    out += "]}";
+  }
+  out += "]}\n";
+  return out;
+}
+
+std::string encodeSession(const RunConfig& config, std::string_view lesson, const std::vector<StepRecord>& records,
+                          const std::vector<FollowedRun>& followed) {
+  std::string out =
+      sessionHeaderJson(config, lesson, followed.empty() ? kSessionEngineOnlyVersion : kSessionVersion);
   for (std::size_t i = 0; i < records.size(); ++i) appendSessionRecordJson(out, records[i], i);
-  out += kSessionFooterJson;
+  out += sessionFooterJson(followed);
   return out;
 }
 
@@ -116,10 +172,19 @@ std::optional<Session> decodeSession(std::string_view json, SessionError* error)
     Session session;
     if (const JsonValue* app = f.get(kApp)) data::readString(*app, f.at(kApp));
     if (const JsonValue* lesson = f.get(kLesson)) session.lesson = data::readString(*lesson, f.at(kLesson));
-    const auto configErrors = readConfigJson(f.required(kConfig), session.config, true, "config.");
-    if (!configErrors.empty()) throw FieldFailure{configErrors.front().field, configErrors.front().message};
-    const auto invalid = validate(session.config);
-    if (!invalid.empty()) throw FieldFailure{"config." + invalid.front().field, invalid.front().message};
+    if (*version == 1 && f.get(kFollowed)) failAt(f.at(kFollowed), "unknown key (in a version 1 session)");
+    // Version 2: a session of followed runs alone may have no config.
+    const JsonValue* config = f.get(kConfig);
+    if (!config && (*version == 1 || !f.get(kFollowed) || (f.get(kRecords) && f.get(kRecords)->isArray() &&
+                                                          !f.get(kRecords)->items().empty()))) {
+      f.required(kConfig);
+    }
+    if (config) {
+      const auto configErrors = readConfigJson(*config, session.config, true, "config.");
+      if (!configErrors.empty()) throw FieldFailure{configErrors.front().field, configErrors.front().message};
+      const auto invalid = validate(session.config);
+      if (!invalid.empty()) throw FieldFailure{"config." + invalid.front().field, invalid.front().message};
+    }
 
     const Path recordsPath = f.at(kRecords);
     const auto& records = data::readArray(f.required(kRecords), recordsPath);
@@ -154,6 +219,14 @@ std::optional<Session> decodeSession(std::string_view json, SessionError* error)
         }
       }
       session.records.push_back(std::move(*record));
+    }
+    if (const JsonValue* followed = f.get(kFollowed)) {
+      const Path followedPath = f.at(kFollowed);
+      const auto& runs = data::readArray(*followed, followedPath);
+      session.followed.reserve(runs.size());
+      for (std::size_t i = 0; i < runs.size(); ++i) {
+        session.followed.push_back(readFollowedRun(runs[i], followedPath.item(static_cast<int64_t>(i))));
+      }
     }
     return session;
   } catch (const FieldFailure& failure) {

@@ -2,6 +2,16 @@
 
 namespace ampscope {
 
+const char* rangeFormatKey(RangeFormat format) {
+  switch (format) {
+    case RangeFormat::FP16: return "fp16";
+    case RangeFormat::BF16: return "bf16";
+    case RangeFormat::FP8E4M3: return "fp8-e4m3";
+    case RangeFormat::FP8E5M2: return "fp8-e5m2";
+  }
+  return "fp16";
+}
+
 int64_t ExponentHistogram::total() const {
   int64_t sum = zero + posInf + negInf + nan;
   for (const int64_t count : counts) sum += count;
@@ -16,6 +26,12 @@ void ExponentHistogram::add(const ExponentHistogram& other) {
   nan += other.nan;
   targetSubnormal += other.targetSubnormal;
   targetUnderflow += other.targetUnderflow;
+  for (std::size_t f = 0; f < formats.size(); ++f) {
+    formats[f].flushed += other.formats[f].flushed;
+    formats[f].subnormal += other.formats[f].subnormal;
+    formats[f].overflowed += other.formats[f].overflowed;
+  }
+  formatsMeasured = formatsMeasured || other.formatsMeasured;
 }
 
 void RoundingCounts::add(const RoundingCounts& other) {

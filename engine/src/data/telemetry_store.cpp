@@ -83,6 +83,18 @@ void foldOldest(std::deque<Point>& points, std::size_t n, std::size_t width, std
   if (current.count > 0) buckets.push_back(std::move(current));
 }
 
+// The low-precision format a mode rounds to: BF16 for the bf16 modes, FP16 for the rest (FP32 runs are
+// measured against FP16, as the engine's own overlays are).
+RangeFormat lowFormat(PrecisionMode mode) {
+  return mode == PrecisionMode::BF16Amp || mode == PrecisionMode::BF16Pure ? RangeFormat::BF16 : RangeFormat::FP16;
+}
+
+// "net.0.weight" -> "net.0"; a name without a dot is its own layer.
+std::string layerOf(const std::string& parameter) {
+  const std::size_t dot = parameter.rfind('.');
+  return dot == std::string::npos || dot == 0 ? parameter : parameter.substr(0, dot);
+}
+
 }  // namespace
 
 void PositiveRange::add(double value) {
@@ -185,22 +197,127 @@ TelemetryStore::TelemetryStore(StoreLimits limits) : limits_(limits) {
 }
 
 void TelemetryStore::clear() {
-  series_.clear();
+  series_.erase(std::remove_if(series_.begin(), series_.end(), [](const auto& s) { return s->run == kEngineRun; }),
+                series_.end());
   lastStep_ = 0;
   ++generation_;
+}
+
+void TelemetryStore::clearAll() {
+  series_.clear();
+  runs_.clear();
+  nextRun_ = 1;
+  lastStep_ = 0;
+  ++generation_;
+}
+
+int TelemetryStore::addRun(const std::string& label) {
+  runs_.emplace_back(nextRun_, label);
+  return nextRun_++;
+}
+
+void TelemetryStore::removeRun(int run) {
+  if (run == kEngineRun) return;
+  runs_.erase(std::remove_if(runs_.begin(), runs_.end(), [run](const auto& r) { return r.first == run; }), runs_.end());
+  series_.erase(std::remove_if(series_.begin(), series_.end(), [run](const auto& s) { return s->run == run; }),
+                series_.end());
+  ++generation_;
+}
+
+std::vector<int> TelemetryStore::runs() const {
+  std::vector<int> out;
+  for (const auto& r : runs_) out.push_back(r.first);
+  return out;
+}
+
+std::string TelemetryStore::runLabel(int run) const {
+  for (const auto& r : runs_)
+    if (r.first == run) return r.second;
+  return {};
+}
+
+std::vector<SeriesKey> TelemetryStore::seriesKeys() const {
+  std::vector<SeriesKey> out;
+  for (const auto& s : series_)
+    if (s->run == kEngineRun) out.push_back(s->key());
+  for (const auto& r : runs_)
+    for (const auto& s : series_)
+      if (s->run == r.first) out.push_back(s->key());
+  return out;
+}
+
+const ModeSeries* TelemetryStore::series(SeriesKey key) const {
+  for (const auto& s : series_)
+    if (s->key() == key) return s.get();
+  return nullptr;
+}
+
+void TelemetryStore::appendFollowed(int run, const std::vector<ModeStep>& steps) {
+  for (const ModeStep& step : steps) appendFollowed(run, step);
+}
+
+void TelemetryStore::appendFollowed(int run, const ModeStep& step) {
+  if (run == kEngineRun || runLabel(run).empty()) return;
+  ModeSeries& s = seriesFor({run, step.mode});
+  if (!step.instrumented || !step.roundingPoints.empty() || step.tensors.empty()) {
+    appendModeStep(s, step);
+    return;
+  }
+  // A probe measures no rounding points, only its gradients. Their format counts (flushed, subnormal,
+  // overflowed in the mode's format) stand in: one rounding point per layer, made of its parameters.
+  // The scaled histogram is the one the low-precision gradient held.
+  ModeStep derived = step;
+  const auto format = static_cast<std::size_t>(lowFormat(step.mode));
+  RoundingCounts total;
+  for (const TensorStats& t : step.tensors) {
+    if (!t.isParameter) continue;
+    const FormatRangeCounts& f = t.scaled.formats[format];
+    RoundingCounts c;
+    c.elements = t.numel;
+    c.flushedToZero = f.flushed;
+    c.subnormal = f.subnormal;
+    c.overflowed = f.overflowed;
+    c.nan = t.scaled.nan + t.scaled.posInf + t.scaled.negInf;
+    const std::string layer = layerOf(t.name);
+    auto it = std::find_if(derived.roundingPoints.begin(), derived.roundingPoints.end(),
+                           [&](const RoundingPointStats& rp) { return rp.layer == layer; });
+    if (it == derived.roundingPoints.end()) {
+      RoundingPointStats rp;
+      rp.name = layer + ".grad";
+      rp.layer = layer;
+      rp.backward = true;
+      derived.roundingPoints.push_back(rp);
+      it = derived.roundingPoints.end() - 1;
+    }
+    it->counts.add(c);
+    total.add(c);
+  }
+  derived.rounding = total;
+  appendModeStep(s, derived);
+}
+
+bool TelemetryStore::usesScaler(SeriesKey key) const {
+  if (key.run == kEngineRun) return usesScaler(key.mode);
+  const ModeSeries* s = series(key);
+  if (!s) return false;
+  for (const ScalarBucket& b : s->buckets)
+    if (b.minScale != 1.0 || b.maxScale != 1.0) return true;
+  for (const ScalarPoint& p : s->recent)
+    if (p.lossScale != 1.0) return true;
+  return false;
 }
 
 void TelemetryStore::setConfig(const RunConfig& config) {
   config_ = config;
   // Create the series in the configured order so colours, legends and tables list modes the same way.
-  for (PrecisionMode mode : config.modes) seriesFor(mode);
+  for (PrecisionMode mode : config.modes) seriesFor({kEngineRun, mode});
 }
 
 bool TelemetryStore::usesScaler(PrecisionMode mode) const {
   if (config_) {
     return config_->scaler.enabled && usesGradScaler(*config_, mode);
   }
-  const ModeSeries* s = series(mode);
+  const ModeSeries* s = series(SeriesKey{kEngineRun, mode});
   if (!s) return false;
   for (const ScalarBucket& b : s->buckets)
     if (b.minScale != 1.0 || b.maxScale != 1.0) return true;
@@ -212,23 +329,30 @@ bool TelemetryStore::usesScaler(PrecisionMode mode) const {
 std::vector<PrecisionMode> TelemetryStore::modes() const {
   std::vector<PrecisionMode> out;
   out.reserve(series_.size());
-  for (const auto& s : series_) out.push_back(s->mode);
+  for (const auto& s : series_)
+    if (s->run == kEngineRun) out.push_back(s->mode);
   return out;
 }
 
-const ModeSeries* TelemetryStore::series(PrecisionMode mode) const {
-  for (const auto& s : series_)
-    if (s->mode == mode) return s.get();
-  return nullptr;
-}
+const ModeSeries* TelemetryStore::series(PrecisionMode mode) const { return series(SeriesKey{kEngineRun, mode}); }
 
-ModeSeries& TelemetryStore::seriesFor(PrecisionMode mode) {
+ModeSeries& TelemetryStore::seriesFor(SeriesKey key) {
   for (auto& s : series_)
-    if (s->mode == mode) return *s;
+    if (s->key() == key) return *s;
   series_.push_back(std::make_unique<ModeSeries>());
-  series_.back()->mode = mode;
+  series_.back()->mode = key.mode;
+  series_.back()->run = key.run;
   series_.back()->bucketWidth = limits_.stepsPerBucket;
   return *series_.back();
+}
+
+void TelemetryStore::resetSeries(ModeSeries& s) {
+  const SeriesKey key = s.key();
+  s = ModeSeries{};
+  s.mode = key.mode;
+  s.run = key.run;
+  s.bucketWidth = limits_.stepsPerBucket;
+  ++generation_;
 }
 
 void TelemetryStore::append(const std::vector<StepRecord>& batch) {
@@ -236,19 +360,13 @@ void TelemetryStore::append(const std::vector<StepRecord>& batch) {
 }
 
 void TelemetryStore::append(const StepRecord& record) {
-  for (const ModeStep& modeStep : record.modes) appendModeStep(seriesFor(modeStep.mode), modeStep);
+  for (const ModeStep& modeStep : record.modes) appendModeStep(seriesFor({kEngineRun, modeStep.mode}), modeStep);
   lastStep_ = std::max(lastStep_, record.step);
 }
 
 void TelemetryStore::appendModeStep(ModeSeries& s, const ModeStep& step) {
   // Steps arrive in order; a repeated or older step (a restarted run fed without clear()) starts over.
-  if (!s.recent.empty() && step.step <= s.recent.back().step) {
-    const PrecisionMode mode = s.mode;
-    s = ModeSeries{};
-    s.mode = mode;
-    s.bucketWidth = limits_.stepsPerBucket;
-    ++generation_;
-  }
+  if (!s.recent.empty() && step.step <= s.recent.back().step) resetSeries(s);
   ScalarPoint p;
   p.step = step.step;
   p.loss = step.loss;

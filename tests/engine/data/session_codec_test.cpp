@@ -97,10 +97,10 @@ TEST(SessionCodec, AForeignOrNewerDocumentIsRefusedByKind) {
   const SessionError wrong = refused(replaced(json, "ampscope-session", "ampscope-run"));
   EXPECT_EQ(wrong.kind, Kind::WrongFormat);
   EXPECT_EQ(wrong.found, "ampscope-run");
-  const SessionError newer = refused(replaced(json, R"("version":1)", R"("version":2)"));
+  const SessionError newer = refused(replaced(json, R"("version":1)", R"("version":3)"));
   EXPECT_EQ(newer.kind, Kind::NewerVersion);
   EXPECT_EQ(newer.text(),
-            "written by a newer AmpScope (session format version 2; this AmpScope reads up to version 1). "
+            "written by a newer AmpScope (session format version 3; this AmpScope reads up to version 2). "
             "Update AmpScope to open it.");
   EXPECT_EQ(refused(replaced(json, R"("version":1)", R"("version":0.5)")).kind, Kind::BadVersion);
   const SessionError cut = refused(json.substr(0, json.size() / 2));
@@ -156,6 +156,96 @@ TEST(SessionCodec, RandomDamageNeverCrashesAndAlwaysExplains) {
       EXPECT_FALSE(error.text().empty()) << "trial " << trial;
     }
   }
+}
+
+// ---- version 2: followed runs ----
+
+FollowedRun followedRun(int64_t steps, const std::string& target) {
+  FollowedRun run;
+  run.source = samples::probeSource();
+  run.target = target;
+  run.steps = samples::probeSteps(steps);
+  return run;
+}
+
+void expectSameFollowed(const FollowedRun& a, const FollowedRun& b) {
+  EXPECT_EQ(a.source.source, b.source.source);
+  EXPECT_EQ(a.source.run, b.source.run);
+  EXPECT_EQ(a.source.runId, b.source.runId);
+  EXPECT_EQ(a.source.rank, b.source.rank);
+  EXPECT_EQ(a.source.worldSize, b.source.worldSize);
+  EXPECT_EQ(a.source.ranks, b.source.ranks);
+  EXPECT_EQ(a.source.device, b.source.device);
+  EXPECT_EQ(a.source.torch, b.source.torch);
+  EXPECT_EQ(a.source.every, b.source.every);
+  EXPECT_EQ(a.source.parameters, b.source.parameters);
+  EXPECT_EQ(a.target, b.target);
+  ASSERT_EQ(a.steps.size(), b.steps.size());
+  for (size_t i = 0; i < a.steps.size(); ++i) samples::expectSameStep(a.steps[i], b.steps[i]);
+}
+
+TEST(SessionCodecV2, AnEngineOnlySessionStaysVersion1) {
+  const std::string json = encodeSession(sampleSession());
+  EXPECT_NE(json.find(R"("version":1,)"), std::string::npos);
+  EXPECT_EQ(json.find("followed"), std::string::npos);
+}
+
+TEST(SessionCodecV2, FollowedRunsAreWrittenAsVersion2AndReadBack) {
+  Session session = sampleSession();
+  session.followed = {followedRun(4, "run.rank1.jsonl"), followedRun(0, "[::1]:5001")};
+  const std::string json = encodeSession(session);
+  EXPECT_NE(json.find(R"({"format":"ampscope-session","version":2,)"), std::string::npos);
+  EXPECT_NE(json.find("],\"followed\":[\n{\"source\":{\"source\":\"probe\",\"run\":"), std::string::npos) << json;
+  // The pieces the autosave appends make the same bytes.
+  std::string pieces = sessionHeaderJson(session.config, session.lesson, kSessionVersion);
+  for (size_t i = 0; i < session.records.size(); ++i) appendSessionRecordJson(pieces, session.records[i], i);
+  pieces += sessionFooterJson(session.followed);
+  EXPECT_EQ(pieces, json);
+  SessionError error;
+  const auto decoded = decodeSession(json, &error);
+  ASSERT_TRUE(decoded) << error.text();
+  EXPECT_EQ(decoded->records.size(), session.records.size());
+  ASSERT_EQ(decoded->followed.size(), 2u);
+  expectSameFollowed(decoded->followed[0], session.followed[0]);
+  expectSameFollowed(decoded->followed[1], session.followed[1]);
+}
+
+TEST(SessionCodecV2, ASessionOfFollowedRunsAloneNeedsNoConfig) {
+  Session session;
+  session.followed = {followedRun(3, "127.0.0.1:5000")};
+  std::string json = encodeSession(session);
+  // Without engine records the config may be left out.
+  const size_t from = json.find(",\"config\":");
+  const size_t to = json.find(",\"records\":");
+  ASSERT_TRUE(from != std::string::npos && to != std::string::npos);
+  json.erase(from, to - from);
+  SessionError error;
+  const auto decoded = decodeSession(json, &error);
+  ASSERT_TRUE(decoded) << error.text();
+  EXPECT_TRUE(decoded->records.empty());
+  ASSERT_EQ(decoded->followed.size(), 1u);
+  expectSameFollowed(decoded->followed[0], session.followed[0]);
+  // With engine records it may not, and a version 1 session has no followed runs.
+  Session both = sampleSession();
+  both.followed = session.followed;
+  std::string withRecords = encodeSession(both);
+  withRecords.erase(withRecords.find(",\"config\":"),
+                    withRecords.find(",\"records\":") - withRecords.find(",\"config\":"));
+  EXPECT_EQ(refused(withRecords).text(), "field \"config\": missing");
+  EXPECT_EQ(refused(replaced(encodeSession(both), R"("version":2)", R"("version":1)")).text(),
+            "field \"followed\": unknown key (in a version 1 session)");
+}
+
+TEST(SessionCodecV2, DamagedFollowedRunsAreRefusedNamingTheField) {
+  Session session = sampleSession();
+  session.followed = {followedRun(3, "run.jsonl")};
+  const std::string json = encodeSession(session);
+  EXPECT_EQ(refused(replaced(json, R"("target":"run.jsonl")", R"("target":5)")).text(),
+            "field \"followed[0].target\": expected a string");
+  EXPECT_EQ(refused(replaced(json, R"("run-id":"5f0c2a9e1b7d4c3a")", R"("run-id":"xyz")")).text(),
+            "field \"followed[0].source.run-id\": expected 16 lowercase hex digits");
+  EXPECT_EQ(refused(replaced(json, R"("seq":2,)", R"("seq":-2,)")).text(),
+            "field \"followed[0].steps[1].seq\": must be at least 1");
 }
 
 }  // namespace

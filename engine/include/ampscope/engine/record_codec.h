@@ -8,10 +8,13 @@
 // "rounding" is written on instrumented steps (or when any count is non-zero), "rounding-points" and
 // "tensors" when they are not empty; a reader takes their absence as empty.
 //
-// The record stream (JSON Lines, version 2): the first line is a header
-//   {"format":"ampscope-records","version":2,"app":"AmpScope <version>","config":{...}}
-// and every further line one ModeStep. Version 1 (AmpScope 0.1.0's `train --jsonl`) had no header and
-// snake_case keys, with histograms' exponents as an object {"-24": count}; readRecordStream() reads it too.
+// The record stream (JSON Lines, version 3): the first line is a header
+//   {"format":"ampscope-records","version":3,"app":"AmpScope <version>","source":"engine","config":{...}}
+// and every further line one ModeStep. A stream written by a training script's probe has
+// "source":"probe", no config, and the run's identity (run, run-id, rank, world-size, ranks, device,
+// torch, every, parameters). Version 2 had the engine's header without "source"; version 1 (AmpScope
+// 0.1.0's `train --jsonl`) had no header and snake_case keys, with histograms' exponents as an object
+// {"-24": count}. readRecordStream() reads all three; a newer version is refused naming both numbers.
 //
 // CSV: a header row and one row per ModeStep with its scalars and rounding totals (no histograms);
 // numbers through numberText, booleans as 0 and 1.
@@ -50,19 +53,48 @@ std::optional<StepRecord> readStepRecordJson(const JsonValue& value, const std::
 // ---- the JSON Lines record stream ----
 
 inline constexpr std::string_view kRecordStreamFormat = "ampscope-records";
-inline constexpr int kRecordStreamVersion = 2;
+inline constexpr int kRecordStreamVersion = 3;
 
-// The header line, '\n' included.
+// The header's identity fields: who wrote the stream and which run (and rank) it follows.
+struct StreamSource {
+  std::string source = "engine";   // "engine" | "probe"
+  std::string run;                 // display name (probe)
+  std::string runId;               // 16 lowercase hex digits, random per probe instance
+  std::string ranks = "single";    // "single" | "merged" | "per-rank"
+  std::string device;              // "cpu", "cuda:0", ...
+  std::string torch;               // the probe's torch.__version__
+  int64_t rank = 0;
+  int64_t worldSize = 1;
+  int64_t every = 0;               // the probe's instrument interval
+  std::vector<std::string> parameters;  // every parameter's name, module order
+};
+
+// The engine's header line (version 3, source "engine", with the config), '\n' included.
 std::string recordStreamHeader(const RunConfig& config);
+// A probe's header line (source.source is written as given; no config), '\n' included. For tests and tools.
+std::string probeStreamHeader(const StreamSource& source, const std::string& app);
 // One ModeStep as one line, '\n' included.
 void appendRecordStreamLine(std::string& out, const ModeStep& step);
 
 struct RecordStream {
   int version = kRecordStreamVersion;  // 1: an old headerless snake_case file
-  std::optional<RunConfig> config;     // from the header (version 2); version 1 has none
-  std::string app;                     // "AmpScope <version>" from the header
+  std::optional<RunConfig> config;     // from an engine header; absent for version 1 and probe streams
+  std::string app;                     // the writer, from the header
+  StreamSource source;                 // version 1 and 2: the defaults (source "engine")
   std::vector<ModeStep> steps;         // in file order
 };
+
+// A StreamSource as a JSON object of the header's identity keys ("source", "run", "run-id", ...): a
+// session's followed runs hold one each. Reading requires "source" and, for a probe, every identity key.
+void writeStreamSourceJson(JsonWriter& out, const StreamSource& source);
+std::optional<StreamSource> readStreamSourceJson(const JsonValue& value, const std::string& path,
+                                                 RecordError* error);
+
+// One ModeStep line of a stream of `version` (1: AmpScope 0.1.0's snake_case keys; 2 and 3: kebab-case).
+std::optional<ModeStep> readRecordStreamStep(const JsonValue& value, int version, RecordError* error);
+
+// One header line (no steps): format, version (1 is not a header: it is refused), the fields.
+std::optional<RecordStream> readRecordStreamHeader(std::string_view line, RecordError* error);
 
 // Reads a whole stream (version 2, or version 1 when the first line is not a header). Blank lines are
 // allowed; errors say "line N: <field path>".

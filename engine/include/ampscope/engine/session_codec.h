@@ -9,9 +9,17 @@
 //   ...]}
 // one record (a lock-step of every mode) per line, so a long session reads and diffs line by line. The
 // config is writeConfigJson's, the records the record codec's (record_codec.h).
+// Version 2 adds the runs followed from streams after the records:
+//   ...],"followed":[
+//   {"source":{header fields},"target":"run.jsonl","steps":[
+//   ModeStep,
+//   ...]}]}
+// and its "config" may be absent (a session of followed runs only). A session is written as version 2
+// only when it holds followed runs, so engine-only sessions still open in AmpScope 0.1.
 //
 // The encoder comes in pieces so the autosave can encode each record once and append only new ones:
-// encodeSession() == sessionHeaderJson() + for each record (i == 0 ? "\n" : ",\n") + record + "]}\n".
+// encodeSession() == sessionHeaderJson() + for each record (i == 0 ? "\n" : ",\n") + record +
+// sessionFooterJson(followed) (kSessionFooterJson "]}\n" when nothing was followed).
 #pragma once
 
 #include <optional>
@@ -19,27 +27,42 @@
 #include <string_view>
 #include <vector>
 
+#include "ampscope/engine/record_codec.h"
 #include "ampscope/engine/run_config.h"
 #include "ampscope/engine/telemetry.h"
 
 namespace ampscope {
 
 inline constexpr std::string_view kSessionFormat = "ampscope-session";
-inline constexpr int kSessionVersion = 1;
+inline constexpr int kSessionVersion = 2;        // the newest version read
+inline constexpr int kSessionEngineOnlyVersion = 1;  // written when no followed runs are held
+
+// A run followed from a stream (a training script's probe, or another AmpScope's --jsonl).
+struct FollowedRun {
+  StreamSource source;          // the stream header's identity fields
+  std::string target;           // what was followed: a file path or "host:port"
+  std::vector<ModeStep> steps;  // in arrival order
+};
 
 struct Session {
   RunConfig config;
   std::string lesson;               // the lesson id the run belongs to; empty for a free experiment
   std::vector<StepRecord> records;  // steps increasing
+  std::vector<FollowedRun> followed;
 };
 
-std::string sessionHeaderJson(const RunConfig& config, std::string_view lesson);  // up to "records":[
+// Up to "records":[ ; `version` is 2 when followed runs will be in the footer.
+std::string sessionHeaderJson(const RunConfig& config, std::string_view lesson,
+                              int version = kSessionEngineOnlyVersion);
 inline constexpr std::string_view kSessionFooterJson = "]}\n";
+// Closes the records and writes the followed runs: kSessionFooterJson when there are none.
+std::string sessionFooterJson(const std::vector<FollowedRun>& followed);
 // Appends one record with its separator: "\n" before the first record (index 0), ",\n" before the others.
 void appendSessionRecordJson(std::string& out, const StepRecord& record, std::size_t index);
-std::string encodeSession(const RunConfig& config, std::string_view lesson, const std::vector<StepRecord>& records);
+std::string encodeSession(const RunConfig& config, std::string_view lesson, const std::vector<StepRecord>& records,
+                          const std::vector<FollowedRun>& followed = {});
 inline std::string encodeSession(const Session& session) {
-  return encodeSession(session.config, session.lesson, session.records);
+  return encodeSession(session.config, session.lesson, session.records, session.followed);
 }
 
 // Why a document did not decode. The kind lets the app phrase (and translate) the frame; `text()` is

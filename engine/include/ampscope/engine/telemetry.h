@@ -5,11 +5,27 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ampscope/engine/run_config.h"
 
 namespace ampscope {
+
+// The formats whose range a histogram measures, whatever the mode's own format (the order is fixed:
+// it indexes ExponentHistogram::formats).
+enum class RangeFormat { FP16, BF16, FP8E4M3, FP8E5M2 };
+inline constexpr int kRangeFormats = 4;
+const char* rangeFormatKey(RangeFormat format);  // "fp16", "bf16", "fp8-e4m3", "fp8-e5m2"
+
+// What round-to-nearest-even into one format would make of a tensor's finite non-zero values:
+// flushed = rounds to zero, subnormal = rounds to a non-zero subnormal, overflowed = rounds to inf
+// (to NaN for FP8 E4M3, which has no inf). docs/record-format.md gives the exact thresholds.
+struct FormatRangeCounts {
+  int64_t flushed = 0;
+  int64_t subnormal = 0;
+  int64_t overflowed = 0;
+};
 
 // Exact exponent histogram of a float32 tensor: bin e counts finite non-zero values with
 // floor(log2|x|) == e, for e in [kMinExponent, kMaxExponent] (float32 subnormals reach 2^-149).
@@ -28,6 +44,9 @@ struct ExponentHistogram {
   int64_t nan = 0;
   int64_t targetSubnormal = 0;
   int64_t targetUnderflow = 0;
+  // Per RangeFormat; formatsMeasured says they were computed (version 2 records have none).
+  std::array<FormatRangeCounts, kRangeFormats> formats{};
+  bool formatsMeasured = false;
 
   int64_t countAt(int exponent) const { return counts[static_cast<size_t>(exponent - kMinExponent)]; }
   int64_t total() const;  // sum of every bin: equals the element count
@@ -90,6 +109,11 @@ struct ModeStep {
   RoundingCounts rounding;         // totals over all rounding points (only on instrumented steps)
   std::vector<RoundingPointStats> roundingPoints;
   std::vector<TensorStats> tensors;
+  // Filled by streams from a training script (0 / empty = not given):
+  int64_t seq = 0;                 // the writer's record number, +1 per record (a gap = records dropped)
+  double wallTime = 0;             // seconds since the Unix epoch when the record was produced
+  std::vector<std::string> nonFinite;  // parameters whose gradients held inf/NaN, in module order
+  std::vector<std::pair<std::string, bool>> foundInfPerDevice;  // the scaler's found_inf per device
 };
 
 // One lock-step of the comparison: every active mode did step `step` on the same batch.

@@ -1,4 +1,6 @@
-// TelemetryStore: everything the training views show, per precision mode, in bounded memory.
+// TelemetryStore: everything the training views show, per series, in bounded memory. A series is one
+// precision mode of one run: run 0 is the engine's own run, runs 1.. are followed runs (a training
+// script's stream), each with a label. The engine-only accessors (modes(), series(mode)) see run 0.
 // The most recent `recentSteps` steps of each mode are kept at full resolution; older steps are folded
 // into buckets (the min and max of loss, scale and gradient norms, summed counts) whose number is itself
 // capped by merging neighbours, so a run of a million steps costs the same memory as one of 30,000, and a
@@ -107,8 +109,20 @@ struct HistogramSnapshot {
   ExponentHistogram unscaled;
 };
 
+// Which series: the run it belongs to (0 = the engine's run) and its precision mode.
+struct SeriesKey {
+  int run = 0;
+  PrecisionMode mode = PrecisionMode::FP32;
+  bool operator==(const SeriesKey& o) const { return run == o.run && mode == o.mode; }
+  bool operator!=(const SeriesKey& o) const { return !(*this == o); }
+  bool operator<(const SeriesKey& o) const { return run != o.run ? run < o.run : mode < o.mode; }
+};
+
+inline constexpr int kEngineRun = 0;
+
 struct ModeSeries {
   PrecisionMode mode = PrecisionMode::FP32;
+  int run = kEngineRun;
   std::deque<ScalarBucket> buckets;          // oldest first, all steps before recent.front()
   std::deque<ScalarPoint> recent;            // full resolution, ascending steps
   std::size_t bucketWidth = 0;               // steps per bucket for the next fold (grows by merging)
@@ -125,6 +139,7 @@ struct ModeSeries {
   int64_t nonFiniteLossTotal = 0;
   RoundingCounts roundingTotal;              // over the whole run
   const ScalarPoint* latest() const { return recent.empty() ? nullptr : &recent.back(); }
+  SeriesKey key() const { return {run, mode}; }
 };
 
 struct StoreLimits {
@@ -141,7 +156,10 @@ class TelemetryStore {
  public:
   explicit TelemetryStore(StoreLimits limits = {});
 
+  // Forgets the engine's run (run 0); followed runs stay.
   void clear();
+  // Forgets everything, followed runs and their ids included.
+  void clearAll();
   // The configuration of the run the data comes from (which modes use a scaler, ...). Optional.
   void setConfig(const RunConfig& config);
   const std::optional<RunConfig>& config() const { return config_; }
@@ -149,8 +167,23 @@ class TelemetryStore {
   void append(const std::vector<StepRecord>& batch);
   void append(const StepRecord& record);
 
-  std::vector<PrecisionMode> modes() const;  // in first-seen order (the configured order when known)
-  const ModeSeries* series(PrecisionMode mode) const;
+  std::vector<PrecisionMode> modes() const;  // run 0's, in first-seen order (the configured order when known)
+  const ModeSeries* series(PrecisionMode mode) const;  // run 0's
+
+  // Followed runs. addRun returns a new id (1, 2, ...; never reused until clearAll) for `label`.
+  int addRun(const std::string& label);
+  void removeRun(int run);
+  std::vector<int> runs() const;  // followed runs, in the order they were added
+  std::string runLabel(int run) const;  // "" for run 0 and unknown ids
+  // A followed run's steps (no StepRecord: each stream carries one mode). Per-layer counts come from
+  // the tensors' format counts when the step has no rounding points (see appendFollowed's note).
+  void appendFollowed(int run, const std::vector<ModeStep>& steps);
+  void appendFollowed(int run, const ModeStep& step);
+
+  // Every series: run 0's first, then each followed run's in the order they were added.
+  std::vector<SeriesKey> seriesKeys() const;
+  const ModeSeries* series(SeriesKey key) const;
+  bool usesScaler(SeriesKey key) const;
   int64_t lastStep() const { return lastStep_; }
   // Changes whenever data already handed out was rewritten (a fold, a clear): views then rebuild
   // instead of appending.
@@ -161,13 +194,16 @@ class TelemetryStore {
   bool usesScaler(PrecisionMode mode) const;
 
  private:
-  ModeSeries& seriesFor(PrecisionMode mode);
+  ModeSeries& seriesFor(SeriesKey key);
   void appendModeStep(ModeSeries& series, const ModeStep& step);
+  void resetSeries(ModeSeries& series);
   void foldIfNeeded(ModeSeries& series);
 
   StoreLimits limits_;
   std::optional<RunConfig> config_;
   std::vector<std::unique_ptr<ModeSeries>> series_;
+  std::vector<std::pair<int, std::string>> runs_;  // followed runs: id, label
+  int nextRun_ = 1;
   int64_t lastStep_ = 0;
   uint64_t generation_ = 0;
 };

@@ -1,0 +1,170 @@
+#include "ampscope/engine/record_stream_reader.h"
+
+#include <utility>
+
+#include "ampscope/engine/json.h"
+
+namespace ampscope {
+
+RecordStreamReader::RecordStreamReader() : RecordStreamReader(Limits{}) {}
+
+RecordStreamReader::RecordStreamReader(Limits limits) : limits_(limits) {
+  if (limits_.maxLineBytes == 0) limits_.maxLineBytes = 1;
+}
+
+void RecordStreamReader::feed(std::string_view bytes) {
+  while (!bytes.empty()) {
+    const std::size_t newline = bytes.find('\n');
+    const std::string_view piece = bytes.substr(0, newline);
+    if (discarding_) {
+      // Inside an oversized line: nothing of it is kept.
+    } else if (partial_.size() + piece.size() > limits_.maxLineBytes) {
+      ++lineNumber_;
+      ++lines_;
+      ++oversized_;
+      report("line " + std::to_string(lineNumber_),
+             "longer than " + std::to_string(limits_.maxLineBytes) + " bytes; skipped");
+      partial_.clear();
+      partial_.shrink_to_fit();
+      discarding_ = true;
+    } else if (newline == std::string_view::npos) {
+      partial_.append(piece);
+    } else if (partial_.empty()) {
+      ++lineNumber_;
+      ++lines_;
+      takeLine(piece);
+    } else {
+      partial_.append(piece);
+      ++lineNumber_;
+      ++lines_;
+      const std::string line = std::move(partial_);
+      partial_.clear();
+      takeLine(line);
+    }
+    if (newline == std::string_view::npos) return;
+    discarding_ = false;
+    bytes.remove_prefix(newline + 1);
+  }
+}
+
+void RecordStreamReader::restart() {
+  partial_.clear();
+  discarding_ = false;
+  lineNumber_ = 0;
+  expectHeader_ = true;
+  headerRefused_ = false;
+  resumeAfter_ = lastSeq_;
+}
+
+bool RecordStreamReader::headerChanged() { return std::exchange(headerChanged_, false); }
+
+std::vector<ModeStep> RecordStreamReader::takeSteps() { return std::exchange(pendingSteps_, {}); }
+
+std::vector<RecordError> RecordStreamReader::takeErrors() { return std::exchange(pendingErrors_, {}); }
+
+void RecordStreamReader::report(std::string path, std::string message) {
+  if (pendingErrors_.size() >= limits_.maxPendingErrors) {
+    ++errorsLost_;
+    return;
+  }
+  pendingErrors_.push_back(RecordError{std::move(path), std::move(message)});
+}
+
+void RecordStreamReader::takeLine(std::string_view line) {
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  if (line.find_first_not_of(" \t") == std::string_view::npos) return;  // blank lines are allowed
+  if (expectHeader_) {
+    readHeaderLine(line);
+  } else {
+    readStepLine(line);
+  }
+}
+
+void RecordStreamReader::readHeaderLine(std::string_view line) {
+  const std::string where = "line " + std::to_string(lineNumber_);
+  JsonParseError parseError;
+  const auto value = parseJson(line, &parseError);
+  const bool looksLikeHeader = value && value->isObject() && value->find("format");
+  if (value && value->isObject() && !looksLikeHeader && !hasHeader_ && !headerRefused_) {
+    // AmpScope 0.1.0 wrote records from the first line on (version 1: no header).
+    expectHeader_ = false;
+    version_ = 1;
+    hasHeader_ = true;
+    header_ = RecordStream{};
+    header_.version = 1;
+    readStepLine(line);
+    return;
+  }
+  if (!looksLikeHeader) {
+    // The header says how to read the records that follow: without it they are skipped.
+    ++malformed_;
+    if (headerRefused_) {
+      report(where, "skipped (the stream's header did not read)");
+    } else {
+      report(where, "expected the stream's header line first" +
+                        (value ? std::string() : " (not JSON: " + parseError.message + ")"));
+    }
+    return;
+  }
+  RecordError error;
+  auto header = readRecordStreamHeader(line, &error);
+  if (!header) {
+    ++malformed_;
+    headerRefused_ = true;
+    report(error.path.empty() ? where : where + ": " + error.path, error.message);
+    return;
+  }
+  headerRefused_ = false;
+  expectHeader_ = false;
+  version_ = header->version;
+  const bool sameRun = hasHeader_ && !header->source.runId.empty() && header->source.runId == lastRunId_;
+  if (hasHeader_ && !sameRun) headerChanged_ = true;
+  if (!sameRun) {
+    lastSeq_ = 0;
+    resumeAfter_ = 0;
+    lastWallTime_.reset();
+  }
+  if (!sameRun && observer_) observer_(line);
+  lastRunId_ = header->source.runId;
+  header_ = std::move(*header);
+  header_.steps.clear();
+  hasHeader_ = true;
+}
+
+void RecordStreamReader::readStepLine(std::string_view line) {
+  const std::string where = "line " + std::to_string(lineNumber_);
+  JsonParseError parseError;
+  const auto value = parseJson(line, &parseError);
+  if (!value) {
+    ++malformed_;
+    report(where + ", column " + std::to_string(parseError.column), "not JSON (" + parseError.message + ")");
+    return;
+  }
+  if (value->isObject() && value->find("format")) {
+    // A header in the middle: the writer started again on the same connection (or a file was concatenated).
+    expectHeader_ = true;
+    readHeaderLine(line);
+    return;
+  }
+  RecordError error;
+  auto step = readRecordStreamStep(*value, version_, &error);
+  if (!step) {
+    ++malformed_;
+    report(error.path.empty() ? where : where + ": " + error.path, error.message);
+    return;
+  }
+  if (step->seq > 0) {
+    if (step->seq <= resumeAfter_) {
+      ++duplicates_;
+      return;
+    }
+    if (lastSeq_ > 0 && step->seq > lastSeq_ + 1) dropped_ += step->seq - lastSeq_ - 1;
+    if (step->seq > lastSeq_) lastSeq_ = step->seq;
+  }
+  if (step->wallTime != 0) lastWallTime_ = step->wallTime;
+  if (observer_) observer_(line);
+  ++steps_;
+  pendingSteps_.push_back(std::move(*step));
+}
+
+}  // namespace ampscope

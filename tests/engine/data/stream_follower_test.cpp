@@ -1,0 +1,281 @@
+// StreamFollower (stream_follower.h): a file is read as it grows, read again from its start when it is
+// truncated or replaced; a TCP stream is read as it arrives, and after the server goes away and comes
+// back the follower reconnects and the resent history gives no duplicate records. parseFollowTarget
+// tells HOST:PORT from file paths and names what is wrong.
+#include "ampscope/engine/stream_follower.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <thread>
+
+#include "support/record_samples.h"
+
+namespace ampscope {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string header(const std::string& runId = "5f0c2a9e1b7d4c3a") {
+  StreamSource source = samples::probeSource();
+  source.runId = runId;
+  return probeStreamHeader(source, "ampscope_probe 0.2.0");
+}
+
+std::string linesOf(const std::vector<ModeStep>& steps) {
+  std::string text;
+  for (const auto& step : steps) appendRecordStreamLine(text, step);
+  return text;
+}
+
+// Polls until `done` holds; a generous bound so a slow machine passes and a hang fails.
+bool pollUntil(StreamFollower& follower, std::vector<ModeStep>& got, const std::function<bool()>& done) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < deadline) {
+    follower.poll();
+    for (auto& s : follower.reader().takeSteps()) got.push_back(std::move(s));
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return false;
+}
+
+std::vector<int64_t> seqs(const std::vector<ModeStep>& steps) {
+  std::vector<int64_t> list;
+  for (const auto& s : steps) list.push_back(s.seq);
+  return list;
+}
+
+std::vector<int64_t> range(int64_t from, int64_t to) {
+  std::vector<int64_t> list;
+  for (int64_t i = from; i <= to; ++i) list.push_back(i);
+  return list;
+}
+
+class TempDir {
+ public:
+  TempDir() {
+    char pattern[] = "/tmp/ampscope_follow_XXXXXX";
+    path_ = ::mkdtemp(pattern);
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  fs::path path_;
+};
+
+void append(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::app);
+  out << text;
+}
+
+TEST(FollowTarget, HostPortAndFilePathsAreToldApart) {
+  std::string error;
+  auto t = parseFollowTarget("127.0.0.1:5000", &error);
+  ASSERT_TRUE(t) << error;
+  EXPECT_EQ(t->kind, FollowTarget::Kind::Tcp);
+  EXPECT_EQ(t->host, "127.0.0.1");
+  EXPECT_EQ(t->port, 5000);
+  EXPECT_EQ(t->text(), "127.0.0.1:5000");
+  t = parseFollowTarget("[::1]:65535", &error);
+  ASSERT_TRUE(t) << error;
+  EXPECT_EQ(t->kind, FollowTarget::Kind::Tcp);
+  EXPECT_EQ(t->host, "::1");
+  EXPECT_EQ(t->port, 65535);
+  EXPECT_EQ(t->text(), "[::1]:65535");
+  t = parseFollowTarget("runs/run.rank0.jsonl", &error);
+  ASSERT_TRUE(t) << error;
+  EXPECT_EQ(t->kind, FollowTarget::Kind::File);
+  EXPECT_EQ(t->path, "runs/run.rank0.jsonl");
+  t = parseFollowTarget("./name:5000", &error);
+  ASSERT_TRUE(t) << error;
+  EXPECT_EQ(t->kind, FollowTarget::Kind::File) << "a '/' makes it a path";
+
+  EXPECT_FALSE(parseFollowTarget("localhost:70000", &error));
+  EXPECT_EQ(error, "port 70000 is outside 1-65535");
+  EXPECT_FALSE(parseFollowTarget("localhost:0", &error));
+  EXPECT_EQ(error, "port 0 is outside 1-65535");
+  EXPECT_FALSE(parseFollowTarget("[::1]:99999999999999999999", &error));
+  EXPECT_EQ(error, "port 999999999999... is outside 1-65535");
+  EXPECT_FALSE(parseFollowTarget("[::1]", &error));
+  EXPECT_EQ(error, "\"[::1]\": expected [IPv6 address]:port");
+  EXPECT_FALSE(parseFollowTarget("", &error));
+  EXPECT_EQ(error, "the target is empty (expected a file or HOST:PORT)");
+  TempDir dir;
+  const std::string folder = dir.file("");
+  EXPECT_FALSE(parseFollowTarget(folder, &error));
+  EXPECT_EQ(error, folder + " is a directory, not a record stream file");
+  EXPECT_FALSE(parseFollowTarget("/dev/null", &error));
+  EXPECT_EQ(error, "/dev/null is not a regular file");
+}
+
+TEST(StreamFollower, AFileIsFollowedAsItGrowsAndRereadWhenTruncatedOrReplaced) {
+  TempDir dir;
+  const std::string path = dir.file("run.jsonl");
+  StreamFollower follower(*parseFollowTarget(path, nullptr));
+  std::vector<ModeStep> got;
+  follower.poll();
+  EXPECT_EQ(follower.state(), StreamFollower::State::Waiting);
+  EXPECT_EQ(follower.stateText(), "waiting for " + path + " (not there yet)");
+
+  // Appended in steps, a record split across two writes.
+  const auto steps = samples::probeSteps(9);
+  const std::string text = header() + linesOf(steps);
+  const std::size_t third = text.size() / 3;
+  append(path, text.substr(0, third));
+  ASSERT_TRUE(pollUntil(follower, got, [&] { return follower.state() == StreamFollower::State::Connected; }));
+  EXPECT_EQ(follower.stateText(), "following " + path);
+  append(path, text.substr(third, third));
+  append(path, text.substr(2 * third));
+  ASSERT_TRUE(pollUntil(follower, got, [&] { return got.size() == 9; }));
+  EXPECT_EQ(seqs(got), range(1, 9));
+  EXPECT_EQ(follower.bytesReceived(), static_cast<int64_t>(text.size()));
+
+  // Truncated and rewritten by a new run (another run-id): read from the start.
+  got.clear();
+  fs::resize_file(path, 0);
+  append(path, header("00000000000000aa") + linesOf(samples::probeSteps(2)));
+  ASSERT_TRUE(pollUntil(follower, got, [&] { return got.size() == 2; }));
+  EXPECT_EQ(seqs(got), range(1, 2));
+  EXPECT_TRUE(follower.reader().headerChanged());
+
+  // Replaced (written elsewhere, renamed over it): the new file from its start.
+  got.clear();
+  const std::string next = dir.file("next.jsonl");
+  append(next, header("00000000000000bb") + linesOf(samples::probeSteps(5)));
+  fs::rename(next, path);
+  ASSERT_TRUE(pollUntil(follower, got, [&] { return got.size() == 5; }));
+  EXPECT_EQ(seqs(got), range(1, 5));
+  EXPECT_EQ(follower.reader().header().source.runId, "00000000000000bb");
+  EXPECT_GE(follower.reconnects(), 2);
+  EXPECT_EQ(follower.reader().malformed(), 0);
+  follower.close();
+  EXPECT_EQ(follower.state(), StreamFollower::State::Closed);
+  EXPECT_FALSE(follower.poll());
+}
+
+// A one-client server on 127.0.0.1: sends `text`, then closes the connection (and its socket).
+class OneShotServer {
+ public:
+  explicit OneShotServer(int port = 0) {
+    listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    const int yes = 1;
+    ::setsockopt(listener_, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    address.sin_port = htons(static_cast<uint16_t>(port));
+    ok_ = ::bind(listener_, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+          ::listen(listener_, 4) == 0;
+    socklen_t length = sizeof address;
+    ::getsockname(listener_, reinterpret_cast<sockaddr*>(&address), &length);
+    port_ = ntohs(address.sin_port);
+  }
+  ~OneShotServer() {
+    if (thread_.joinable()) thread_.join();
+    ::close(listener_);
+  }
+  bool ok() const { return ok_; }
+  int port() const { return port_; }
+  // Accepts one client, sends `first`, waits for `release`, sends `second`, closes.
+  void serve(std::string first, std::function<void()> wait, std::string second) {
+    thread_ = std::thread([this, first = std::move(first), wait = std::move(wait), second = std::move(second)] {
+      const int client = ::accept(listener_, nullptr, nullptr);
+      if (client < 0) return;
+      sendAll(client, first);
+      wait();
+      sendAll(client, second);
+      ::close(client);
+    });
+  }
+  void join() { thread_.join(); }
+
+ private:
+  static void sendAll(int fd, const std::string& text) {
+    std::size_t sent = 0;
+    while (sent < text.size()) {
+      const ssize_t n = ::send(fd, text.data() + sent, text.size() - sent, MSG_NOSIGNAL);
+      if (n <= 0) return;
+      sent += static_cast<std::size_t>(n);
+    }
+  }
+  int listener_ = -1;
+  int port_ = 0;
+  bool ok_ = false;
+  std::thread thread_;
+};
+
+TEST(StreamFollower, ATcpStreamReconnectsAfterACutWithoutDuplicates) {
+  const auto all = samples::probeSteps(20);
+  std::vector<ModeStep> got;
+  std::atomic<bool> release{false};
+  auto server = std::make_unique<OneShotServer>();
+  ASSERT_TRUE(server->ok());
+  const int port = server->port();
+  // First connection: header and records 1..8, the 9th cut in the middle, then the server goes away.
+  const std::string ninth = linesOf({all[8]});
+  server->serve(header() + linesOf({all.begin(), all.begin() + 8}) + ninth.substr(0, ninth.size() / 2),
+                [&] { while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1)); }, "");
+  StreamFollower follower(*parseFollowTarget("127.0.0.1:" + std::to_string(port), nullptr));
+  ASSERT_TRUE(pollUntil(follower, got, [&] { return got.size() == 8; }));
+  EXPECT_EQ(follower.state(), StreamFollower::State::Connected);
+  EXPECT_EQ(follower.stateText(), "connected to 127.0.0.1:" + std::to_string(port));
+  release = true;
+  server.reset();  // closes the connection and the listener
+  ASSERT_TRUE(pollUntil(follower, got, [&] { return follower.state() == StreamFollower::State::Waiting; }));
+  EXPECT_NE(follower.stateText().find("waiting for 127.0.0.1:"), std::string::npos) << follower.stateText();
+  // While nobody listens, connecting is refused and retried.
+  for (int i = 0; i < 20; ++i) {
+    follower.poll();
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_EQ(follower.state(), StreamFollower::State::Waiting);
+
+  // The probe comes back on the same port (the same run): header, its history 1..15, then 16..20.
+  OneShotServer again(port);
+  ASSERT_TRUE(again.ok());
+  std::atomic<bool> secondRelease{false};
+  again.serve(header() + linesOf({all.begin(), all.begin() + 15}),
+              [&] { while (!secondRelease) std::this_thread::sleep_for(std::chrono::milliseconds(1)); },
+              linesOf({all.begin() + 15, all.end()}));
+  ASSERT_TRUE(pollUntil(follower, got, [&] { return got.size() == 15; }));
+  secondRelease = true;
+  ASSERT_TRUE(pollUntil(follower, got, [&] { return got.size() == 20; }));
+  EXPECT_EQ(seqs(got), range(1, 20)) << "no duplicates, nothing lost";
+  EXPECT_EQ(follower.reconnects(), 1);
+  EXPECT_EQ(follower.reader().duplicates(), 8);
+  EXPECT_EQ(follower.reader().dropped(), 0);
+  EXPECT_EQ(follower.reader().malformed(), 0) << "the cut line was dropped with the connection";
+  EXPECT_FALSE(follower.reader().headerChanged());
+  again.join();
+}
+
+TEST(StreamFollower, ARefusedConnectionWaitsAndSaysWhy) {
+  // A port nobody listens on: bind one, note it, close it.
+  int port = 0;
+  {
+    OneShotServer probe;
+    port = probe.port();
+  }
+  StreamFollower follower(*parseFollowTarget("127.0.0.1:" + std::to_string(port), nullptr));
+  std::vector<ModeStep> got;
+  ASSERT_TRUE(pollUntil(follower, got, [&] { return !follower.lastError().empty(); }));
+  EXPECT_EQ(follower.state(), StreamFollower::State::Waiting);
+  EXPECT_EQ(follower.stateText(), "waiting for 127.0.0.1:" + std::to_string(port) + " (Connection refused)");
+}
+
+}  // namespace
+}  // namespace ampscope

@@ -1,0 +1,164 @@
+// The exponent histogram builder's per-format range counts ("formats": FP16, BF16, FP8 E4M3, FP8 E5M2)
+// against exact round-to-nearest-even (IEEE 754-2019 section 4.3.1; the OCP 8-bit FP spec for E4M3 and
+// E5M2, E4M3FN overflowing to NaN): for the float32 values at and next to every threshold, and for a
+// million random float32 bit patterns, each value's classification by the builder equals what
+// number_format's exact encoder (and, for FP16/BF16, low_precision's rounding) makes of it.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "ampscope/engine/number_format.h"
+#include "exponent_histogram_builder.h"
+#include "low_precision.h"
+
+namespace ampscope::detail {
+namespace {
+
+constexpr DType kDTypes[kRangeFormats] = {DType::FP16, DType::BF16, DType::FP8E4M3FN, DType::FP8E5M2};
+
+float fromBits(uint32_t bits) {
+  float value;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
+uint32_t toBits(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  return bits;
+}
+
+struct Expected {
+  bool flushed, subnormal, overflowed;
+};
+
+// What exact RNE rounding makes of `value` in `dtype` (number_format.h).
+Expected exact(DType dtype, float value) {
+  const RoundingResult r = roundValue(dtype, static_cast<double>(value));
+  return {r.flushedToZero, r.becameSubnormal && r.stored != 0, r.overflowed};
+}
+
+// The builder's classification of the single value `value`.
+FormatRangeCounts built(float value, int format) {
+  ExponentHistogram h;
+  accumulateHistogram(&value, 1, 1.0f, LowFormat::FP16, h);
+  EXPECT_TRUE(h.formatsMeasured);
+  return h.formats[static_cast<std::size_t>(format)];
+}
+
+void expectAgrees(float value, int format) {
+  const Expected e = exact(kDTypes[format], value);
+  const FormatRangeCounts c = built(value, format);
+  const char* name = rangeFormatKey(static_cast<RangeFormat>(format));
+  EXPECT_EQ(c.flushed, e.flushed ? 1 : 0) << name << " " << value << " (bits 0x" << std::hex << toBits(value) << ")";
+  EXPECT_EQ(c.subnormal, e.subnormal ? 1 : 0) << name << " " << value << " (bits 0x" << std::hex << toBits(value) << ")";
+  EXPECT_EQ(c.overflowed, e.overflowed ? 1 : 0) << name << " " << value << " (bits 0x" << std::hex << toBits(value) << ")";
+}
+
+TEST(HistogramFormats, ThresholdsAreTheSpecifiedValues) {
+  // minSub/2, minNorm - minSub/2, max + ulpMax/2 of each format (docs/record-format.md's table).
+  const auto& t = rangeThresholds();
+  const auto value = [](uint32_t bits) { return static_cast<double>(fromBits(bits)); };
+  EXPECT_EQ(value(t[0].flushedMax), std::ldexp(1.0, -25));
+  EXPECT_EQ(value(t[0].subnormalBelow), std::ldexp(1.0, -14) - std::ldexp(1.0, -25));
+  EXPECT_EQ(value(t[0].overflowFrom), 65520.0);
+  EXPECT_EQ(value(t[1].flushedMax), std::ldexp(1.0, -134));
+  EXPECT_EQ(value(t[1].subnormalBelow), std::ldexp(1.0, -126) - std::ldexp(1.0, -134));
+  EXPECT_EQ(value(t[1].overflowFrom), std::ldexp(1.0, 128) - std::ldexp(1.0, 119));
+  EXPECT_EQ(value(t[2].flushedMax), std::ldexp(1.0, -10));
+  EXPECT_EQ(value(t[2].subnormalBelow), std::ldexp(1.0, -6) - std::ldexp(1.0, -10));
+  // E4M3FN: 464 lies halfway between 448 (mantissa 110, even) and the NaN pattern's 480 (111): it rounds
+  // to 448, so the first value that overflows is the float32 after 464 (as PyTorch's float8_e4m3fn cast).
+  EXPECT_EQ(value(t[2].overflowFrom), static_cast<double>(std::nextafter(464.0f, 1000.0f)));
+  EXPECT_FALSE(roundValue(DType::FP8E4M3FN, 464.0).overflowed);
+  EXPECT_EQ(value(t[3].flushedMax), std::ldexp(1.0, -17));
+  EXPECT_EQ(value(t[3].subnormalBelow), std::ldexp(1.0, -14) - std::ldexp(1.0, -17));
+  EXPECT_EQ(value(t[3].overflowFrom), 61440.0);
+}
+
+TEST(HistogramFormats, EveryThresholdAgreesWithExactRounding) {
+  // Each threshold and the 3 float32 values on either side of it, both signs; plus each format's
+  // smallest subnormal, smallest normal and largest finite value and their neighbours.
+  for (int f = 0; f < kRangeFormats; ++f) {
+    const auto& t = rangeThresholds()[static_cast<std::size_t>(f)];
+    const FInfo info = finfo(kDTypes[f]);
+    std::vector<uint32_t> centres = {t.flushedMax, t.subnormalBelow, t.overflowFrom,
+                                     toBits(static_cast<float>(info.smallestSubnormal)),
+                                     toBits(static_cast<float>(info.smallestNormal)),
+                                     toBits(static_cast<float>(info.max))};
+    for (const uint32_t centre : centres) {
+      for (int d = -3; d <= 3; ++d) {
+        const uint32_t bits = centre + static_cast<uint32_t>(d);
+        if ((bits & 0x7F800000u) == 0x7F800000u) continue;  // not finite
+        expectAgrees(fromBits(bits), f);
+        expectAgrees(-fromBits(bits), f);
+      }
+    }
+  }
+}
+
+TEST(HistogramFormats, Fp16AndBf16AgreeWithTheEngineRounding) {
+  // low_precision's roundScalar (F16C / c10 conversions) says the same at each FP16 and BF16 threshold.
+  for (int f = 0; f < 2; ++f) {
+    const LowFormat format = f == 0 ? LowFormat::FP16 : LowFormat::BF16;
+    const auto& t = rangeThresholds()[static_cast<std::size_t>(f)];
+    for (const uint32_t centre : {t.flushedMax, t.subnormalBelow, t.overflowFrom}) {
+      for (int d = -2; d <= 2; ++d) {
+        const float value = fromBits(centre + static_cast<uint32_t>(d));
+        const float rounded = roundScalar(value, format);
+        const FormatRangeCounts c = built(value, f);
+        EXPECT_EQ(c.flushed, rounded == 0.0f ? 1 : 0) << value;
+        EXPECT_EQ(c.overflowed, std::isinf(rounded) ? 1 : 0) << value;
+        EXPECT_EQ(c.subnormal, rounded != 0.0f && std::fabs(rounded) < lowFormatMinNormal(format) ? 1 : 0) << value;
+      }
+    }
+  }
+}
+
+TEST(HistogramFormats, AMillionRandomValuesAgreeWithExactRounding) {
+  // Random exponents across float32's whole range (subnormals included) and random mantissas, summed
+  // in one histogram; the expected sums classify every value with the exact encoder.
+  std::mt19937 rng(20240611);
+  std::uniform_int_distribution<uint32_t> bits(0, 0xFFFFFFFFu);
+  std::vector<float> values;
+  values.reserve(1000000);
+  while (values.size() < 1000000) {
+    const float v = fromBits(bits(rng));
+    if (std::isfinite(v)) values.push_back(v);
+  }
+  ExponentHistogram h;
+  accumulateHistogram(values.data(), static_cast<int64_t>(values.size()), 1.0f, LowFormat::FP16, h);
+  for (int f = 0; f < kRangeFormats; ++f) {
+    FormatRangeCounts expected;
+    for (const float v : values) {
+      if (v == 0.0f) continue;
+      const Expected e = exact(kDTypes[f], v);
+      expected.flushed += e.flushed;
+      expected.subnormal += e.subnormal;
+      expected.overflowed += e.overflowed;
+    }
+    const auto& got = h.formats[static_cast<std::size_t>(f)];
+    EXPECT_EQ(got.flushed, expected.flushed) << rangeFormatKey(static_cast<RangeFormat>(f));
+    EXPECT_EQ(got.subnormal, expected.subnormal) << rangeFormatKey(static_cast<RangeFormat>(f));
+    EXPECT_EQ(got.overflowed, expected.overflowed) << rangeFormatKey(static_cast<RangeFormat>(f));
+    EXPECT_GT(got.overflowed, 0);
+    EXPECT_GT(got.flushed, 0);
+  }
+  // The FP16 formats entry and the FP16 overlays are the same facts.
+  EXPECT_EQ(h.formats[0].flushed, h.targetUnderflow);
+  EXPECT_EQ(h.formats[0].subnormal, h.targetSubnormal);
+}
+
+TEST(HistogramFormats, NonFiniteAndZeroValuesAreNotCounted) {
+  const float values[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN};
+  ExponentHistogram h;
+  accumulateHistogram(values, 5, 1.0f, LowFormat::BF16, h);
+  for (const auto& c : h.formats) EXPECT_EQ(c.flushed + c.subnormal + c.overflowed, 0);
+  EXPECT_EQ(h.zero, 2);
+  EXPECT_EQ(h.nan, 1);
+}
+
+}  // namespace
+}  // namespace ampscope::detail

@@ -1,0 +1,116 @@
+// FollowController: the training runs AmpScope follows from outside: a training script's record stream
+// read from a growing file or a TCP port. One StreamFollower per target, polled by a timer on the GUI
+// thread (the follower never blocks); what arrives goes into the TelemetryStore as followed runs, and a
+// full-resolution copy of every run's steps is kept (bounded like the session recorder) for saving.
+//
+// A stream whose header says ranks "per-rank" is shown as "<run> rank R". A new run-id on the same
+// target (the script was restarted) starts a new run; the old one stays. Runs restored from a session
+// are not live: they carry a "saved" mark and have no follower.
+#pragma once
+
+#include <QObject>
+#include <QString>
+#include <QTimer>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "ampscope/engine/record_codec.h"
+#include "ampscope/engine/session_codec.h"
+#include "ampscope/engine/stream_follower.h"
+#include "ampscope/engine/telemetry.h"
+
+namespace ampscope {
+class TelemetryStore;
+}  // namespace ampscope
+
+namespace ampscope::ui {
+
+class FollowController : public QObject {
+  Q_OBJECT
+ public:
+  // Full-resolution steps kept per run for saving; past this every other one is dropped (as the session
+  // recorder thins). Instrumented steps keep their tensors up to kMaxInstrumentedSteps.
+  static constexpr std::size_t kMaxSteps = 200000;
+  static constexpr std::size_t kMaxInstrumentedSteps = 2000;
+  static constexpr int kPollIntervalMs = 100;
+  // A connected stream that sent nothing for this long reads as "stalled".
+  static constexpr double kStalledSeconds = 30.0;
+
+  // One run: a series source in the store.
+  struct Run {
+    int storeRun = 0;             // the store's run id
+    QString label;                // "my-run", "my-run rank 1"
+    StreamSource source;
+    QString target;               // what it was followed from
+    std::vector<ModeStep> steps;  // full resolution (thinned past kMaxSteps)
+    bool live = true;             // false: restored from a session
+    int follow = -1;              // the follow that feeds it (-1: none)
+    uint64_t stride = 1;          // keep every stride-th arriving step
+    uint64_t arrived = 0;
+    std::size_t instrumented = 0;
+    std::optional<int64_t> divergedAt;  // first step whose loss was NaN/Inf or that the writer marked diverged
+  };
+
+  // One followed target.
+  struct Follow {
+    int id = 0;
+    FollowTarget target;
+    QString label;  // the user's label; empty: the stream's own run name
+    std::unique_ptr<StreamFollower> follower;
+    int run = -1;   // index into runs() of the run it feeds now (-1: no header yet)
+    int64_t records = 0, dropped = 0, malformed = 0;
+    QString lastError;
+    double lastArrival = 0;  // seconds since the epoch of the last record's arrival (0: none yet)
+  };
+
+  explicit FollowController(TelemetryStore* store, QObject* parent = nullptr);
+  ~FollowController() override;
+
+  // Starts following; returns the follow id. `label` empty: the stream's run name.
+  int follow(const FollowTarget& target, const QString& label = QString(),
+             RecordStreamReader::Limits limits = {});
+  void stop(int followId);  // stops reading; the run's data stays (not live)
+  void stopAll();
+  // Forgets every run and follow (a session was opened, or the store was cleared).
+  void clear();
+
+  // Reads what every follower has (no blocking) and feeds the store. True when any step arrived.
+  // The timer calls it every kPollIntervalMs; tests call it directly.
+  bool poll();
+  void setPolling(bool on);
+
+  // Runs for saving, and restoring saved ones (not live).
+  std::vector<FollowedRun> followedRuns() const;
+  void restore(const std::vector<FollowedRun>& runs);
+
+  const std::vector<Run>& runs() const { return runs_; }
+  const std::vector<std::unique_ptr<Follow>>& follows() const { return follows_; }
+  const Follow* followById(int id) const;
+  // Status of one follow for the status bar: "my-run: connected · 120 records · 0 dropped · 0 malformed ·
+  // lag 0.4 s", and its tooltip (the follower's own words and the last stream error).
+  QString statusText(int followId) const;
+  QString statusToolTip(int followId) const;
+  // True when the run a follow feeds has diverged (NaN/Inf loss).
+  bool diverged(int followId) const;
+
+ signals:
+  void dataAppended();        // new steps are in the store
+  void followsChanged();      // a follow started or stopped, a run appeared or was restored
+  void stepsArrived(int runIndex, const std::vector<ampscope::ModeStep>& steps);  // for the non-finite table
+  void statusChanged();       // counters or states moved
+
+ private:
+  int startRun(Follow& follow);
+  void keep(Run& run, const std::vector<ModeStep>& steps);
+  static QString stateWord(const Follow& follow);
+
+  TelemetryStore* store_;
+  QTimer timer_;
+  std::vector<std::unique_ptr<Follow>> follows_;
+  std::vector<Run> runs_;
+  int nextFollow_ = 1;
+};
+
+}  // namespace ampscope::ui
