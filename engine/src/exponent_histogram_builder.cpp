@@ -54,12 +54,50 @@ const std::array<RangeThresholds, kRangeFormats>& rangeThresholds() {
   return thresholds;
 }
 
+namespace {
+
+int binOf(uint32_t magnitude) {
+  const uint32_t exponentField = magnitude >> 23;
+  // float32 subnormal: value = mantissa * 2^-149.
+  return exponentField == 0 ? -149 + (31 - __builtin_clz(magnitude)) : static_cast<int>(exponentField) - 127;
+}
+
+// The range counts come from the exponent bins, which are exact: every bin lies wholly on one side of
+// a threshold except the bin holding it. So only values in those few bins (flagged in `boundary`) are
+// compared with a threshold; the rest is sums of bins after the loop.
+struct RangeBins {
+  std::array<int, kRangeFormats> flushedBin, subnormalBin, overflowBin;
+  std::array<uint8_t, ExponentHistogram::kBins> boundary{};  // bit f: a threshold of format f is in this bin
+};
+
+const RangeBins& rangeBins() {
+  static const RangeBins bins = [] {
+    RangeBins b;
+    const auto& t = rangeThresholds();
+    for (std::size_t f = 0; f < t.size(); ++f) {
+      b.flushedBin[f] = binOf(t[f].flushedMax);
+      b.subnormalBin[f] = binOf(t[f].subnormalBelow);
+      b.overflowBin[f] = binOf(t[f].overflowFrom);
+      for (const int bin : {b.flushedBin[f], b.subnormalBin[f], b.overflowBin[f]}) {
+        b.boundary[static_cast<std::size_t>(bin - ExponentHistogram::kMinExponent)] |= static_cast<uint8_t>(1u << f);
+      }
+    }
+    return b;
+  }();
+  return bins;
+}
+
+}  // namespace
+
 void accumulateHistogram(const float* data, int64_t n, float multiplier, LowFormat target,
                          ExponentHistogram& histogram) {
   const Overlay overlay = overlayFor(target);
   const auto& ranges = rangeThresholds();
-  // Local counters: the loop then keeps them in registers instead of writing through `histogram`.
-  std::array<FormatRangeCounts, kRangeFormats> formats{};
+  const RangeBins& rangeBin = rangeBins();
+  // This call's bins, and per format the values of its threshold bins that fall below the flush
+  // threshold, below the subnormal threshold, at or above the overflow threshold.
+  std::array<int64_t, ExponentHistogram::kBins> bins{};
+  std::array<FormatRangeCounts, kRangeFormats> edge{};
   for (int64_t i = 0; i < n; ++i) {
     const float value = multiplier == 1.0f ? data[i] : data[i] * multiplier;
     uint32_t bits;
@@ -87,13 +125,15 @@ void accumulateHistogram(const float* data, int64_t n, float multiplier, LowForm
     } else {
       exponent = static_cast<int>(exponentField) - 127;
     }
-    ++histogram.counts[static_cast<size_t>(exponent - ExponentHistogram::kMinExponent)];
-    for (int f = 0; f < kRangeFormats; ++f) {
-      const RangeThresholds& t = ranges[static_cast<size_t>(f)];
-      FormatRangeCounts& c = formats[static_cast<size_t>(f)];
-      c.flushed += magnitude <= t.flushedMax;
-      c.subnormal += (magnitude > t.flushedMax) & (magnitude < t.subnormalBelow);
-      c.overflowed += magnitude >= t.overflowFrom;
+    const auto bin = static_cast<size_t>(exponent - ExponentHistogram::kMinExponent);
+    ++bins[bin];
+    if (const unsigned formats = rangeBin.boundary[bin]) {
+      for (std::size_t f = 0; f < kRangeFormats; ++f) {
+        if (!(formats & (1u << f))) continue;
+        if (exponent == rangeBin.flushedBin[f]) edge[f].flushed += magnitude <= ranges[f].flushedMax;
+        if (exponent == rangeBin.subnormalBin[f]) edge[f].subnormal += magnitude < ranges[f].subnormalBelow;
+        if (exponent == rangeBin.overflowBin[f]) edge[f].overflowed += magnitude >= ranges[f].overflowFrom;
+      }
     }
     const float magnitudeValue = std::fabs(value);
     if (magnitudeValue < overlay.subnormalBelow) {
@@ -104,11 +144,23 @@ void accumulateHistogram(const float* data, int64_t n, float multiplier, LowForm
       }
     }
   }
-  for (std::size_t f = 0; f < formats.size(); ++f) {
-    histogram.formats[f].flushed += formats[f].flushed;
-    histogram.formats[f].subnormal += formats[f].subnormal;
-    histogram.formats[f].overflowed += formats[f].overflowed;
+  const auto at = [&](int exponent) { return bins[static_cast<size_t>(exponent - ExponentHistogram::kMinExponent)]; };
+  for (std::size_t f = 0; f < kRangeFormats; ++f) {
+    // flushed: the bins below the flush bin and the flush bin's values <= the threshold; subnormal: the
+    // rest of the flush bin, the bins up to the subnormal bin, and its values below the threshold;
+    // overflowed: the overflow bin's values >= the threshold and every bin above it.
+    FormatRangeCounts c;
+    for (int e = ExponentHistogram::kMinExponent; e < rangeBin.flushedBin[f]; ++e) c.flushed += at(e);
+    c.flushed += edge[f].flushed;
+    c.subnormal = at(rangeBin.flushedBin[f]) - edge[f].flushed + edge[f].subnormal;
+    for (int e = rangeBin.flushedBin[f] + 1; e < rangeBin.subnormalBin[f]; ++e) c.subnormal += at(e);
+    c.overflowed = edge[f].overflowed;
+    for (int e = rangeBin.overflowBin[f] + 1; e <= ExponentHistogram::kMaxExponent; ++e) c.overflowed += at(e);
+    histogram.formats[f].flushed += c.flushed;
+    histogram.formats[f].subnormal += c.subnormal;
+    histogram.formats[f].overflowed += c.overflowed;
   }
+  for (std::size_t b = 0; b < bins.size(); ++b) histogram.counts[b] += bins[b];
   histogram.formatsMeasured = true;
 }
 

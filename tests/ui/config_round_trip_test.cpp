@@ -269,7 +269,7 @@ bool roundTrip(const RunConfig& drawn, int trial, std::mt19937_64& rng, RunPanel
 
   // 3. A session.
   const std::vector<StepRecord> stepRecords = {StepRecord{1, {records->steps.front()}}};
-  const std::string s1 = encodeSession(Session{b, "x", stepRecords});
+  const std::string s1 = encodeSession(Session{b, "x", stepRecords, {}});
   SessionError sessionError;
   const auto session = decodeSession(s1, &sessionError);
   if (!session) {
@@ -306,7 +306,7 @@ bool roundTrip(const RunConfig& drawn, int trial, std::mt19937_64& rng, RunPanel
   if (!sameConfig(d, e, "run panel", trial)) return false;
 
   // 6. The session again: the same bytes.
-  const std::string s2 = encodeSession(Session{e, "x", stepRecords});
+  const std::string s2 = encodeSession(Session{e, "x", stepRecords, {}});
   if (s2 != s1) {
     ADD_FAILURE() << "stage session again: the bytes differ\nfirst:  " << s1 << "\nsecond: " << s2;
     return false;
