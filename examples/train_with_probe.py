@@ -44,6 +44,10 @@ def main():
     parser.add_argument("--steps", type=int, default=500)
     parser.add_argument("--every", type=int, default=10, help="instrument every N-th step (default 10)")
     parser.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
+    parser.add_argument("--inject-inf", type=int, default=0, metavar="STEP",
+                        help="put an inf into head.weight's gradient at STEP (a GradScaler skips the "
+                             "step; without one the run diverges)")
+    parser.add_argument("--name", default=None, help="the run's name in AmpScope (default: the script's)")
     args = parser.parse_args()
 
     cuda = torch.cuda.is_available()
@@ -52,12 +56,15 @@ def main():
     model = TinyTransformer().to(device)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
     # FP16 needs a loss scale; BF16 has FP32's exponent range and trains without one.
-    scaler = torch.cuda.amp.GradScaler() if cuda else None
+    scaler = None
+    if cuda:
+        # torch.amp.GradScaler("cuda") since torch 2.3; torch.cuda.amp.GradScaler before (deprecated after).
+        scaler = torch.amp.GradScaler("cuda") if hasattr(torch.amp, "GradScaler") else torch.cuda.amp.GradScaler()
     dtype = torch.float16 if cuda else torch.bfloat16
     mode = "fp16-amp-scaled" if cuda else "bf16-amp"
 
     with Probe(model, optimizer=optimizer, scaler=scaler, every=args.every, out=args.out, mode=mode,
-               overwrite=args.overwrite) as probe:
+               name=args.name, overwrite=args.overwrite) as probe:
         where = probe.destination
         follow = where[len("tcp://"):] if where.startswith("tcp://") else where
         print("probe stream: %s" % where)
@@ -70,11 +77,15 @@ def main():
                 loss = F.cross_entropy(model(tokens), labels)
             if scaler is not None:
                 scaler.scale(loss).backward()
+                if step == args.inject_inf:
+                    model.head.weight.grad[0, 0] = float("inf")
                 probe.after_backward(loss)
                 scaler.step(optimizer)
                 scaler.update()
             else:
                 loss.backward()
+                if step == args.inject_inf:
+                    model.head.weight.grad[0, 0] = float("inf")
                 probe.after_backward(loss)
                 optimizer.step()
             probe.after_step()
