@@ -3,12 +3,15 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QCursor>
 #include <QDockWidget>
 #include <QIcon>
 #include <QKeySequence>
 #include <QMenu>
 #include <QMenuBar>
+#include <QScreen>
 #include <QSettings>
+#include <QShowEvent>
 
 #include "ui/about_dialog.h"
 #include "ui/export/export_manager.h"
@@ -28,6 +31,16 @@ namespace {
 const char* const kGeometryKey = "mainWindow/geometry";
 const char* const kStateKey = "mainWindow/state";
 const char* const kLayoutVersionKey = "mainWindow/layoutVersion";
+// The size the window asks for on a first start, when its screen has room for it.
+constexpr int kPreferredWidth = 1400;
+constexpr int kPreferredHeight = 900;
+
+QDockWidget* dockOf(QWidget* widget) {
+  for (QWidget* w = widget; w; w = w->parentWidget()) {
+    if (auto* dock = qobject_cast<QDockWidget*>(w)) return dock;
+  }
+  return nullptr;
+}
 
 }  // namespace
 
@@ -88,7 +101,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_follow->controller()->restore(session.followed);
   });
 
-  resize(1400, 900);
+  QSize size(kPreferredWidth, kPreferredHeight);
+  if (const QScreen* screen = QGuiApplication::primaryScreen()) {
+    size = size.boundedTo(screen->availableGeometry().size());
+  }
+  resize(size);
 }
 
 MainWindow::~MainWindow() = default;
@@ -106,6 +123,15 @@ void MainWindow::createMenus() {
   m_resetLayoutAction = m_viewMenu->addAction(tr("&Reset layout"), this, &MainWindow::resetLayout);
   m_resetLayoutAction->setObjectName(QStringLiteral("resetLayoutAction"));
   m_resetLayoutAction->setToolTip(tr("Show every panel again, in its original place."));
+  m_focusAction = m_viewMenu->addAction(tr("&Focus on Panel"), this, [this] { toggleFocus(); });
+  m_focusAction->setObjectName(QStringLiteral("focusPanelAction"));
+  m_focusAction->setCheckable(true);
+  m_focusAction->setShortcut(QKeySequence(Qt::Key_F6));
+  m_focusAction->setShortcutContext(Qt::WindowShortcut);
+  m_focusAction->setToolTip(
+      tr("Show the panel with the keyboard focus (or under the mouse) alone in the window; again to go back (F6)."));
+  // Also on the window itself, so F6 works while presenter mode hides the menu bar.
+  addAction(m_focusAction);
 
   m_helpMenu = menuBar()->addMenu(tr("&Help"));
   m_aboutAction = m_helpMenu->addAction(tr("&About AmpScope"), this, &MainWindow::showAbout);
@@ -133,13 +159,17 @@ void MainWindow::restoreLayout() {
   // Both checks: the explicit key says which version wrote it, restoreState() re-checks the blob.
   if (settings.value(QLatin1String(kLayoutVersionKey)).toInt() != kLayoutVersion) return;
   const QByteArray geometry = settings.value(QLatin1String(kGeometryKey)).toByteArray();
-  if (!geometry.isEmpty()) restoreGeometry(geometry);
+  // Saved on a larger screen (or a projector that is gone), it may not fit this one.
+  if (!geometry.isEmpty() && restoreGeometry(geometry)) fitToScreen();
   const QByteArray state = settings.value(QLatin1String(kStateKey)).toByteArray();
   if (!state.isEmpty() && !restoreState(state, kLayoutVersion)) restoreState(m_defaultState, kLayoutVersion);
 }
 
 void MainWindow::resetLayout() {
   if (m_defaultState.isEmpty()) m_defaultState = saveState(kLayoutVersion);
+  m_focusState.clear();
+  m_focusedDock = nullptr;
+  m_focusAction->setChecked(false);
   restoreState(m_defaultState, kLayoutVersion);
 }
 
@@ -147,7 +177,92 @@ void MainWindow::saveLayout() const {
   QSettings settings;
   settings.setValue(QLatin1String(kLayoutVersionKey), kLayoutVersion);
   settings.setValue(QLatin1String(kGeometryKey), saveGeometry());
-  settings.setValue(QLatin1String(kStateKey), saveState(kLayoutVersion));
+  settings.setValue(QLatin1String(kStateKey), userLayoutState());
+}
+
+QByteArray MainWindow::userLayoutState() const {
+  if (!m_userState.isEmpty()) return m_userState;
+  if (!m_focusState.isEmpty()) return m_focusState;
+  return saveState(kLayoutVersion);
+}
+
+void MainWindow::beginManagedLayout() {
+  if (!m_userState.isEmpty()) return;
+  m_userState = userLayoutState();
+  m_focusState.clear();
+  m_focusedDock = nullptr;
+  m_focusAction->setChecked(false);
+}
+
+void MainWindow::endManagedLayout() {
+  m_focusState.clear();
+  m_focusedDock = nullptr;
+  m_focusAction->setChecked(false);
+  if (m_userState.isEmpty()) return;
+  restoreState(m_userState, kLayoutVersion);
+  m_userState.clear();
+}
+
+QDockWidget* MainWindow::focusCandidate() const {
+  if (QDockWidget* dock = dockOf(QApplication::focusWidget()); dock && dock->isVisible()) return dock;
+  if (QDockWidget* dock = dockOf(QApplication::widgetAt(QCursor::pos())); dock && dock->isVisible()) return dock;
+  QDockWidget* largest = nullptr;
+  qint64 largestArea = 0;
+  for (QDockWidget* dock : findChildren<QDockWidget*>(Qt::FindDirectChildrenOnly)) {
+    if (!dock->isVisible() || dock->isFloating()) continue;
+    const qint64 area = qint64(dock->width()) * dock->height();
+    if (area > largestArea) {
+      largest = dock;
+      largestArea = area;
+    }
+  }
+  return largest;
+}
+
+void MainWindow::setFocusedPanel(QDockWidget* dock) {
+  if (!dock) return;
+  if (m_focusState.isEmpty()) m_focusState = saveState(kLayoutVersion);
+  m_focusedDock = dock;
+  for (QDockWidget* other : findChildren<QDockWidget*>(Qt::FindDirectChildrenOnly)) {
+    if (other != dock && !other->isFloating()) other->hide();
+  }
+  dock->show();
+  dock->raise();
+  m_focusAction->setChecked(true);
+}
+
+void MainWindow::toggleFocus() {
+  if (m_focusState.isEmpty()) {
+    setFocusedPanel(focusCandidate());
+    m_focusAction->setChecked(!m_focusState.isEmpty());
+    return;
+  }
+  const QByteArray state = m_focusState;
+  m_focusState.clear();
+  m_focusedDock = nullptr;
+  m_focusAction->setChecked(false);
+  restoreState(state, kLayoutVersion);
+}
+
+void MainWindow::fitToScreen() {
+  const QScreen* target = screen() ? screen() : QGuiApplication::primaryScreen();
+  if (!target) return;
+  const QRect available = target->availableGeometry();
+  // The frame (title bar, borders) counts too where a window manager draws one.
+  const QSize frameExtra = frameGeometry().size() - geometry().size();
+  const QSize room = available.size() - frameExtra;
+  if (width() > room.width() || height() > room.height()) resize(size().boundedTo(room));
+  QRect frame = frameGeometry();
+  if (!available.contains(frame)) {
+    frame.moveLeft(qBound(available.left(), frame.left(), available.right() - frame.width() + 1));
+    frame.moveTop(qBound(available.top(), frame.top(), available.bottom() - frame.height() + 1));
+    move(frame.topLeft());
+  }
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+  QMainWindow::showEvent(event);
+  if (!event->spontaneous()) fitToScreen();
 }
 
 AboutDialog* MainWindow::showAbout() {

@@ -1,6 +1,11 @@
 // The application's main window: a QMainWindow whose panels are dock widgets (nestable, tabbable),
 // with File, View and Help menus. Dock layout and geometry are saved in QSettings on close and
 // restored at the next start; a layout saved by an incompatible version is ignored.
+//
+// Two arrangements can stand in for the user's own for a while: a managed layout (a lesson's, see
+// ui/lessons/lesson_workspace.h) and Focus (one panel alone, View menu). While either is on, the layout
+// that is saved is still the user's own, and leaving them brings it back. The window never opens larger
+// than its screen's available area.
 #pragma once
 
 #include <QByteArray>
@@ -47,6 +52,26 @@ class MainWindow : public QMainWindow {
   // When off, restoreLayout() ignores saved settings and closing saves nothing (screenshots, tests).
   void setLayoutPersistence(bool enabled) { m_persistLayout = enabled; }
 
+  // The user's own arrangement is remembered once and kept aside; another may then be applied freely.
+  void beginManagedLayout();
+  // Puts the user's own arrangement back (also leaves Focus).
+  void endManagedLayout();
+  bool hasManagedLayout() const { return !m_userState.isEmpty(); }
+  // What saveLayout() writes: the user's own arrangement, whatever stands in for it now.
+  QByteArray userLayoutState() const;
+
+  // Focus: the dock shows alone in the window (the others hidden); again, and the arrangement comes back.
+  // Without an argument the dock holding the keyboard focus, else the one under the mouse, else the
+  // largest visible one.
+  void setFocusedPanel(QDockWidget* dock);
+  void toggleFocus();
+  bool isFocused() const { return !m_focusState.isEmpty(); }
+  QDockWidget* focusedPanel() const { return m_focusedDock; }
+  QAction* focusAction() const { return m_focusAction; }
+
+  // Shrinks (and moves) the window into its screen's available area where it is larger.
+  void fitToScreen();
+
   formats::NumberFormatsPanel* numberFormatsPanel() const { return m_formatsPanel; }
   QDockWidget* numberFormatsDock() const { return m_formatsDock; }
   QAction* resetLayoutAction() const { return m_resetLayoutAction; }
@@ -63,9 +88,11 @@ class MainWindow : public QMainWindow {
 
  protected:
   void closeEvent(QCloseEvent* event) override;
+  void showEvent(QShowEvent* event) override;
 
  private:
   void createMenus();
+  QDockWidget* focusCandidate() const;
 
   QMenu* m_fileMenu = nullptr;
   QMenu* m_viewMenu = nullptr;
@@ -73,12 +100,16 @@ class MainWindow : public QMainWindow {
   QAction* m_panelsSeparator = nullptr;  // panel toggles go above it, "Reset layout" below
   QAction* m_resetLayoutAction = nullptr;
   QAction* m_aboutAction = nullptr;
+  QAction* m_focusAction = nullptr;
   formats::NumberFormatsPanel* m_formatsPanel = nullptr;
   QDockWidget* m_formatsDock = nullptr;
   TrainingWorkspace* m_training = nullptr;
   SessionController* m_session = nullptr;
   FollowWorkspace* m_follow = nullptr;
   QByteArray m_defaultState;
+  QByteArray m_userState;   // the user's own arrangement while a managed one stands in for it
+  QByteArray m_focusState;  // the arrangement Focus replaced
+  QDockWidget* m_focusedDock = nullptr;
   bool m_persistLayout = true;
 };
 

@@ -166,6 +166,46 @@ Lesson::Anchor parseAnchor(const QJsonValue& value, const QString& path) {
   return anchor;
 }
 
+// "layout", or the default one: the lesson's panels, and the run panel when it trains.
+Lesson::Layout parseLayout(const QJsonObject& root, const Lesson& lesson) {
+  Lesson::Layout layout;
+  if (!root.contains(QLatin1String("layout"))) {
+    layout.visible = lesson.panels;
+    if (lesson.config && !layout.visible.contains(QStringLiteral("run"))) layout.visible << QStringLiteral("run");
+    return layout;
+  }
+  const QString path = QStringLiteral("layout");
+  const QJsonObject object = requireObject(root.value(path), path);
+  rejectUnknownKeys(object, path, {QStringLiteral("visible"), QStringLiteral("large")});
+  if (!object.contains(QLatin1String("visible"))) throw FieldError{join(path, QStringLiteral("visible")), QStringLiteral("missing")};
+  const QString visiblePath = join(path, QStringLiteral("visible"));
+  layout.visible = requireStringList(object.value(QLatin1String("visible")), visiblePath);
+  for (qsizetype i = 0; i < layout.visible.size(); ++i) {
+    if (!Lesson::knownPanels().contains(layout.visible[i])) {
+      throw FieldError{QStringLiteral("%1[%2]").arg(visiblePath).arg(i),
+                       QStringLiteral("unknown panel '%1' (expected one of: %2)")
+                           .arg(layout.visible[i], Lesson::knownPanels().join(QStringLiteral(", ")))};
+    }
+  }
+  // A panel the lesson brings forward or points a callout at must be on screen.
+  for (const QString& panel : lesson.panels) {
+    if (!layout.visible.contains(panel)) {
+      throw FieldError{visiblePath, QStringLiteral("'%1' is among the lesson's panels but not visible").arg(panel)};
+    }
+  }
+  if (object.contains(QLatin1String("large"))) {
+    const QString largePath = join(path, QStringLiteral("large"));
+    layout.large = requireStringList(object.value(QLatin1String("large")), largePath);
+    for (qsizetype i = 0; i < layout.large.size(); ++i) {
+      if (!layout.visible.contains(layout.large[i])) {
+        throw FieldError{QStringLiteral("%1[%2]").arg(largePath).arg(i),
+                         QStringLiteral("'%1' is not among the visible panels").arg(layout.large[i])};
+      }
+    }
+  }
+  return layout;
+}
+
 }  // namespace
 
 const QStringList& Lesson::knownFeatures() {
@@ -189,6 +229,16 @@ std::optional<double> Lesson::featureX(const QString& feature) {
 const QStringList& Lesson::knownControls() {
   static const QStringList controls = {QStringLiteral("inject-overflow")};
   return controls;
+}
+
+const QStringList& Lesson::knownPanels() {
+  static const QStringList panels = {
+      QStringLiteral("formats"),   QStringLiteral("formats-range"), QStringLiteral("formats-finfo"),
+      QStringLiteral("formats-underflow"), QStringLiteral("formats-memory"), QStringLiteral("run"),
+      QStringLiteral("loss"),      QStringLiteral("scale"),         QStringLiteral("histogram"),
+      QStringLiteral("heatmap"),   QStringLiteral("underflow"),     QStringLiteral("op-dtype"),
+      QStringLiteral("memory"),    QStringLiteral("grad-norm"),     QStringLiteral("step-time")};
+  return panels;
 }
 
 std::optional<RunConfig> Lesson::configFor(int variantIndex) const {
@@ -215,7 +265,8 @@ std::optional<Lesson> Lesson::fromJson(const QByteArray& json, const QString& so
     rejectUnknownKeys(root, QString(),
                       {QStringLiteral("id"), QStringLiteral("section"), QStringLiteral("title"),
                        QStringLiteral("narrative"), QStringLiteral("config"), QStringLiteral("variants"),
-                       QStringLiteral("panels"), QStringLiteral("callouts"), QStringLiteral("controls")});
+                       QStringLiteral("panels"), QStringLiteral("callouts"), QStringLiteral("controls"),
+                       QStringLiteral("layout")});
     for (const char* key : {"id", "section", "title", "narrative", "config", "panels"}) {
       if (!root.contains(QLatin1String(key))) throw FieldError{QLatin1String(key), QStringLiteral("missing")};
     }
@@ -328,6 +379,7 @@ std::optional<Lesson> Lesson::fromJson(const QByteArray& json, const QString& so
                          QStringLiteral("inject-overflow needs a training config")};
       }
     }
+    lesson.layout = parseLayout(root, lesson);
     return lesson;
   } catch (const FieldError& e) {
     return fail(QStringLiteral("field '%1': %2").arg(e.field, e.reason));

@@ -18,7 +18,12 @@
 //     "variants": [ {"id": "wrong", "label": {...}, "config": { ...keys overriding "config"... }} ],
 //     "panels": ["loss", "histogram"],
 //     "callouts": [ {"panel": "histogram", "text": {...}, "anchor": {"x": -24, "y": 0} | {"feature":
-//     "fp16-min-subnormal"}} ], "controls": ["inject-overflow"] }
+//     "fp16-min-subnormal"}} ], "controls": ["inject-overflow"],
+//     "layout": {"visible": ["run", "histogram", "underflow", "loss"], "large": ["histogram"]} }
+// "layout" is the arrangement the lesson wants: the panels shown (the lesson's own dock always is; every
+// other panel is hidden while the lesson is open) and the ones given the larger share of the window.
+// Without it the lesson shows its "panels" (and "run" when it trains). The first of "panels" sharing a
+// tab group is the tab in front.
 // A config starts from presetFor(model) and the keys given override it; the result must pass validate().
 #pragma once
 
@@ -54,6 +59,11 @@ class Lesson {
     LocalizedText label;
     RunConfig config;
   };
+  // The arrangement the lesson asks for (see the file format above).
+  struct Layout {
+    QStringList visible;
+    QStringList large;
+  };
 
   // Parses `json`; on failure returns nullopt and sets *error to "<source>: <field>: <reason>".
   static std::optional<Lesson> fromJson(const QByteArray& json, const QString& source, QString* error);
@@ -66,6 +76,8 @@ class Lesson {
   static std::optional<double> featureX(const QString& feature);
   // Extra controls a lesson may ask for.
   static const QStringList& knownControls();
+  // The panel ids a layout may name: the number-format tabs, the training docks and the lessons' own plots.
+  static const QStringList& knownPanels();
 
   QString id;
   int section = 0;     // the chapter section it follows (1..10)
@@ -77,6 +89,7 @@ class Lesson {
   QStringList panels;
   QVector<Callout> callouts;
   QStringList controls;
+  Layout layout;
 
   bool hasControl(const QString& control) const { return controls.contains(control); }
   // The configuration to load for variant `index` (the base config when there are no variants).

@@ -90,6 +90,15 @@ bool LessonController::openIndex(int index) {
   return true;
 }
 
+void LessonController::closeLesson() {
+  if (current_ < 0) return;
+  clearPlotCallouts();
+  current_ = -1;
+  variant_ = 0;
+  panel_.setLesson(nullptr, -1, library_.size());
+  emit lessonClosed();
+}
+
 bool LessonController::next() { return current_ + 1 < library_.size() && openIndex(current_ + 1); }
 
 bool LessonController::previous() { return current_ > 0 && openIndex(current_ - 1); }
@@ -121,6 +130,7 @@ void LessonController::applyCurrent() {
   clearPlotCallouts();
   host_.stopRun();
   if (const std::optional<RunConfig> config = lesson.configFor(variant_)) host_.loadRunConfig(*config);
+  host_.applyLayout(lesson);
   // Raise in reverse so that, where panels share a tab group, the first one listed ends up in front.
   for (auto it = lesson.panels.crbegin(); it != lesson.panels.crend(); ++it) {
     if (!host_.raisePanel(*it)) emit missingPanel(lesson.id, *it);

@@ -27,6 +27,8 @@ class LessonController : public QObject {
   ~LessonController() override;
 
   bool openLesson(const QString& id);
+  // No lesson open any more: its callouts go, the lesson panel is empty.
+  void closeLesson();
   bool openIndex(int index);
   bool next();
   bool previous();
@@ -46,6 +48,7 @@ class LessonController : public QObject {
 
  signals:
   void lessonOpened(const QString& id);
+  void lessonClosed();
   // A lesson named a panel the window does not have (the lesson file and the window disagree).
   void missingPanel(const QString& lessonId, const QString& panelId);
 

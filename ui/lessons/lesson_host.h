@@ -10,6 +10,8 @@ class QWidget;
 
 namespace ampscope::ui {
 
+class Lesson;
+
 class LessonHost {
  public:
   virtual ~LessonHost() = default;
@@ -17,6 +19,9 @@ class LessonHost {
   virtual void stopRun() = 0;
   // Loads a configuration into the run panel, ready for Run; does not start training.
   virtual void loadRunConfig(const RunConfig& config) = 0;
+  // Arranges the window as the lesson wants it (its layout, or the one saved for it), before its
+  // panels are raised. A host without a layout of its own ignores it.
+  virtual void applyLayout(const Lesson& lesson) { (void)lesson; }
   // Shows and raises the panel (dock) with this id. False when there is no such panel.
   virtual bool raisePanel(const QString& panelId) = 0;
   // The panel's content widget (for highlighting and plot callouts); nullptr when unknown.

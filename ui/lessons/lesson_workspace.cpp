@@ -5,6 +5,8 @@
 #include <QEvent>
 #include <QMenu>
 #include <QMenuBar>
+#include <QSet>
+#include <QSettings>
 #include <QTabWidget>
 #include <QTimer>
 #include <QtDebug>
@@ -35,6 +37,17 @@ const QStringList kTrainingPanels = {QStringLiteral("run"),      QStringLiteral(
                                      QStringLiteral("op-dtype"), QStringLiteral("memory")};
 const QString kClipNormId = QStringLiteral("grad-norm");
 const QString kStepTimeId = QStringLiteral("step-time");
+// A lesson's saved layout: per lesson and per layout version (an older window's state would not fit).
+QString savedLayoutKey(const QString& lessonId) {
+  return QStringLiteral("lessons/layouts/v%1/%2").arg(MainWindow::kLayoutVersion).arg(lessonId);
+}
+// Set by Leave Lessons: the next start opens no lesson unless one is asked for.
+const QString kLeftLessonsKey = QStringLiteral("lessons/left");
+// Shares of the window a lesson layout gives: the left column (lesson text, run panel, number formats)
+// when a plot is the large panel, and when a number-format tab is; a large plot's share of the height.
+constexpr double kLeftShare = 0.3;
+constexpr double kLeftShareFormatsLarge = 0.58;
+constexpr double kLargeShare = 0.62;
 }  // namespace
 
 LessonWorkspace::LessonWorkspace(MainWindow& window, const QString& folder)
@@ -80,6 +93,18 @@ LessonWorkspace::LessonWorkspace(MainWindow& window, const QString& folder)
   menu_->addSeparator();
   menu_->addAction(panel_->previousAction());
   menu_->addAction(panel_->nextAction());
+  menu_->addSeparator();
+  saveLayoutAction_ = menu_->addAction(QString(), this, &LessonWorkspace::saveLessonLayout);
+  saveLayoutAction_->setObjectName(QStringLiteral("saveLessonLayoutAction"));
+  resetLayoutAction_ = menu_->addAction(QString(), this, &LessonWorkspace::resetLessonLayout);
+  resetLayoutAction_->setObjectName(QStringLiteral("resetLessonLayoutAction"));
+  leaveAction_ = menu_->addAction(QString(), this, &LessonWorkspace::leaveLessons);
+  leaveAction_->setObjectName(QStringLiteral("leaveLessonsAction"));
+  connect(controller_, &LessonController::lessonOpened, this, [this] {
+    QSettings().remove(kLeftLessonsKey);
+    updateLayoutActions();
+  });
+  connect(controller_, &LessonController::lessonClosed, this, &LessonWorkspace::updateLayoutActions);
   // Before Help, where a reader expects the app's own menus to end.
   QMenuBar* bar = window_.menuBar();
   QAction* help = window_.helpMenu() ? window_.helpMenu()->menuAction() : nullptr;
@@ -88,7 +113,9 @@ LessonWorkspace::LessonWorkspace(MainWindow& window, const QString& folder)
   // A lesson opened before the window is first shown raised its docks while the tab bars did not exist
   // yet; raise them again once the window is on screen.
   window_.installEventFilter(this);
+  baseState_ = window_.saveState(MainWindow::kLayoutVersion);
   retranslate();
+  updateLayoutActions();
 }
 
 LessonWorkspace::~LessonWorkspace() = default;
@@ -107,6 +134,7 @@ QStringList LessonWorkspace::panelIds() const {
 
 bool LessonWorkspace::openStartLesson(const QString& requested) {
   if (!requested.isEmpty()) return controller_->openLesson(requested);
+  if (QSettings().value(kLeftLessonsKey).toBool()) return true;
   const QString remembered = LessonController::rememberedLessonId();
   if (library_.find(remembered)) return controller_->openLesson(remembered);
   return controller_->openLesson(LessonController::defaultLessonId(library_));
@@ -124,6 +152,97 @@ void LessonWorkspace::stopRun() {
 }
 
 void LessonWorkspace::loadRunConfig(const RunConfig& config) { workspace_.applyConfig(config); }
+
+QDockWidget* LessonWorkspace::dockFor(const QString& panelId) const {
+  if (kFormatsPanels.contains(panelId)) return window_.numberFormatsDock();
+  if (QDockWidget* dock = ownDocks_.value(panelId)) return dock;
+  return workspace_.dock(panelId);
+}
+
+bool LessonWorkspace::hasSavedLayout(const QString& lessonId) const {
+  return QSettings().contains(savedLayoutKey(lessonId));
+}
+
+void LessonWorkspace::applyLayout(const Lesson& lesson) {
+  window_.beginManagedLayout();
+  sizedWhileShown_ = window_.isVisible();
+  const QByteArray saved = QSettings().value(savedLayoutKey(lesson.id)).toByteArray();
+  if (!saved.isEmpty() && window_.restoreState(saved, MainWindow::kLayoutVersion)) {
+    lessonDock_->show();
+    return;
+  }
+  window_.restoreState(baseState_, MainWindow::kLayoutVersion);
+  QSet<QDockWidget*> shown = {lessonDock_};
+  for (const QString& id : lesson.layout.visible) {
+    if (QDockWidget* dock = dockFor(id)) shown.insert(dock);
+  }
+  for (QDockWidget* dock : window_.findChildren<QDockWidget*>(Qt::FindDirectChildrenOnly)) {
+    if (dock->isFloating()) continue;  // a torn-off panel is the teacher's own choice
+    dock->setVisible(shown.contains(dock));
+  }
+  sizeLayout(lesson);
+}
+
+void LessonWorkspace::sizeLayout(const Lesson& lesson) {
+  const QSize size = window_.size();
+  bool formatsLarge = false;
+  QList<QDockWidget*> largePlots;
+  for (const QString& id : lesson.layout.large) {
+    QDockWidget* dock = dockFor(id);
+    if (!dock) continue;
+    if (window_.dockWidgetArea(dock) == Qt::LeftDockWidgetArea) {
+      formatsLarge = formatsLarge || dock == window_.numberFormatsDock();
+    } else if (!largePlots.contains(dock)) {
+      largePlots << dock;
+    }
+  }
+  bool anyRight = false;
+  for (QDockWidget* dock : window_.findChildren<QDockWidget*>(Qt::FindDirectChildrenOnly)) {
+    anyRight = anyRight || (!dock->isHidden() && !dock->isFloating() &&
+                            window_.dockWidgetArea(dock) == Qt::RightDockWidgetArea);
+  }
+  if (anyRight) {
+    const double share = formatsLarge ? kLeftShareFormatsLarge : kLeftShare;
+    window_.resizeDocks({lessonDock_}, {static_cast<int>(size.width() * share)}, Qt::Horizontal);
+  }
+  if (formatsLarge) {
+    window_.resizeDocks({window_.numberFormatsDock()}, {static_cast<int>(size.height() * kLargeShare)},
+                        Qt::Vertical);
+  }
+  for (QDockWidget* dock : largePlots) {
+    window_.resizeDocks({dock}, {static_cast<int>(size.height() * kLargeShare)}, Qt::Vertical);
+  }
+}
+
+void LessonWorkspace::saveLessonLayout() {
+  const Lesson* lesson = controller_->currentLesson();
+  if (!lesson) return;
+  if (window_.isFocused()) window_.toggleFocus();  // save the arrangement, not the one panel
+  QSettings().setValue(savedLayoutKey(lesson->id), window_.saveState(MainWindow::kLayoutVersion));
+  updateLayoutActions();
+}
+
+void LessonWorkspace::resetLessonLayout() {
+  const Lesson* lesson = controller_->currentLesson();
+  if (!lesson) return;
+  QSettings().remove(savedLayoutKey(lesson->id));
+  applyLayout(*lesson);
+  for (auto it = lesson->panels.crbegin(); it != lesson->panels.crend(); ++it) raisePanel(*it);
+  updateLayoutActions();
+}
+
+void LessonWorkspace::leaveLessons() {
+  controller_->closeLesson();
+  window_.endManagedLayout();
+  QSettings().setValue(kLeftLessonsKey, true);
+}
+
+void LessonWorkspace::updateLayoutActions() {
+  const Lesson* lesson = controller_->currentLesson();
+  saveLayoutAction_->setEnabled(lesson != nullptr);
+  resetLayoutAction_->setEnabled(lesson && hasSavedLayout(lesson->id));
+  leaveAction_->setEnabled(lesson != nullptr);
+}
 
 QWidget* LessonWorkspace::formatsPage(const QString& panelId) const {
   formats::NumberFormatsPanel* formats = window_.numberFormatsPanel();
@@ -177,6 +296,9 @@ bool LessonWorkspace::eventFilter(QObject* watched, QEvent* event) {
   if (event->type() == QEvent::Show && watched == &window_) {
     QTimer::singleShot(0, this, [this] {
       if (const Lesson* lesson = controller_->currentLesson()) {
+        // Shares set before the window had its size are shares of the wrong size.
+        if (!sizedWhileShown_ && !hasSavedLayout(lesson->id)) sizeLayout(*lesson);
+        sizedWhileShown_ = true;
         for (auto it = lesson->panels.crbegin(); it != lesson->panels.crend(); ++it) raisePanel(*it);
       }
     });
@@ -187,6 +309,12 @@ bool LessonWorkspace::eventFilter(QObject* watched, QEvent* event) {
 void LessonWorkspace::retranslate() {
   menu_->setTitle(tr("&Lessons"));
   browseAction_->setText(tr("&Browse Lessons…"));
+  saveLayoutAction_->setText(tr("&Save Lesson Layout"));
+  saveLayoutAction_->setToolTip(tr("This lesson opens with the panels arranged as they are now."));
+  resetLayoutAction_->setText(tr("&Reset Lesson Layout"));
+  resetLayoutAction_->setToolTip(tr("Forget the saved arrangement: the lesson opens with its own layout again."));
+  leaveAction_->setText(tr("L&eave Lessons"));
+  leaveAction_->setToolTip(tr("Close the lesson and bring back your own arrangement of the panels."));
   lessonDock_->setWindowTitle(tr("Lesson"));
   ownDocks_.value(kClipNormId)->setWindowTitle(tr("Gradient norm and clipping"));
   ownDocks_.value(kStepTimeId)->setWindowTitle(tr("Step time"));

@@ -4,8 +4,14 @@
 // the window: the number-format panel's tabs ("formats", "formats-range", "formats-finfo",
 // "formats-underflow", "formats-memory"), the training workspace's docks ("run", "loss", "scale",
 // "histogram", "heatmap", "underflow", "op-dtype", "memory") and its own ("grad-norm", "step-time").
+//
+// Layouts: opening a lesson keeps the user's own arrangement aside (MainWindow::beginManagedLayout) and
+// arranges the window as the lesson declares (or as the teacher saved it for that lesson: Lessons >
+// Save Lesson Layout, kept in QSettings per lesson; Reset Lesson Layout forgets it). Lessons > Leave
+// Lessons closes the lesson and brings the user's arrangement back.
 #pragma once
 
+#include <QByteArray>
 #include <QHash>
 #include <QObject>
 #include <QStringList>
@@ -50,12 +56,26 @@ class LessonWorkspace : public QObject, public LessonHost {
   // Opens the lesson browser (modal); opens the chosen lesson.
   void browse();
 
+  // The current lesson's arrangement as it is now becomes that lesson's layout (kept in QSettings).
+  void saveLessonLayout();
+  // Forgets the current lesson's saved layout and applies the one it declares.
+  void resetLessonLayout();
+  bool hasSavedLayout(const QString& lessonId) const;
+  // Closes the lesson and puts the user's own arrangement back.
+  void leaveLessons();
+  // The dock that shows this panel id (the number-format tabs share one dock); nullptr when unknown.
+  QDockWidget* dockFor(const QString& panelId) const;
+  QAction* saveLayoutAction() const { return saveLayoutAction_; }
+  QAction* resetLayoutAction() const { return resetLayoutAction_; }
+  QAction* leaveAction() const { return leaveAction_; }
+
   // LessonHost
   void stopRun() override;
   void loadRunConfig(const RunConfig& config) override;
   bool raisePanel(const QString& panelId) override;
   QWidget* panelWidget(const QString& panelId) override;
   void injectOverflow() override;
+  void applyLayout(const Lesson& lesson) override;
 
  protected:
   bool eventFilter(QObject* watched, QEvent* event) override;
@@ -64,6 +84,9 @@ class LessonWorkspace : public QObject, public LessonHost {
   QDockWidget* addLessonDock(const QString& id, QWidget* content, Qt::DockWidgetArea area);
   QWidget* formatsPage(const QString& panelId) const;
   void retranslate();
+  // Gives the lesson's "large" panels the larger share of the window, at its present size.
+  void sizeLayout(const Lesson& lesson);
+  void updateLayoutActions();
 
   MainWindow& window_;
   TrainingWorkspace& workspace_;
@@ -76,6 +99,11 @@ class LessonWorkspace : public QObject, public LessonHost {
   LessonController* controller_ = nullptr;
   QMenu* menu_ = nullptr;
   QAction* browseAction_ = nullptr;
+  QAction* saveLayoutAction_ = nullptr;
+  QAction* resetLayoutAction_ = nullptr;
+  QAction* leaveAction_ = nullptr;
+  QByteArray baseState_;  // the window's arrangement as built, which lesson layouts start from
+  bool sizedWhileShown_ = false;
 };
 
 }  // namespace ampscope::ui

@@ -10,6 +10,7 @@
 #include <QSpinBox>
 #include <QStatusBar>
 #include <QStyle>
+#include <QTableWidget>
 #include <QTimer>
 #include <QToolBar>
 
@@ -29,6 +30,9 @@ namespace ampscope::ui {
 
 namespace {
 constexpr int kStatusRefreshMs = 500;  // steps/s decays to 0 when nothing arrives: poll it
+// The memory ledger and op-dtype tables during a run: each refresh takes the runner's step lock, so
+// not after every step.
+constexpr int kLiveTablesRefreshMs = 1000;
 }  // namespace
 
 TrainingWorkspace::TrainingWorkspace(QMainWindow* window, QMenu* viewMenu)
@@ -94,6 +98,9 @@ TrainingWorkspace::TrainingWorkspace(QMainWindow* window, QMenu* viewMenu)
   statusTimer_->setInterval(kStatusRefreshMs);
   connect(statusTimer_, &QTimer::timeout, this, &TrainingWorkspace::updateStatus);
   statusTimer_->start();
+  liveTablesTimer_ = new QTimer(this);
+  liveTablesTimer_->setInterval(kLiveTablesRefreshMs);
+  connect(liveTablesTimer_, &QTimer::timeout, this, &TrainingWorkspace::refreshLiveTables);
   updateActions();
   updateStatus();
 }
@@ -180,6 +187,7 @@ void TrainingWorkspace::raisePanel(const QString& id) {
 
 void TrainingWorkspace::shutdown() {
   if (statusTimer_) statusTimer_->stop();
+  if (liveTablesTimer_) liveTablesTimer_->stop();
   controller_->shutdown();
 }
 
@@ -234,6 +242,11 @@ void TrainingWorkspace::reset() {
 }
 
 void TrainingWorkspace::onStateChanged(RunState state) {
+  if (state == RunState::Running) {
+    liveTablesTimer_->start();
+  } else {
+    liveTablesTimer_->stop();
+  }
   if (state == RunState::Paused || state == RunState::Finished) {
     refreshMemory();
     if (state == RunState::Paused) refreshOpDtype();
@@ -259,9 +272,18 @@ void TrainingWorkspace::onStoreCleared() {
   updateStatus();
 }
 
+void TrainingWorkspace::refreshLiveTables() {
+  if (controller_->state() != RunState::Running) return;
+  // Only what is on screen: a table in a tab behind another, or a closed dock, waits for the pause.
+  if (memory_->isVisible()) refreshMemory();
+  // The ops' dtypes follow from the modes alone, so one report per run is enough; it is taken before
+  // step 1 when Run starts a run, and here when the run was started some other way.
+  if (opDtype_->isVisible() && opDtype_->table()->columnCount() == 0) refreshOpDtype();
+}
+
 void TrainingWorkspace::refreshOpDtype() {
   const RunState state = controller_->state();
-  if (state == RunState::Running || state == RunState::Idle) return;
+  if (state == RunState::Idle) return;
   std::vector<OpDtypeTable::ModeReport> reports;
   for (PrecisionMode mode : controller_->config().modes) reports.push_back({mode, controller_->opDtypeReport(mode)});
   opDtype_->setReports(reports);

@@ -91,6 +91,7 @@ class TrainingWorkspace : public QObject {
   void onStoreCleared();
   void refreshOpDtype();
   void refreshMemory();
+  void refreshLiveTables();
   std::vector<PlotPanel*> plots() const;
 
   QMainWindow* window_;
@@ -116,6 +117,7 @@ class TrainingWorkspace : public QObject {
   QLabel* stateLabel_ = nullptr;
   QLabel* modesLabel_ = nullptr;
   QTimer* statusTimer_ = nullptr;
+  QTimer* liveTablesTimer_ = nullptr;
 };
 
 }  // namespace ampscope::ui
