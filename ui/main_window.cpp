@@ -12,6 +12,7 @@
 #include <QScreen>
 #include <QSettings>
 #include <QShowEvent>
+#include <QTimer>
 
 #include "ui/about_dialog.h"
 #include "ui/export/export_manager.h"
@@ -258,6 +259,20 @@ void MainWindow::fitToScreen() {
     frame.moveTop(qBound(available.top(), frame.top(), available.bottom() - frame.height() + 1));
     move(frame.topLeft());
   }
+}
+
+bool MainWindow::event(QEvent* event) {
+  const bool handled = QMainWindow::event(event);
+  // A layout that needs more room (another lesson's panels, presenter scaling's larger fonts) grows the
+  // window past the screen; once the layout has settled, it is brought back inside.
+  if (event->type() == QEvent::LayoutRequest && isVisible() && !m_fitQueued) {
+    m_fitQueued = true;
+    QTimer::singleShot(0, this, [this] {
+      m_fitQueued = false;
+      fitToScreen();
+    });
+  }
+  return handled;
 }
 
 void MainWindow::showEvent(QShowEvent* event) {

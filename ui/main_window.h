@@ -89,6 +89,7 @@ class MainWindow : public QMainWindow {
  protected:
   void closeEvent(QCloseEvent* event) override;
   void showEvent(QShowEvent* event) override;
+  bool event(QEvent* event) override;
 
  private:
   void createMenus();
@@ -111,6 +112,7 @@ class MainWindow : public QMainWindow {
   QByteArray m_focusState;  // the arrangement Focus replaced
   QDockWidget* m_focusedDock = nullptr;
   bool m_persistLayout = true;
+  bool m_fitQueued = false;
 };
 
 }  // namespace ampscope::ui

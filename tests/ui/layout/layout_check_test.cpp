@@ -1,0 +1,220 @@
+// The layout check: every lesson, in English and Simplified Chinese, with and without presenter scaling,
+// on the screen this process runs on (CTest runs the binary once per screen size, each time with an
+// offscreen screen of that size; AMPSCOPE_LAYOUT_SCREEN says which, e.g. "1280x720", so a test that
+// silently ran on the wrong screen fails). For each case the lesson opens, trains a few steps where it
+// trains, and then:
+//  - the window fits the screen's available area;
+//  - every visible plot's axis rect is at least kMinAxisRect;
+//  - every visible single-line label's text fits its rect (word-wrapped and elided labels excepted);
+//  - no two lesson callouts of a plot intersect, and no callout covers the point its arrow marks.
+// Every case is checked and its failures listed; screenshots go to AMPSCOPE_LAYOUT_SHOTS when set.
+#include <gtest/gtest.h>
+#include <qcustomplot.h>
+
+#include <QApplication>
+#include <QDir>
+#include <QLabel>
+#include <QRegularExpression>
+#include <QScreen>
+#include <QTest>
+#include <QTextDocument>
+
+#include "ui/i18n/language_manager.h"
+#include "ui/lessons/lesson_controller.h"
+#include "ui/lessons/lesson_workspace.h"
+#include "ui/main_window.h"
+#include "ui/presentation/presenter_mode.h"
+#include "ui/training/run_controller.h"
+#include "ui/training/run_panel.h"
+#include "ui/training/training_workspace.h"
+
+namespace ampscope::ui {
+namespace {
+
+// Below this a plot's data area is too small to read from the back of a classroom.
+constexpr int kMinAxisWidth = 200;
+constexpr int kMinAxisHeight = 100;
+// Steps a training lesson runs before the checks: enough for every plot to have data.
+constexpr int64_t kSteps = 3;
+
+QSize expectedScreen() {
+  const QStringList parts = qEnvironmentVariable("AMPSCOPE_LAYOUT_SCREEN").split(u'x');
+  if (parts.size() != 2) return {};
+  return {parts[0].toInt(), parts[1].toInt()};
+}
+
+QString describe(const QRect& r) {
+  return QStringLiteral("%1x%2+%3+%4").arg(r.width()).arg(r.height()).arg(r.x()).arg(r.y());
+}
+
+bool onScreen(const QWidget* w) { return w->isVisible() && !w->visibleRegion().isEmpty(); }
+
+QString widgetPath(const QWidget* w) {
+  QStringList names;
+  for (const QWidget* p = w; p; p = p->parentWidget()) {
+    names.prepend(p->objectName().isEmpty() ? QString::fromLatin1(p->metaObject()->className()) : p->objectName());
+  }
+  return names.join(u'/');
+}
+
+void checkWindow(const MainWindow& window, QStringList& failures) {
+  const QRect available = window.screen()->availableGeometry();
+  if (!available.contains(window.frameGeometry())) {
+    // Name what holds the window open: the docks' minimum sizes.
+    QStringList minimums;
+    for (const QDockWidget* dock : window.findChildren<QDockWidget*>()) {
+      if (dock->isVisible()) {
+        minimums << QStringLiteral("%1 %2x%3")
+                        .arg(dock->objectName())
+                        .arg(dock->minimumSizeHint().width())
+                        .arg(dock->minimumSizeHint().height());
+      }
+    }
+    failures << QStringLiteral("window %1 does not fit the screen's %2 (window minimum %3x%4; docks: %5)")
+                    .arg(describe(window.frameGeometry()), describe(available))
+                    .arg(window.minimumSizeHint().width())
+                    .arg(window.minimumSizeHint().height())
+                    .arg(minimums.join(QStringLiteral(", ")));
+  }
+}
+
+void checkPlots(const MainWindow& window, QStringList& failures) {
+  for (QCustomPlot* plot : window.findChildren<QCustomPlot*>()) {
+    if (!onScreen(plot) || !plot->axisRect()) continue;
+    const QRect rect = plot->axisRect()->rect();
+    if (rect.width() < kMinAxisWidth || rect.height() < kMinAxisHeight) {
+      failures << QStringLiteral("plot %1: axis rect %2 is below %3x%4")
+                      .arg(widgetPath(plot), describe(rect))
+                      .arg(kMinAxisWidth)
+                      .arg(kMinAxisHeight);
+    }
+  }
+}
+
+void checkLabels(const MainWindow& window, QStringList& failures) {
+  for (QLabel* label : window.findChildren<QLabel*>()) {
+    if (!onScreen(label) || label->wordWrap() || label->text().isEmpty()) continue;
+    QString text = label->text();
+    // A mnemonic's '&' is not drawn ("&&" is one '&').
+    if (label->buddy()) text.replace(QRegularExpression(QStringLiteral("&(.)")), QStringLiteral("\\1"));
+    if (Qt::mightBeRichText(text) || label->textFormat() == Qt::RichText) {
+      QTextDocument document;
+      document.setHtml(text);
+      text = document.toPlainText();
+    }
+    // A label showing an ellipsis was elided on purpose (the full text is in its tool tip).
+    if (text.contains(QChar(0x2026))) continue;
+    const QFontMetrics metrics(label->font());
+    const QRect contents = label->contentsRect();
+    int width = 0;
+    const QStringList lines = text.split(u'\n');
+    for (const QString& line : lines) width = std::max(width, metrics.horizontalAdvance(line));
+    const int height = metrics.height() * static_cast<int>(lines.size());
+    if (width > contents.width() + 1 || height > contents.height() + 1) {
+      failures << QStringLiteral("label %1 '%2': text %3x%4 does not fit %5x%6")
+                      .arg(widgetPath(label), text.left(40))
+                      .arg(width)
+                      .arg(height)
+                      .arg(contents.width())
+                      .arg(contents.height());
+    }
+  }
+}
+
+// The lesson's callouts are QCPItemText labels whose position hangs off the start of an arrow; the arrow's
+// end is the point the callout is about.
+void checkCallouts(const MainWindow& window, QStringList& failures) {
+  for (QCustomPlot* plot : window.findChildren<QCustomPlot*>()) {
+    if (!onScreen(plot)) continue;
+    struct Callout {
+      QRectF rect;
+      std::optional<QPointF> anchor;
+    };
+    QVector<Callout> callouts;
+    for (int i = 0; i < plot->itemCount(); ++i) {
+      auto* text = qobject_cast<QCPItemText*>(plot->item(i));
+      if (!text || !text->visible() || text->objectName() != QLatin1String("lessonCalloutText")) continue;
+      Callout callout;
+      callout.rect = QRectF(text->topLeft->pixelPosition(), text->bottomRight->pixelPosition()).normalized();
+      if (auto* start = dynamic_cast<QCPItemPosition*>(text->position->parentAnchor())) {
+        if (QCPItemAnchor* end = start->parentAnchor()) callout.anchor = end->pixelPosition();
+      }
+      callouts << callout;
+    }
+    for (qsizetype i = 0; i < callouts.size(); ++i) {
+      const Callout& a = callouts[i];
+      if (a.anchor && a.rect.contains(*a.anchor)) {
+        failures << QStringLiteral("plot %1: callout %2 covers its anchor").arg(widgetPath(plot)).arg(i);
+      }
+      for (qsizetype j = i + 1; j < callouts.size(); ++j) {
+        if (a.rect.intersects(callouts[j].rect)) {
+          failures << QStringLiteral("plot %1: callouts %2 and %3 intersect").arg(widgetPath(plot)).arg(i).arg(j);
+        }
+      }
+    }
+  }
+}
+
+TEST(LayoutCheck, EveryLessonFitsInBothLanguagesWithAndWithoutPresenterScaling) {
+  const QSize screen = expectedScreen();
+  if (!screen.isValid()) GTEST_SKIP() << "run through CTest, which sets AMPSCOPE_LAYOUT_SCREEN and the screen";
+  ASSERT_EQ(QGuiApplication::primaryScreen()->size(), screen) << "the offscreen screen was not configured";
+  const QString shots = qEnvironmentVariable("AMPSCOPE_LAYOUT_SHOTS");
+  if (!shots.isEmpty()) QDir().mkpath(shots);
+
+  LanguageManager languages;
+  MainWindow window;
+  window.setLayoutPersistence(false);
+  PresenterMode presenter(&window);
+  LessonWorkspace lessons(window);
+  window.restoreLayout();
+  window.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+  TrainingWorkspace* workspace = window.trainingWorkspace();
+  RunController* run = workspace->controller();
+
+  int cases = 0;
+  QStringList failedCases;
+  for (const QString& language : {QStringLiteral("en"), QStringLiteral("zh_CN")}) {
+    ASSERT_TRUE(languages.setLanguage(language, LanguageManager::Persist::No));
+    for (const bool scaled : {false, true}) {
+      presenter.setScaled(scaled);
+      for (int index = 0; index < lessons.library().size(); ++index) {
+        const Lesson& lesson = lessons.library().at(index);
+        ASSERT_TRUE(lessons.controller()->openLesson(lesson.id));
+        if (lesson.config) {
+          RunConfig config = workspace->runPanel()->config();
+          config.steps = kSteps;
+          ASSERT_TRUE(run->start(config));
+          ASSERT_TRUE(QTest::qWaitFor([&] { return run->state() == RunState::Finished; }, 60000)) << lesson.id.toStdString();
+          run->drainNow();
+        }
+        QTest::qWait(30);  // queued replots and layouts
+        for (QCustomPlot* plot : window.findChildren<QCustomPlot*>()) plot->replot(QCustomPlot::rpImmediateRefresh);
+        ++cases;
+        const QString name = QStringLiteral("%1x%2-%3-%4%5")
+                                 .arg(screen.width())
+                                 .arg(screen.height())
+                                 .arg(lesson.id, language, scaled ? QStringLiteral("-presenter") : QString());
+        QStringList failures;
+        checkWindow(window, failures);
+        checkPlots(window, failures);
+        checkLabels(window, failures);
+        checkCallouts(window, failures);
+        if (!shots.isEmpty()) window.grab().save(QDir(shots).filePath(name + QStringLiteral(".png")));
+        if (!failures.isEmpty()) {
+          failedCases << name;
+          ADD_FAILURE() << name.toStdString() << ":\n  " << failures.join(QStringLiteral("\n  ")).toStdString();
+        }
+      }
+    }
+  }
+  presenter.setScaled(false);
+  workspace->shutdown();
+  std::printf("layout check on %dx%d: %d cases, %lld failed\n", screen.width(), screen.height(), cases,
+              static_cast<long long>(failedCases.size()));
+  EXPECT_EQ(cases, 4 * lessons.library().size());
+}
+
+}  // namespace
+}  // namespace ampscope::ui
