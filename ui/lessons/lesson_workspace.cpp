@@ -176,10 +176,15 @@ void LessonWorkspace::applyLayout(const Lesson& lesson) {
   for (const QString& id : lesson.layout.visible) {
     if (QDockWidget* dock = dockFor(id)) shown.insert(dock);
   }
+  bool anyRight = false;
   for (QDockWidget* dock : window_.findChildren<QDockWidget*>(Qt::FindDirectChildrenOnly)) {
     if (dock->isFloating()) continue;  // a torn-off panel is the teacher's own choice
     dock->setVisible(shown.contains(dock));
+    anyRight = anyRight || (shown.contains(dock) && window_.dockWidgetArea(dock) == Qt::RightDockWidgetArea);
   }
+  // A lesson about the number formats alone: its text goes beside the panel rather than under it, where
+  // the two stacked would be taller than a projector's screen.
+  if (!anyRight) window_.addDockWidget(Qt::RightDockWidgetArea, lessonDock_);
   sizeLayout(lesson);
 }
 
@@ -201,11 +206,14 @@ void LessonWorkspace::sizeLayout(const Lesson& lesson) {
     anyRight = anyRight || (!dock->isHidden() && !dock->isFloating() &&
                             window_.dockWidgetArea(dock) == Qt::RightDockWidgetArea);
   }
-  if (anyRight) {
+  if (anyRight && window_.dockWidgetArea(lessonDock_) == Qt::LeftDockWidgetArea) {
     const double share = formatsLarge ? kLeftShareFormatsLarge : kLeftShare;
     window_.resizeDocks({lessonDock_}, {static_cast<int>(size.width() * share)}, Qt::Horizontal);
   }
-  if (formatsLarge) {
+  if (formatsLarge && window_.dockWidgetArea(lessonDock_) == Qt::RightDockWidgetArea) {
+    window_.resizeDocks({window_.numberFormatsDock()}, {static_cast<int>(size.width() * kLeftShareFormatsLarge)},
+                        Qt::Horizontal);
+  } else if (formatsLarge) {
     window_.resizeDocks({window_.numberFormatsDock()}, {static_cast<int>(size.height() * kLargeShare)},
                         Qt::Vertical);
   }
