@@ -998,6 +998,30 @@ zeros</source>
         <translation>浏览课程(&amp;B)…</translation>
     </message>
     <message>
+        <source>&amp;Save Lesson Layout</source>
+        <translation>保存课程布局(&amp;S)</translation>
+    </message>
+    <message>
+        <source>This lesson opens with the panels arranged as they are now.</source>
+        <translation>本课以后打开时，面板按现在的样子排列。</translation>
+    </message>
+    <message>
+        <source>&amp;Reset Lesson Layout</source>
+        <translation>重置课程布局(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Forget the saved arrangement: the lesson opens with its own layout again.</source>
+        <translation>忘掉保存的排列：本课重新使用它自带的布局。</translation>
+    </message>
+    <message>
+        <source>L&amp;eave Lessons</source>
+        <translation>退出课程(&amp;E)</translation>
+    </message>
+    <message>
+        <source>Close the lesson and bring back your own arrangement of the panels.</source>
+        <translation>关闭课程，恢复你自己的面板排列。</translation>
+    </message>
+    <message>
         <source>Lesson</source>
         <translation>课程</translation>
     </message>
@@ -1070,6 +1094,14 @@ zeros</source>
     <message>
         <source>&amp;Reset layout</source>
         <translation>重置布局(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Focus on Panel</source>
+        <translation>聚焦面板(&amp;F)</translation>
+    </message>
+    <message>
+        <source>Show the panel with the keyboard focus (or under the mouse) alone in the window; again to go back (F6).</source>
+        <translation>只在窗口中显示有键盘焦点（或鼠标所在）的面板；再按一次返回 (F6)。</translation>
     </message>
     <message>
         <source>Show every panel again, in its original place.</source>
