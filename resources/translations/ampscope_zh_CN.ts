@@ -2765,8 +2765,10 @@ Restore it?</source>
         <translation>复制</translation>
     </message>
     <message>
-        <source>Look here first: the earliest parameter in module order with inf/NaN gradients.</source>
-        <translation>先看这里：按模块顺序最早出现 inf/NaN 梯度的参数。</translation>
+        <source>%1
+Look here first: the earliest parameter in module order with inf/NaN gradients.</source>
+        <translation>%1
+先看这里：按模块顺序最早出现 inf/NaN 梯度的参数。</translation>
     </message>
 </context>
 <context>
