@@ -1,6 +1,7 @@
 #include "ui/training/histogram_plot.h"
 
 #include <QCheckBox>
+#include <QFontMetricsF>
 #include <QComboBox>
 #include <QLabel>
 #include <QMenu>
@@ -137,6 +138,9 @@ HistogramPlot::HistogramPlot(TelemetryStore* store, QWidget* parent) : PlotPanel
   zeroLabel_->setText(tr("exact\nzeros"));
   zeroLabel_->setColor(QColor(60, 60, 60));
   zeroLabel_->setBrush(QColor(255, 255, 255, 220));
+  // Narrower than its label, the zero column says just "0".
+  addZoneLabel(zeroLabel_, -kFar, zeroKey_ + 1.5, {zeroLabel_->text(), QStringLiteral("0")}, true);
+  connect(plot(), &QCustomPlot::beforeReplot, this, &HistogramPlot::fitZoneLabels);
   setLogCounts(true);
   refillLayerCombo();
 }
@@ -166,14 +170,25 @@ void HistogramPlot::addFormatZones() {
   edgeLine(fp16Normal, QColor(160, 130, 0));
   edgeLine(fp16Overflow, QColor(200, 0, 0));
   const double labelY = 0.09;
-  zoneLabel(p, fp16Flush - 0.2, labelY, Qt::AlignRight | Qt::AlignTop,
-            tr("FP16 → 0\n|g| < 2⁻²⁵\n(2⁻²⁵ ties to 0)"), QColor(170, 0, 0), small);
-  zoneLabel(p, 0.5 * (fp16Flush + fp16Normal), labelY, Qt::AlignHCenter | Qt::AlignTop,
-            tr("FP16\nsubnormal\n2⁻²⁴ … 2⁻¹⁴"), QColor(130, 100, 0), small);
-  zoneLabel(p, 0.5 * (fp16Normal + fp16Overflow), labelY, Qt::AlignHCenter | Qt::AlignTop,
-            tr("FP16 normal\n2⁻¹⁴ … 65504"), QColor(0, 110, 0), small);
-  zoneLabel(p, fp16Overflow + 0.2, labelY, Qt::AlignLeft | Qt::AlignTop,
-            tr("FP16 → inf\n|g| ≥ 65520\n(max 65504)"), QColor(170, 0, 0), small);
+  // A label's shorter texts drop its last lines: the first line names the zone.
+  const auto linesOf = [](const QString& text) {
+    QStringList out;
+    QStringList lines = text.split(QLatin1Char('\n'));
+    for (qsizetype n = lines.size(); n >= 1; --n) out << QStringList(lines.mid(0, n)).join(QLatin1Char('\n'));
+    return out;
+  };
+  const auto fp16Label = [&](double x, Qt::Alignment align, double x0, double x1, const QString& text,
+                             const QColor& color) {
+    addZoneLabel(zoneLabel(p, x, labelY, align | Qt::AlignTop, text, color, small), x0, x1, linesOf(text), true);
+  };
+  fp16Label(fp16Flush - 0.2, Qt::AlignRight, -kFar, fp16Flush, tr("FP16 → 0\n|g| < 2⁻²⁵\n(2⁻²⁵ ties to 0)"),
+            QColor(170, 0, 0));
+  fp16Label(0.5 * (fp16Flush + fp16Normal), Qt::AlignHCenter, fp16Flush, fp16Normal,
+            tr("FP16\nsubnormal\n2⁻²⁴ … 2⁻¹⁴"), QColor(130, 100, 0));
+  fp16Label(0.5 * (fp16Normal + fp16Overflow), Qt::AlignHCenter, fp16Normal, fp16Overflow,
+            tr("FP16 normal\n2⁻¹⁴ … 65504"), QColor(0, 110, 0));
+  fp16Label(fp16Overflow + 0.2, Qt::AlignLeft, fp16Overflow, kFar, tr("FP16 → inf\n|g| ≥ 65520\n(max 65504)"),
+            QColor(170, 0, 0));
 
   // BF16: a strip along the top, same colours.
   const double stripTop = 0.0, stripBottom = 0.065, stripMid = 0.032;
@@ -183,14 +198,48 @@ void HistogramPlot::addFormatZones() {
   zoneRect(p, bf16Flush, bf16Normal, stripTop, stripBottom, subnormal);
   zoneRect(p, bf16Normal, bf16Overflow, stripTop, stripBottom, normal);
   zoneRect(p, bf16Overflow, kFar, stripTop, stripBottom, flush);
-  // The normal strip is ~250 bars wide: repeat its label so one copy is in view at any usual zoom.
-  for (double x : {-100.0, -60.0, -20.0, 20.0, 60.0, 100.0})
-    zoneLabel(p, x, stripMid, Qt::AlignHCenter | Qt::AlignVCenter, tr("BF16 normal 2⁻¹²⁶ … 3.4·10³⁸"),
-              QColor(0, 110, 0), small);
-  zoneLabel(p, 0.5 * (bf16Flush + bf16Normal), stripMid, Qt::AlignHCenter | Qt::AlignVCenter,
-            tr("BF16 subnormal"), QColor(130, 100, 0), small);
-  zoneLabel(p, bf16Flush - 0.2, stripMid, Qt::AlignRight | Qt::AlignVCenter, tr("BF16 → 0"), QColor(170, 0, 0),
-            small);
+  // One label per zone, placed in the middle of the zone's visible part by fitZoneLabels.
+  const auto bf16Label = [&](double x0, double x1, const QString& text, const QColor& color) {
+    addZoneLabel(zoneLabel(p, 0.5 * (x0 + x1), stripMid, Qt::AlignHCenter | Qt::AlignVCenter, text, color, small), x0,
+                 x1, {text}, false);
+  };
+  bf16Label(bf16Normal, bf16Overflow, tr("BF16 normal 2⁻¹²⁶ … 3.4·10³⁸"), QColor(0, 110, 0));
+  bf16Label(bf16Flush, bf16Normal, tr("BF16 subnormal"), QColor(130, 100, 0));
+  bf16Label(-kFar, bf16Flush, tr("BF16 → 0"), QColor(170, 0, 0));
+}
+
+void HistogramPlot::addZoneLabel(QCPItemText* item, double x0, double x1, QStringList texts, bool checkHeight) {
+  zoneLabels_.push_back(ZoneLabel{item, x0, x1, std::move(texts), checkHeight});
+}
+
+void HistogramPlot::fitZoneLabels() {
+  QCPAxis* x = plot()->xAxis;
+  const QRect area = plot()->axisRect()->rect();
+  if (area.width() <= 1) return;
+  // The exact-zeros column is not part of any zone: zones start right of it.
+  const double zonesFrom = std::max(x->range().lower, zeroKey_ + 1.5);
+  const double margin = 4;
+  for (ZoneLabel& z : zoneLabels_) {
+    const bool isZero = z.item == zeroLabel_;
+    const double lo = isZero ? x->range().lower : std::max(z.x0, zonesFrom);
+    const double hi = std::min(isZero ? zeroKey_ + 1.5 : z.x1, x->range().upper);
+    const double room = x->coordToPixel(hi) - x->coordToPixel(lo) - 2 * margin;
+    const QFontMetricsF fm(z.item->font());
+    QString chosen;
+    for (const QString& text : z.texts) {
+      const QSizeF size = fm.size(0, text) + QSizeF(z.item->padding().left() + z.item->padding().right(),
+                                                     z.item->padding().top() + z.item->padding().bottom());
+      if (size.width() <= room && (!z.checkHeight || size.height() <= 0.4 * area.height())) {
+        chosen = text;
+        break;
+      }
+    }
+    z.item->setVisible(!chosen.isEmpty() && hi > lo);
+    if (chosen.isEmpty()) continue;
+    z.item->setText(chosen);
+    // Centred labels sit in the middle of what is visible of their zone; edge labels keep their edge.
+    if (z.item->positionAlignment() & Qt::AlignHCenter) z.item->position->setCoords(0.5 * (lo + hi), z.item->position->value());
+  }
 }
 
 void HistogramPlot::setScaled(bool scaled) { scaledCombo_->setCurrentIndex(scaled ? 0 : 1); }
@@ -426,5 +475,7 @@ QString HistogramPlot::readoutAt(double key, double) const {
   }
   return lines.join(QLatin1Char('\n'));
 }
+
+QString HistogramPlot::emptyNote() const { return tr("Run to see the gradients' binary exponents against the format zones."); }
 
 }  // namespace ampscope::ui

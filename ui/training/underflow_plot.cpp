@@ -223,4 +223,6 @@ void UnderflowPlot::appendFromStore() {
   if (!changed) skipReplot();
 }
 
+QString UnderflowPlot::emptyNote() const { return tr("Run to see how many values flush to zero, stay subnormal or overflow."); }
+
 }  // namespace ampscope::ui
