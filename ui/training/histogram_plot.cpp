@@ -35,6 +35,9 @@ constexpr double kBf16FlushEdgeLog2 = -134.0;
 constexpr double kBf16NormalLog2 = -126.0;
 const double kBf16OverflowLog2 = 127.0 + std::log2(2.0 - std::ldexp(1.0, -8));
 constexpr double kFar = 400.0;  // beyond any exponent: open-ended zones
+// Heights as fractions of the axis rect: the BF16 strip's middle, the FP16 labels' top.
+constexpr double kStripMid = 0.032;
+constexpr double kLabelTop = 0.09;
 
 QCPItemRect* zoneRect(QCustomPlot* plot, double x0, double x1, double yTop, double yBottom, const QColor& fill) {
   auto* rect = new QCPItemRect(plot);
@@ -169,7 +172,7 @@ void HistogramPlot::addFormatZones() {
   edgeLine(fp16Flush, QColor(200, 0, 0));
   edgeLine(fp16Normal, QColor(160, 130, 0));
   edgeLine(fp16Overflow, QColor(200, 0, 0));
-  const double labelY = 0.09;
+  const double labelY = kLabelTop;
   // A label's shorter texts drop its last lines: the first line names the zone.
   const auto linesOf = [](const QString& text) {
     QStringList out;
@@ -191,7 +194,7 @@ void HistogramPlot::addFormatZones() {
             QColor(170, 0, 0));
 
   // BF16: a strip along the top, same colours.
-  const double stripTop = 0.0, stripBottom = 0.065, stripMid = 0.032;
+  const double stripTop = 0.0, stripBottom = 0.065, stripMid = kStripMid;
   const double bf16Flush = edgeOf(kBf16FlushEdgeLog2), bf16Normal = edgeOf(kBf16NormalLog2),
                bf16Overflow = edgeOf(kBf16OverflowLog2);
   zoneRect(p, -kFar, bf16Flush, stripTop, stripBottom, flush);
@@ -219,7 +222,14 @@ void HistogramPlot::fitZoneLabels() {
   // The exact-zeros column is not part of any zone: zones start right of it.
   const double zonesFrom = std::max(x->range().lower, zeroKey_ + 1.5);
   const double margin = 4;
+  // The FP16 labels hang below the BF16 strip's labels (one line centred in the strip, taller than the
+  // strip itself on a short plot).
+  double stripLabelBottom = 0;
+  for (const ZoneLabel& z : zoneLabels_)
+    if (!z.checkHeight) stripLabelBottom = std::max(stripLabelBottom, kStripMid * area.height() + QFontMetricsF(z.item->font()).height() / 2 + 4);
+  const double hangRatio = std::max(kLabelTop, stripLabelBottom / area.height());
   for (ZoneLabel& z : zoneLabels_) {
+    if (z.checkHeight) z.item->position->setCoords(z.item->position->key(), hangRatio);
     const bool isZero = z.item == zeroLabel_;
     const double lo = isZero ? x->range().lower : std::max(z.x0, zonesFrom);
     const double hi = std::min(isZero ? zeroKey_ + 1.5 : z.x1, x->range().upper);
@@ -382,7 +392,7 @@ void HistogramPlot::redrawBars() {
   zeroBackground_->bottomRight->setCoords(zeroKey_ + 1.5, 1.0);
   zeroSeparator_->point1->setCoords(zeroKey_ + 1.5, 0);
   zeroSeparator_->point2->setCoords(zeroKey_ + 1.5, 1);
-  zeroLabel_->position->setCoords(zeroKey_, 0.09);
+  zeroLabel_->position->setCoords(zeroKey_, kLabelTop);
   QStringList notes;
   for (SeriesKey key : shown) {
     QCPBars*& b = bars_[key];

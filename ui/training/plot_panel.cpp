@@ -248,9 +248,13 @@ void PlotPanel::arrangeBeforeReplot() {
 }
 
 void PlotPanel::updateMinimumSize() {
-  // The plot layout's minimum: the axis rect's minimum plus the margins its axes need now (which grow
-  // with presenter scaling), and the legend's rows.
-  const QSize wanted = plot_->plotLayout()->minimumOuterSizeHint().expandedTo(QSize(kMinAxisWidth, kMinAxisHeight));
+  // The axis rect's minimum plus the margins its axes need now (they grow with presenter scaling); in
+  // height also the legend's rows. Not the legend's width: its names elide to whatever width there is.
+  QCPAxisRect* rect = plot_->axisRect();
+  const QMargins m = rect->margins();
+  const QSize wanted(rect->minimumSize().width() + m.left() + m.right(),
+                     std::max(plot_->plotLayout()->minimumOuterSizeHint().height(),
+                              rect->minimumSize().height() + m.top() + m.bottom()));
   if (wanted != plot_->minimumSize() && wanted.isValid()) plot_->setMinimumSize(wanted);
 }
 
