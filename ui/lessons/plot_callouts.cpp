@@ -287,7 +287,9 @@ void PlotCallouts::place() {
       if (c.score < best.score) best = c;
     }
     // No room for the whole text without hiding data (more than a tenth of the box's cells): the number.
-    e.badge = grid.boxCost(best.x, best.y, best.w, best.h) > kBadgeShare * best.w * best.h * kDataCost;
+    // So also when the box is larger than the plot.
+    e.badge = grid.boxCost(best.x, best.y, best.w, best.h) > kBadgeShare * best.w * best.h * kDataCost ||
+              best.size.width() > area.width() - 2 || best.size.height() > area.height() - 2;
     if (e.badge) best = search(badgeText(e.number));
     // Stay put, at the same width, while the old place is as free as the best one.
     if (sameArea && e.rect.isValid()) {
