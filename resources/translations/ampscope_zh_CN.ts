@@ -735,8 +735,8 @@ LibTorch %4
 |g| 在 [%2, %3) 内：%4 个值</translation>
     </message>
     <message>
-        <source>Run to see the gradients&apos; exponents over time.</source>
-        <translation>运行后可在此查看梯度指数随时间的变化。</translation>
+        <source>Run to see the exponents over time.</source>
+        <translation>运行后可在此查看指数随时间的变化。</translation>
     </message>
 </context>
 <context>
@@ -850,8 +850,8 @@ zeros</source>
         <translation>精确的零（g == 0）</translation>
     </message>
     <message>
-        <source>Run to see the gradients&apos; binary exponents against the format zones.</source>
-        <translation>运行后可在此对照各格式区间查看梯度的二进制指数。</translation>
+        <source>Run to see the gradient exponents.</source>
+        <translation>运行后可在此查看梯度指数。</translation>
     </message>
 </context>
 <context>
@@ -2322,8 +2322,8 @@ Restore it?</source>
         <translation>溢出 ┈</translation>
     </message>
     <message>
-        <source>Run to see how many values flush to zero, stay subnormal or overflow.</source>
-        <translation>运行后可在此查看有多少数值被冲成 0、处于 subnormal 或溢出。</translation>
+        <source>Run to see flushed and subnormal values.</source>
+        <translation>运行后可在此查看被冲成 0 和 subnormal 的数值。</translation>
     </message>
 </context>
 <context>

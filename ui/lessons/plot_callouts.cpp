@@ -21,8 +21,8 @@ constexpr double kAnchorCost = 60;
 constexpr double kBoxCost = 1000;
 // One cell of covered data weighs as much as this many pixels of distance from the anchor.
 constexpr double kCellPerPixels = 400;
-// A box that would cover data in more than this share of its cells shrinks to its number.
-constexpr double kBadgeShare = 0.1;
+// A box that would cover data in more than this share of its cells (a corner of a bar) shrinks to its number.
+constexpr double kBadgeShare = 0.04;
 
 // Breaks `text` into lines no wider than `width` pixels: between words, or between any two characters
 // of Chinese text (which has no spaces).
@@ -286,7 +286,7 @@ void PlotCallouts::place() {
       Choice c = search(wrapToWidth(e.text, fm, textWidth));
       if (c.score < best.score) best = c;
     }
-    // No room for the whole text without hiding data (more than a tenth of the box's cells): the number.
+    // No room for the whole text without hiding data (see kBadgeShare): the number.
     // So also when the box is larger than the plot.
     e.badge = grid.boxCost(best.x, best.y, best.w, best.h) > kBadgeShare * best.w * best.h * kDataCost ||
               best.size.width() > area.width() - 2 || best.size.height() > area.height() - 2;

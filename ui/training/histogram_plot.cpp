@@ -5,6 +5,7 @@
 #include <QComboBox>
 #include <QLabel>
 #include <QMenu>
+#include <QScrollArea>
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -69,6 +70,30 @@ QCPItemText* zoneLabel(QCustomPlot* plot, double x, double yRatio, Qt::Alignment
   return label;
 }
 
+// The side note in a frameless scroll area: as tall as its text where the panel has room, down to two
+// lines with a scroll bar where it has not, so the note never takes the plot's minimum area away (nor is
+// it cut off without a sign that there is more).
+class NoteScroller : public QScrollArea {
+ public:
+  NoteScroller(QLabel* note, QWidget* parent) : QScrollArea(parent), note_(note) {
+    setFrameShape(QFrame::NoFrame);
+    setWidgetResizable(true);
+    setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    setWidget(note);
+    setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
+  }
+  QSize sizeHint() const override {
+    const int width = std::max(100, viewport()->width());
+    return QSize(QScrollArea::sizeHint().width(), note_->heightForWidth(width) + 2);
+  }
+  QSize minimumSizeHint() const override {
+    return QSize(60, std::min(sizeHint().height(), 2 * note_->fontMetrics().lineSpacing() + 6));
+  }
+
+ private:
+  QLabel* note_;
+};
+
 ExponentHistogram sumOf(const std::vector<TensorStats>& tensors, const QString& layer, bool scaled) {
   ExponentHistogram h;
   for (const TensorStats& t : tensors) {
@@ -113,7 +138,7 @@ HistogramPlot::HistogramPlot(TelemetryStore* store, QWidget* parent) : PlotPanel
   note_->setToolTip(tr("Values with no exponent bin: exact zeros, infinities and NaNs. \"Would flush\" "
                        "counts finite values that round to 0 in the mode's low-precision format (FP16 for "
                        "FP32 modes, to show what would happen)."));
-  static_cast<QVBoxLayout*>(layout())->addWidget(note_);
+  static_cast<QVBoxLayout*>(layout())->addWidget(new NoteScroller(note_, this));
 
   connect(scaledCombo_, &QComboBox::currentIndexChanged, this, [this] { redrawBars(); });
   connect(layerCombo_, &QComboBox::currentIndexChanged, this, [this] { redrawBars(); });
@@ -441,6 +466,9 @@ void HistogramPlot::redrawBars() {
   }
   note_->setText(notes.isEmpty() ? tr("No instrumented step yet (see \"Instrument every\" in the run panel).")
                                  : notes.join(QStringLiteral("<br>")));
+  // The scroll area (the note sits in its viewport) takes the note's new height.
+  for (QWidget* w = note_->parentWidget(); w && w != this; w = w->parentWidget())
+    if (qobject_cast<QScrollArea*>(w)) w->updateGeometry();
   if (followLatest()) fitToData();
   replotQueued();
 }
@@ -486,6 +514,6 @@ QString HistogramPlot::readoutAt(double key, double) const {
   return lines.join(QLatin1Char('\n'));
 }
 
-QString HistogramPlot::emptyNote() const { return tr("Run to see the gradients' binary exponents against the format zones."); }
+QString HistogramPlot::emptyNote() const { return tr("Run to see the gradient exponents."); }
 
 }  // namespace ampscope::ui

@@ -223,6 +223,6 @@ void UnderflowPlot::appendFromStore() {
   if (!changed) skipReplot();
 }
 
-QString UnderflowPlot::emptyNote() const { return tr("Run to see how many values flush to zero, stay subnormal or overflow."); }
+QString UnderflowPlot::emptyNote() const { return tr("Run to see flushed and subnormal values."); }
 
 }  // namespace ampscope::ui
