@@ -70,8 +70,8 @@ QCPItemText* zoneLabel(QCustomPlot* plot, double x, double yRatio, Qt::Alignment
   return label;
 }
 
-// The side note in a frameless scroll area: as tall as its text where the panel has room, down to two
-// lines with a scroll bar where it has not, so the note never takes the plot's minimum area away (nor is
+// The side note in a frameless scroll area: as tall as its text up to four lines, down to two lines
+// where the panel has no room, with a scroll bar for the rest, so the note never takes the plot's minimum area away (nor is
 // it cut off without a sign that there is more).
 class NoteScroller : public QScrollArea {
  public:
@@ -82,10 +82,13 @@ class NoteScroller : public QScrollArea {
     setWidget(note);
     setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
   }
+  // At most kLines lines even where the panel has room: the plot takes what is left.
   QSize sizeHint() const override {
     const int width = std::max(100, viewport()->width());
-    return QSize(QScrollArea::sizeHint().width(), note_->heightForWidth(width) + 2);
+    const int lines = kLines * note_->fontMetrics().lineSpacing() + 6;
+    return QSize(QScrollArea::sizeHint().width(), std::min(lines, note_->heightForWidth(width) + 2));
   }
+  static constexpr int kLines = 4;
   QSize minimumSizeHint() const override {
     return QSize(60, std::min(sizeHint().height(), 2 * note_->fontMetrics().lineSpacing() + 6));
   }
