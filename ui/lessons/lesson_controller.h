@@ -1,7 +1,8 @@
 // Applies lessons to the window: stops the run in progress, loads the lesson's configuration (variant),
 // brings its panels forward, shows the inject-overflow control when asked for, and draws each anchored
-// callout as a boxed text with a leader line inside the panel's plot (PlotCallouts places them). Next / Previous / open-by-id move through
-// the library in chapter order; the last lesson opened is remembered in QSettings.
+// callout as a boxed text with a leader line inside the panel's plot (PlotCallouts places them). Next /
+// Previous / open-by-id move through the library in chapter order; the last lesson opened is remembered
+// in QSettings.
 #pragma once
 
 #include <QList>

@@ -234,7 +234,14 @@ void PlotPanel::arrangeBeforeReplot() {
     // must stay below QWIDGETSIZE_MAX, or the sum counts again), the legend lets it grow.
     legend->setMaximumSize(QWIDGETSIZE_MAX / 2, QWIDGETSIZE_MAX);
   } else {
-    legend->setVisible(anyEntry);  // no empty box in the corner before the first series
+    // No empty box in the corner before the first series; a legend the plot hid itself stays hidden.
+    if (!anyEntry && legend->visible()) {
+      legend->setVisible(false);
+      legendHiddenWhileEmpty_ = true;
+    } else if (anyEntry && legendHiddenWhileEmpty_) {
+      legend->setVisible(true);
+      legendHiddenWhileEmpty_ = false;
+    }
   }
   elideLegendNames();
 

@@ -108,6 +108,7 @@ class PlotPanel : public QWidget {
   bool replotWanted_ = true;
   int legendColumns_ = 0;  // placeLegendAbove's column count; 0: the legend is inside the plot
   QCPItemText* emptyStateNote_ = nullptr;
+  bool legendHiddenWhileEmpty_ = false;
 };
 
 // The graph `pick` takes from the lane a plot keeps for `key` (one lane of graphs per mode), or nullptr
