@@ -87,6 +87,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   QAction* quit = findChild<QAction*>(QStringLiteral("quitAction"));
   m_follow = new FollowWorkspace(this, run->store(), m_fileMenu, quit, m_viewMenu);
   connect(m_follow, &FollowWorkspace::dataAppended, m_training, &TrainingWorkspace::refreshFromStore);
+  connect(m_follow, &FollowWorkspace::dataAppended, m_session, &SessionController::onFollowedData);
   NonFiniteTable* nonFinite = m_follow->nonFiniteTable();
   const QString engineRun = tr("AmpScope run");
   connect(run, &RunController::runStarted, nonFinite, [nonFinite, engineRun] { nonFinite->clearRun(engineRun); });

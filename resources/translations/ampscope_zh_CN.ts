@@ -100,6 +100,10 @@ LibTorch %4
         <source>max_norm = %1</source>
         <translation>max_norm = %1</translation>
     </message>
+    <message>
+        <source>Run to see the gradient norm before and after clipping.</source>
+        <translation>运行后可在此查看裁剪前后的梯度范数。</translation>
+    </message>
 </context>
 <context>
     <name>ConfigSchema</name>
@@ -730,6 +734,10 @@ LibTorch %4
         <translation>第 %1 步
 |g| 在 [%2, %3) 内：%4 个值</translation>
     </message>
+    <message>
+        <source>Run to see the exponents over time.</source>
+        <translation>运行后可在此查看指数随时间的变化。</translation>
+    </message>
 </context>
 <context>
     <name>HistogramPlot</name>
@@ -840,6 +848,10 @@ zeros</source>
     <message>
         <source>exact zeros (g == 0)</source>
         <translation>精确的零（g == 0）</translation>
+    </message>
+    <message>
+        <source>Run to see the gradient exponents.</source>
+        <translation>运行后可在此查看梯度指数。</translation>
     </message>
 </context>
 <context>
@@ -1063,6 +1075,10 @@ zeros</source>
     <message>
         <source>✕ %1 diverged at step %2</source>
         <translation>✕ %1 在第 %2 步发散</translation>
+    </message>
+    <message>
+        <source>Run to see each mode&apos;s loss, step by step.</source>
+        <translation>运行后可在此逐步查看每种模式的 loss。</translation>
     </message>
 </context>
 <context>
@@ -1471,6 +1487,10 @@ zeros</source>
     <message>
         <source>step %1</source>
         <translation>第 %1 步</translation>
+    </message>
+    <message>
+        <source>Run to see data here.</source>
+        <translation>运行后可在此查看数据。</translation>
     </message>
 </context>
 <context>
@@ -2065,6 +2085,10 @@ Restore it?</source>
         <source>%1: %2 ms (mean of steps %3–%4)</source>
         <translation>%1：%2 毫秒（第 %3–%4 步的平均）</translation>
     </message>
+    <message>
+        <source>Run to see how long each step takes.</source>
+        <translation>运行后可在此查看每一步的耗时。</translation>
+    </message>
 </context>
 <context>
     <name>TableCsv</name>
@@ -2328,6 +2352,10 @@ Restore it?</source>
     <message>
         <source>Overflowed ┈</source>
         <translation>溢出 ┈</translation>
+    </message>
+    <message>
+        <source>Run to see flushed and subnormal values.</source>
+        <translation>运行后可在此查看被冲成 0 和 subnormal 的数值。</translation>
     </message>
 </context>
 <context>
@@ -2797,8 +2825,10 @@ Restore it?</source>
         <translation>复制</translation>
     </message>
     <message>
-        <source>Look here first: the earliest parameter in module order with inf/NaN gradients.</source>
-        <translation>先看这里：按模块顺序最早出现 inf/NaN 梯度的参数。</translation>
+        <source>%1
+Look here first: the earliest parameter in module order with inf/NaN gradients.</source>
+        <translation>%1
+先看这里：按模块顺序最早出现 inf/NaN 梯度的参数。</translation>
     </message>
 </context>
 <context>

@@ -12,13 +12,17 @@
 #include <string>
 
 #include "ampscope/engine/comparison.h"
+#include "ampscope/engine/config_schema.h"
 
 namespace {
 
 using namespace ampscope;
 
 constexpr int64_t kWarmupSteps = 50;                   // as the Python reference
-constexpr int64_t kNeverInstrument = 1'000'000'000;    // no instrumented step within a benchmark
+// The schema's largest values: instruments only at step 1 (inside the warm-up), and a run that does not end
+// within a benchmark.
+int64_t schemaMax(const char* key) { return static_cast<int64_t>(findConfigField(key)->max); }
+const int64_t kNeverInstrument = schemaMax("instrument-every");
 
 std::unique_ptr<Comparison> warmComparison(const RunConfig& config) {
   auto comparison = std::make_unique<Comparison>(config);
@@ -33,7 +37,7 @@ void trainStep(benchmark::State& state, PrecisionMode mode, int64_t instrumentEv
   config.optimizer = OptimizerKind::AdamW;
   config.lr = 1e-3;
   config.batchSize = 32;
-  config.steps = 1'000'000'000;
+  config.steps = schemaMax("steps");
   config.instrumentEvery = instrumentEvery;
   // fp16-pure with AdamW's default eps diverges at step 1, as model.half() + AdamW does in PyTorch
   // (1e-8 rounds to 0 in FP16, and a zero gradient gives 0/0); 1e-4 is the usual FP16 choice.

@@ -41,6 +41,9 @@ void FollowController::setPolling(bool on) {
 }
 
 int FollowController::follow(const FollowTarget& target, const QString& label, RecordStreamReader::Limits limits) {
+  // The same stream twice would show every step twice.
+  for (const auto& existing : follows_)
+    if (existing->target.text() == target.text()) return existing->id;
   auto f = std::make_unique<Follow>();
   f->id = nextFollow_++;
   f->target = target;
@@ -139,6 +142,7 @@ void FollowController::keep(Run& run, const std::vector<ModeStep>& steps) {
 bool FollowController::poll() {
   bool any = false;
   bool status = false;
+  std::vector<std::pair<FollowTarget, QString>> ranksToFollow;
   for (auto& fp : follows_) {
     Follow& f = *fp;
     const auto stateBefore = f.follower->state();
@@ -156,6 +160,13 @@ bool FollowController::poll() {
       if (f.run >= 0) runs_[static_cast<std::size_t>(f.run)].live = false;
       startRun(f);
     }
+    if (!f.ranksLooked) {
+      f.ranksLooked = true;
+      const StreamSource& source = reader.header().source;
+      if (source.ranks == "per-rank")
+        for (FollowTarget& other : otherRankTargets(f.target, source.rank, source.worldSize))
+          ranksToFollow.emplace_back(std::move(other), f.label);
+    }
     if (steps.empty()) continue;
     Run& run = runs_[static_cast<std::size_t>(f.run)];
     f.records += static_cast<int64_t>(steps.size());
@@ -165,8 +176,16 @@ bool FollowController::poll() {
     emit stepsArrived(f.run, steps);
     any = true;
   }
+  for (auto& [target, label] : ranksToFollow) {
+    const std::string text = target.text();
+    const bool followed = std::any_of(follows_.begin(), follows_.end(),
+                                      [&text](const auto& f) { return f->target.text() == text; });
+    if (followed) continue;
+    follow(target, label);
+    follows_.back()->ranksLooked = true;  // a rank found this way does not look for the others again
+  }
   if (any) emit dataAppended();
-  if (any || status) emit statusChanged();
+  if (any || status || !ranksToFollow.empty()) emit statusChanged();
   return any;
 }
 

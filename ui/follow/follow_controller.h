@@ -3,7 +3,9 @@
 // thread (the follower never blocks); what arrives goes into the TelemetryStore as followed runs, and a
 // full-resolution copy of every run's steps is kept (bounded like the session recorder) for saving.
 //
-// A stream whose header says ranks "per-rank" is shown as "<run> rank R". A new run-id on the same
+// A stream whose header says ranks "per-rank" is shown as "<run> rank R", and the other ranks' streams
+// (by the probe's naming: "<stem>.rank<R>..." files, base port + R) are followed too, so following one
+// rank shows them all side by side. A new run-id on the same
 // target (the script was restarted) starts a new run; the old one stays. Runs restored from a session
 // are not live: they carry a "saved" mark and have no follower.
 #pragma once
@@ -63,12 +65,14 @@ class FollowController : public QObject {
     int64_t records = 0, dropped = 0, malformed = 0;
     QString lastError;
     double lastArrival = 0;  // seconds since the epoch of the last record's arrival (0: none yet)
+    bool ranksLooked = false;  // the other ranks of a per-rank stream were looked for
   };
 
   explicit FollowController(TelemetryStore* store, QObject* parent = nullptr);
   ~FollowController() override;
 
-  // Starts following; returns the follow id. `label` empty: the stream's run name.
+  // Starts following; returns the follow id (that of the existing follow when the target is already
+  // followed). `label` empty: the stream's run name.
   int follow(const FollowTarget& target, const QString& label = QString(),
              RecordStreamReader::Limits limits = {});
   void stop(int followId);  // stops reading; the run's data stays (not live)

@@ -32,8 +32,15 @@ NonFiniteTable::NonFiniteTable(QWidget* parent) : QWidget(parent), table_(new QT
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
   layout->addWidget(table_);
-  table_->setHorizontalHeaderLabels({tr("Run"), tr("Mode"), tr("Step"), tr("Non-finite values"), tr("Look here"),
-                                     tr("Parameters with inf/NaN")});
+  QStringList labels;
+  for (int c = 0; c < kColumns; ++c) labels << QString();
+  labels[RunColumn] = tr("Run");
+  labels[StepColumn] = tr("Step");
+  labels[FirstColumn] = tr("Look here");
+  labels[CountColumn] = tr("Non-finite values");
+  labels[ModeColumn] = tr("Mode");
+  labels[ParametersColumn] = tr("Parameters with inf/NaN");
+  table_->setHorizontalHeaderLabels(labels);
   table_->horizontalHeaderItem(FirstColumn)
       ->setToolTip(tr("The first parameter, in module order, whose gradient held inf or NaN: where to look first."));
   table_->horizontalHeaderItem(CountColumn)
@@ -99,7 +106,8 @@ void NonFiniteTable::addStep(const QString& run, const ModeStep& step) {
     bold.setBold(true);
     first->setFont(bold);
     first->setBackground(QColor(255, 226, 160));
-    first->setToolTip(tr("Look here first: the earliest parameter in module order with inf/NaN gradients."));
+    first->setToolTip(tr("%1\nLook here first: the earliest parameter in module order with inf/NaN gradients.")
+                          .arg(params.front()));
   }
   auto* all = new QTableWidgetItem(params.join(QStringLiteral(", ")));
   all->setToolTip(params.join(QLatin1Char('\n')));

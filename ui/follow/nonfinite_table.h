@@ -21,7 +21,8 @@ class NonFiniteTable : public QWidget {
   Q_OBJECT
  public:
   static constexpr int kMaxRows = 10000;  // the oldest rows go first beyond this
-  enum Column { RunColumn, ModeColumn, StepColumn, CountColumn, FirstColumn, ParametersColumn, kColumns };
+  // "Look here" comes right after the step: the dock is often narrow, and it is the column that matters.
+  enum Column { RunColumn, StepColumn, FirstColumn, CountColumn, ModeColumn, ParametersColumn, kColumns };
 
   explicit NonFiniteTable(QWidget* parent = nullptr);
 

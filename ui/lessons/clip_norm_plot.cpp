@@ -162,4 +162,6 @@ void ClipNormPlot::fitToData() {
   if (y.lower > 0) plot()->yAxis->setRange(y.lower / 3, y.upper * 3);
 }
 
+QString ClipNormPlot::emptyNote() const { return tr("Run to see the gradient norm before and after clipping."); }
+
 }  // namespace ampscope::ui

@@ -29,6 +29,7 @@ class ClipNormPlot : public PlotPanel {
   QCPGraph* seenBandHighGraph(PrecisionMode mode) const;
 
  protected:
+  QString emptyNote() const override;
   void rebuildFromStore() override;
   void appendFromStore() override;
   void fitToData() override;

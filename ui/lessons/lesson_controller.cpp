@@ -8,46 +8,12 @@
 #include "ui/lessons/lesson_host.h"
 #include "ui/lessons/lesson_panel.h"
 #include "ui/lessons/panel_highlight.h"
+#include "ui/lessons/plot_callouts.h"
 
 namespace ampscope::ui {
 
 namespace {
 const QString kLastLessonKey = QStringLiteral("lessons/last");
-const QColor kCalloutColor(240, 150, 20);
-// Feature anchors have no y of their own: they sit this far down the plot (0 = top edge, 1 = bottom).
-constexpr double kFeatureAnchorRatioY = 0.2;
-// The label sits this many pixels right of and below the point the arrow touches (below, because
-// feature anchors sit near the top of the plot); several labels in one plot are stacked further down.
-constexpr double kLabelOffsetX = 24;
-constexpr double kLabelOffsetY = 36;
-constexpr double kLabelStackStep = 64;
-// QCPItemText does not wrap; callouts are broken into lines of about this many Latin-letter widths.
-constexpr int kWrapWidth = 34;
-
-// Breaks `text` into lines of at most kWrapWidth columns: at a space where there is one, anywhere in
-// Chinese text (which has no spaces; its characters count two columns, as they are about twice as wide).
-QString wrapForPlot(const QString& text) {
-  QString out;
-  int width = 0;
-  qsizetype lastSpace = -1;  // in `out`, within the current line
-  for (const QChar c : text) {
-    const int w = c.unicode() >= 0x2E80 ? 2 : 1;
-    if (width + w > kWrapWidth) {
-      if (lastSpace >= 0) {
-        out[lastSpace] = u'\n';
-        width = static_cast<int>(out.size() - lastSpace - 1);
-      } else {
-        out += u'\n';
-        width = 0;
-      }
-      lastSpace = -1;
-    }
-    if (c == u' ') lastSpace = out.size();
-    out += c;
-    width += w;
-  }
-  return out;
-}
 }  // namespace
 
 LessonController::LessonController(const LessonLibrary& library, LessonHost& host, LessonPanel& panel,
@@ -146,65 +112,49 @@ QCustomPlot* LessonController::plotIn(QWidget* panel) {
 
 int LessonController::plotCalloutCount() const {
   int count = 0;
-  for (const PlotItem& entry : plotItems_) count += entry.plot ? 1 : 0;
+  for (const QPointer<PlotCallouts>& callouts : plotCallouts_) count += callouts ? 2 * callouts->count() : 0;
   return count;
 }
 
-void LessonController::clearPlotCallouts() {
-  for (const PlotItem& entry : plotItems_) {
-    // The plot owns its items; if it is gone, so are they.
-    if (entry.plot && entry.plot->hasItem(entry.item)) {
-      entry.plot->removeItem(entry.item);
-      entry.plot->replot(QCustomPlot::rpQueuedReplot);
-    }
+QList<QRectF> LessonController::calloutRects() const {
+  QList<QRectF> out;
+  for (const QPointer<PlotCallouts>& callouts : plotCallouts_) {
+    if (!callouts) continue;
+    const QPointF origin = callouts->plot()->mapToGlobal(QPoint(0, 0));
+    for (const QRectF& r : callouts->rects()) out << r.translated(origin);
   }
-  plotItems_.clear();
+  return out;
+}
+
+QList<QPointF> LessonController::calloutAnchors() const {
+  QList<QPointF> out;
+  for (const QPointer<PlotCallouts>& callouts : plotCallouts_) {
+    if (!callouts) continue;
+    const QPointF origin = callouts->plot()->mapToGlobal(QPoint(0, 0));
+    for (const QPointF& p : callouts->anchors()) out << p + origin;
+  }
+  return out;
+}
+
+void LessonController::clearPlotCallouts() {
+  for (const QPointer<PlotCallouts>& callouts : plotCallouts_)
+    if (callouts) callouts->clear();
+  plotCallouts_.clear();
 }
 
 void LessonController::addPlotCallouts() {
   const Lesson* lesson = currentLesson();
   if (!lesson) return;
   const QLocale locale;
-  QHash<QCustomPlot*, int> labelsPerPlot;
+  int number = 0;
   for (const Lesson::Callout& callout : lesson->callouts) {
+    ++number;  // as the lesson panel numbers the list
     if (callout.anchor.kind == Lesson::Anchor::Kind::None) continue;
     QCustomPlot* plot = plotIn(host_.panelWidget(callout.panel));
     if (!plot || !plot->axisRect()) continue;
-
-    auto* arrow = new QCPItemLine(plot);
-    arrow->setObjectName(QStringLiteral("lessonCalloutArrow"));
-    arrow->setPen(QPen(kCalloutColor, 2));
-    arrow->setHead(QCPLineEnding::esSpikeArrow);
-    arrow->setClipToAxisRect(true);
-    arrow->end->setTypeX(QCPItemPosition::ptPlotCoords);
-    arrow->end->setCoords(callout.anchor.x, callout.anchor.y);
-    if (callout.anchor.kind == Lesson::Anchor::Kind::Feature) {
-      // x from the feature, y as a fraction of the axis rect, so the arrow stays visible whatever the data.
-      arrow->end->setTypeY(QCPItemPosition::ptAxisRectRatio);
-      arrow->end->setCoords(callout.anchor.x, kFeatureAnchorRatioY);
-    }
-    arrow->start->setParentAnchor(arrow->end);
-    const int stacked = labelsPerPlot[plot]++;
-    arrow->start->setCoords(kLabelOffsetX, kLabelOffsetY + stacked * kLabelStackStep);
-
-    auto* label = new QCPItemText(plot);
-    label->setObjectName(QStringLiteral("lessonCalloutText"));
-    label->setClipToAxisRect(false);
-    label->position->setParentAnchor(arrow->start);
-    label->position->setCoords(0, 0);
-    label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
-    label->setText(callout.text.text(locale));
-    label->setColor(Qt::black);
-    QColor fill = kCalloutColor.lighter(170);
-    fill.setAlpha(230);  // the data behind stays faintly visible
-    label->setBrush(QBrush(fill));
-    label->setPen(QPen(kCalloutColor));
-    label->setPadding(QMargins(6, 4, 6, 4));
-    label->setTextAlignment(Qt::AlignLeft);
-    label->setText(wrapForPlot(callout.text.text(locale)));
-
-    plotItems_ << PlotItem{plot, arrow} << PlotItem{plot, label};
-    plot->replot(QCustomPlot::rpQueuedReplot);
+    PlotCallouts* callouts = PlotCallouts::of(plot);
+    callouts->add(callout.anchor, callout.text.text(locale), number);
+    if (!plotCallouts_.contains(callouts)) plotCallouts_ << callouts;
   }
 }
 

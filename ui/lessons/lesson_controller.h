@@ -1,21 +1,25 @@
 // Applies lessons to the window: stops the run in progress, loads the lesson's configuration (variant),
 // brings its panels forward, shows the inject-overflow control when asked for, and draws each anchored
-// callout as an arrow with its text inside the panel's plot. Next / Previous / open-by-id move through
-// the library in chapter order; the last lesson opened is remembered in QSettings.
+// callout as a boxed text with a leader line inside the panel's plot (PlotCallouts places them). Next /
+// Previous / open-by-id move through the library in chapter order; the last lesson opened is remembered
+// in QSettings.
 #pragma once
 
+#include <QList>
 #include <QObject>
+#include <QPointF>
 #include <QPointer>
+#include <QRectF>
 #include <QVector>
 
 #include "ui/lessons/lesson_library.h"
 
-class QCPAbstractItem;
 class QCustomPlot;
 
 namespace ampscope::ui {
 
 class LessonHost;
+class PlotCallouts;
 class LessonPanel;
 
 class LessonController : public QObject {
@@ -39,8 +43,13 @@ class LessonController : public QObject {
   int currentIndex() const { return current_; }
   int currentVariant() const { return variant_; }
   const Lesson* currentLesson() const;
-  // Plot items the current lesson added (callout arrows and texts), for tests.
+  // Plot items the current lesson added (a leader line and a text per anchored callout), for tests.
   int plotCalloutCount() const;
+  // The anchored callouts drawn now, as last placed, in global screen coordinates (like
+  // PlotPanel::axisRectOnScreen): each one's box, and the point its leader line ends at, in the same
+  // order. A callout's box never covers its anchor, nor another box or anchor where the plot has room.
+  QList<QRectF> calloutRects() const;
+  QList<QPointF> calloutAnchors() const;
 
   // The lesson the app opens with when none was remembered: the library's first, in chapter order.
   static QString defaultLessonId(const LessonLibrary& library);
@@ -63,11 +72,7 @@ class LessonController : public QObject {
   LessonPanel& panel_;
   int current_ = -1;
   int variant_ = 0;
-  struct PlotItem {
-    QPointer<QCustomPlot> plot;
-    QCPAbstractItem* item = nullptr;
-  };
-  QVector<PlotItem> plotItems_;
+  QVector<QPointer<PlotCallouts>> plotCallouts_;
 };
 
 }  // namespace ampscope::ui

@@ -1,4 +1,5 @@
 #include "ui/lessons/lesson_panel.h"
+#include "ui/lessons/plot_callouts.h"
 
 #include <QAction>
 #include <QComboBox>
@@ -170,8 +171,11 @@ void LessonPanel::fillFromLesson() {
   variantLabel_->setVisible(!lesson_->variants.isEmpty());
   variants_->setVisible(!lesson_->variants.isEmpty());
   callouts_->clear();
+  // Numbered as a callout's box in a plot is when it shrinks to its number (PlotCallouts).
+  int number = 0;
   for (const Lesson::Callout& callout : lesson_->callouts) {
-    auto* item = new QListWidgetItem(QStringLiteral("• ") + callout.text.text(locale), callouts_);
+    auto* item = new QListWidgetItem(PlotCallouts::badgeText(++number) + QLatin1Char(' ') + callout.text.text(locale),
+                                     callouts_);
     item->setData(Qt::UserRole, callout.panel);
   }
   injectButton_->setVisible(lesson_->hasControl(QStringLiteral("inject-overflow")));

@@ -112,4 +112,6 @@ void StepTimePlot::fitToData() {
   plot()->xAxis->setRange(0, x.upper + 1);
 }
 
+QString StepTimePlot::emptyNote() const { return tr("Run to see how long each step takes."); }
+
 }  // namespace ampscope::ui

@@ -28,6 +28,7 @@ class StepTimePlot : public PlotPanel {
   std::optional<double> meanAfterWarmup(PrecisionMode mode) const;
 
  protected:
+  QString emptyNote() const override;
   void rebuildFromStore() override;
   void appendFromStore() override;
   void fitToData() override;

@@ -179,9 +179,9 @@ bool SessionController::openFile(const QString& path) {
   autosave_.stop();
   recorder_.load(*session);
   setPath(path);
-  setModified(false);
   recent_.add(path);
   if (loadHandler_) loadHandler_(*session);
+  setModified(false);  // after the handler: restoring its followed runs reports their data as new
   emit sessionLoaded(path);
   return true;
 }
@@ -306,15 +306,16 @@ bool SessionController::offerRecovery() {
   autosave_.compact();
   autosave_.saveNow();
   setPath(QString());
-  setModified(!session->records.empty());
   if (loadHandler_) loadHandler_(*session);
+  setModified(!session->records.empty() || !session->followed.empty());
   if (!note.isEmpty()) report(tr("Session restored"), note, false);
   emit sessionLoaded(QString());
   return true;
 }
 
 bool SessionController::confirmClose() {
-  if (!modified_ || recorder_.isEmpty()) return true;
+  if (!modified_) return true;
+  if (recorder_.isEmpty() && (!followedProvider_ || followedProvider_().empty())) return true;
   if (!questionPrompt_ ||
       !questionPrompt_(tr("Save the session?"),
                        tr("The recorded run has not been saved. Save it before closing?"))) {
@@ -340,6 +341,8 @@ void SessionController::onRecords(const std::vector<StepRecord>& batch) {
   if (!autosave_.isActive()) autosave_.start();
   setModified(true);
 }
+
+void SessionController::onFollowedData() { setModified(true); }
 
 void SessionController::onRunStopped() {
   if (autosave_.isDirty()) autosave_.saveNow();

@@ -96,6 +96,8 @@ class SessionController : public QObject {
   void onRunStarted(const ampscope::RunConfig& config);
   void onRecords(const std::vector<ampscope::StepRecord>& batch);
   void onRunStopped();  // finished, stopped or paused: write what is pending
+  // Steps of a followed run arrived: the session has unsaved data (closing asks to save it).
+  void onFollowedData();
 
  signals:
   void sessionLoaded(const QString& path);

@@ -188,4 +188,6 @@ QString HeatMapPlot::readoutAt(double key, double value) const {
                                                                      PowerOfTwoTicker::label(e + 1)).arg(n);
 }
 
+QString HeatMapPlot::emptyNote() const { return tr("Run to see the exponents over time."); }
+
 }  // namespace ampscope::ui

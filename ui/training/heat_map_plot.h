@@ -29,6 +29,7 @@ class HeatMapPlot : public PlotPanel {
   int columns() const { return columns_; }
 
  protected:
+  QString emptyNote() const override;
   void rebuildFromStore() override;
   void appendFromStore() override;
   void fitToData() override;

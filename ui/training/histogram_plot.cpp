@@ -1,9 +1,11 @@
 #include "ui/training/histogram_plot.h"
 
 #include <QCheckBox>
+#include <QFontMetricsF>
 #include <QComboBox>
 #include <QLabel>
 #include <QMenu>
+#include <QScrollArea>
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -34,6 +36,9 @@ constexpr double kBf16FlushEdgeLog2 = -134.0;
 constexpr double kBf16NormalLog2 = -126.0;
 const double kBf16OverflowLog2 = 127.0 + std::log2(2.0 - std::ldexp(1.0, -8));
 constexpr double kFar = 400.0;  // beyond any exponent: open-ended zones
+// Heights as fractions of the axis rect: the BF16 strip's middle, the FP16 labels' top.
+constexpr double kStripMid = 0.032;
+constexpr double kLabelTop = 0.09;
 
 QCPItemRect* zoneRect(QCustomPlot* plot, double x0, double x1, double yTop, double yBottom, const QColor& fill) {
   auto* rect = new QCPItemRect(plot);
@@ -64,6 +69,33 @@ QCPItemText* zoneLabel(QCustomPlot* plot, double x, double yRatio, Qt::Alignment
   label->setSelectable(false);
   return label;
 }
+
+// The side note in a frameless scroll area: as tall as its text up to four lines, down to two lines
+// where the panel has no room, with a scroll bar for the rest, so the note never takes the plot's minimum area away (nor is
+// it cut off without a sign that there is more).
+class NoteScroller : public QScrollArea {
+ public:
+  NoteScroller(QLabel* note, QWidget* parent) : QScrollArea(parent), note_(note) {
+    setFrameShape(QFrame::NoFrame);
+    setWidgetResizable(true);
+    setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    setWidget(note);
+    setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
+  }
+  // At most kLines lines even where the panel has room: the plot takes what is left.
+  QSize sizeHint() const override {
+    const int width = std::max(100, viewport()->width());
+    const int lines = kLines * note_->fontMetrics().lineSpacing() + 6;
+    return QSize(QScrollArea::sizeHint().width(), std::min(lines, note_->heightForWidth(width) + 2));
+  }
+  static constexpr int kLines = 4;
+  QSize minimumSizeHint() const override {
+    return QSize(60, std::min(sizeHint().height(), 2 * note_->fontMetrics().lineSpacing() + 6));
+  }
+
+ private:
+  QLabel* note_;
+};
 
 ExponentHistogram sumOf(const std::vector<TensorStats>& tensors, const QString& layer, bool scaled) {
   ExponentHistogram h;
@@ -109,7 +141,7 @@ HistogramPlot::HistogramPlot(TelemetryStore* store, QWidget* parent) : PlotPanel
   note_->setToolTip(tr("Values with no exponent bin: exact zeros, infinities and NaNs. \"Would flush\" "
                        "counts finite values that round to 0 in the mode's low-precision format (FP16 for "
                        "FP32 modes, to show what would happen)."));
-  static_cast<QVBoxLayout*>(layout())->addWidget(note_);
+  static_cast<QVBoxLayout*>(layout())->addWidget(new NoteScroller(note_, this));
 
   connect(scaledCombo_, &QComboBox::currentIndexChanged, this, [this] { redrawBars(); });
   connect(layerCombo_, &QComboBox::currentIndexChanged, this, [this] { redrawBars(); });
@@ -137,6 +169,9 @@ HistogramPlot::HistogramPlot(TelemetryStore* store, QWidget* parent) : PlotPanel
   zeroLabel_->setText(tr("exact\nzeros"));
   zeroLabel_->setColor(QColor(60, 60, 60));
   zeroLabel_->setBrush(QColor(255, 255, 255, 220));
+  // Narrower than its label, the zero column says just "0".
+  addZoneLabel(zeroLabel_, -kFar, zeroKey_ + 1.5, {zeroLabel_->text(), QStringLiteral("0")}, true);
+  connect(plot(), &QCustomPlot::beforeReplot, this, &HistogramPlot::fitZoneLabels);
   setLogCounts(true);
   refillLayerCombo();
 }
@@ -165,32 +200,84 @@ void HistogramPlot::addFormatZones() {
   edgeLine(fp16Flush, QColor(200, 0, 0));
   edgeLine(fp16Normal, QColor(160, 130, 0));
   edgeLine(fp16Overflow, QColor(200, 0, 0));
-  const double labelY = 0.09;
-  zoneLabel(p, fp16Flush - 0.2, labelY, Qt::AlignRight | Qt::AlignTop,
-            tr("FP16 → 0\n|g| < 2⁻²⁵\n(2⁻²⁵ ties to 0)"), QColor(170, 0, 0), small);
-  zoneLabel(p, 0.5 * (fp16Flush + fp16Normal), labelY, Qt::AlignHCenter | Qt::AlignTop,
-            tr("FP16\nsubnormal\n2⁻²⁴ … 2⁻¹⁴"), QColor(130, 100, 0), small);
-  zoneLabel(p, 0.5 * (fp16Normal + fp16Overflow), labelY, Qt::AlignHCenter | Qt::AlignTop,
-            tr("FP16 normal\n2⁻¹⁴ … 65504"), QColor(0, 110, 0), small);
-  zoneLabel(p, fp16Overflow + 0.2, labelY, Qt::AlignLeft | Qt::AlignTop,
-            tr("FP16 → inf\n|g| ≥ 65520\n(max 65504)"), QColor(170, 0, 0), small);
+  const double labelY = kLabelTop;
+  // A label's shorter texts drop its last lines: the first line names the zone.
+  const auto linesOf = [](const QString& text) {
+    QStringList out;
+    QStringList lines = text.split(QLatin1Char('\n'));
+    for (qsizetype n = lines.size(); n >= 1; --n) out << QStringList(lines.mid(0, n)).join(QLatin1Char('\n'));
+    return out;
+  };
+  const auto fp16Label = [&](double x, Qt::Alignment align, double x0, double x1, const QString& text,
+                             const QColor& color) {
+    addZoneLabel(zoneLabel(p, x, labelY, align | Qt::AlignTop, text, color, small), x0, x1, linesOf(text), true);
+  };
+  fp16Label(fp16Flush - 0.2, Qt::AlignRight, -kFar, fp16Flush, tr("FP16 → 0\n|g| < 2⁻²⁵\n(2⁻²⁵ ties to 0)"),
+            QColor(170, 0, 0));
+  fp16Label(0.5 * (fp16Flush + fp16Normal), Qt::AlignHCenter, fp16Flush, fp16Normal,
+            tr("FP16\nsubnormal\n2⁻²⁴ … 2⁻¹⁴"), QColor(130, 100, 0));
+  fp16Label(0.5 * (fp16Normal + fp16Overflow), Qt::AlignHCenter, fp16Normal, fp16Overflow,
+            tr("FP16 normal\n2⁻¹⁴ … 65504"), QColor(0, 110, 0));
+  fp16Label(fp16Overflow + 0.2, Qt::AlignLeft, fp16Overflow, kFar, tr("FP16 → inf\n|g| ≥ 65520\n(max 65504)"),
+            QColor(170, 0, 0));
 
   // BF16: a strip along the top, same colours.
-  const double stripTop = 0.0, stripBottom = 0.065, stripMid = 0.032;
+  const double stripTop = 0.0, stripBottom = 0.065, stripMid = kStripMid;
   const double bf16Flush = edgeOf(kBf16FlushEdgeLog2), bf16Normal = edgeOf(kBf16NormalLog2),
                bf16Overflow = edgeOf(kBf16OverflowLog2);
   zoneRect(p, -kFar, bf16Flush, stripTop, stripBottom, flush);
   zoneRect(p, bf16Flush, bf16Normal, stripTop, stripBottom, subnormal);
   zoneRect(p, bf16Normal, bf16Overflow, stripTop, stripBottom, normal);
   zoneRect(p, bf16Overflow, kFar, stripTop, stripBottom, flush);
-  // The normal strip is ~250 bars wide: repeat its label so one copy is in view at any usual zoom.
-  for (double x : {-100.0, -60.0, -20.0, 20.0, 60.0, 100.0})
-    zoneLabel(p, x, stripMid, Qt::AlignHCenter | Qt::AlignVCenter, tr("BF16 normal 2⁻¹²⁶ … 3.4·10³⁸"),
-              QColor(0, 110, 0), small);
-  zoneLabel(p, 0.5 * (bf16Flush + bf16Normal), stripMid, Qt::AlignHCenter | Qt::AlignVCenter,
-            tr("BF16 subnormal"), QColor(130, 100, 0), small);
-  zoneLabel(p, bf16Flush - 0.2, stripMid, Qt::AlignRight | Qt::AlignVCenter, tr("BF16 → 0"), QColor(170, 0, 0),
-            small);
+  // One label per zone, placed in the middle of the zone's visible part by fitZoneLabels.
+  const auto bf16Label = [&](double x0, double x1, const QString& text, const QColor& color) {
+    addZoneLabel(zoneLabel(p, 0.5 * (x0 + x1), stripMid, Qt::AlignHCenter | Qt::AlignVCenter, text, color, small), x0,
+                 x1, {text}, false);
+  };
+  bf16Label(bf16Normal, bf16Overflow, tr("BF16 normal 2⁻¹²⁶ … 3.4·10³⁸"), QColor(0, 110, 0));
+  bf16Label(bf16Flush, bf16Normal, tr("BF16 subnormal"), QColor(130, 100, 0));
+  bf16Label(-kFar, bf16Flush, tr("BF16 → 0"), QColor(170, 0, 0));
+}
+
+void HistogramPlot::addZoneLabel(QCPItemText* item, double x0, double x1, QStringList texts, bool checkHeight) {
+  zoneLabels_.push_back(ZoneLabel{item, x0, x1, std::move(texts), checkHeight});
+}
+
+void HistogramPlot::fitZoneLabels() {
+  QCPAxis* x = plot()->xAxis;
+  const QRect area = plot()->axisRect()->rect();
+  if (area.width() <= 1) return;
+  // The exact-zeros column is not part of any zone: zones start right of it.
+  const double zonesFrom = std::max(x->range().lower, zeroKey_ + 1.5);
+  const double margin = 4;
+  // The FP16 labels hang below the BF16 strip's labels (one line centred in the strip, taller than the
+  // strip itself on a short plot).
+  double stripLabelBottom = 0;
+  for (const ZoneLabel& z : zoneLabels_)
+    if (!z.checkHeight) stripLabelBottom = std::max(stripLabelBottom, kStripMid * area.height() + QFontMetricsF(z.item->font()).height() / 2 + 4);
+  const double hangRatio = std::max(kLabelTop, stripLabelBottom / area.height());
+  for (ZoneLabel& z : zoneLabels_) {
+    if (z.checkHeight) z.item->position->setCoords(z.item->position->key(), hangRatio);
+    const bool isZero = z.item == zeroLabel_;
+    const double lo = isZero ? x->range().lower : std::max(z.x0, zonesFrom);
+    const double hi = std::min(isZero ? zeroKey_ + 1.5 : z.x1, x->range().upper);
+    const double room = x->coordToPixel(hi) - x->coordToPixel(lo) - 2 * margin;
+    const QFontMetricsF fm(z.item->font());
+    QString chosen;
+    for (const QString& text : z.texts) {
+      const QSizeF size = fm.size(0, text) + QSizeF(z.item->padding().left() + z.item->padding().right(),
+                                                     z.item->padding().top() + z.item->padding().bottom());
+      if (size.width() <= room && (!z.checkHeight || size.height() <= 0.4 * area.height())) {
+        chosen = text;
+        break;
+      }
+    }
+    z.item->setVisible(!chosen.isEmpty() && hi > lo);
+    if (chosen.isEmpty()) continue;
+    z.item->setText(chosen);
+    // Centred labels sit in the middle of what is visible of their zone; edge labels keep their edge.
+    if (z.item->positionAlignment() & Qt::AlignHCenter) z.item->position->setCoords(0.5 * (lo + hi), z.item->position->value());
+  }
 }
 
 void HistogramPlot::setScaled(bool scaled) { scaledCombo_->setCurrentIndex(scaled ? 0 : 1); }
@@ -333,7 +420,7 @@ void HistogramPlot::redrawBars() {
   zeroBackground_->bottomRight->setCoords(zeroKey_ + 1.5, 1.0);
   zeroSeparator_->point1->setCoords(zeroKey_ + 1.5, 0);
   zeroSeparator_->point2->setCoords(zeroKey_ + 1.5, 1);
-  zeroLabel_->position->setCoords(zeroKey_, 0.09);
+  zeroLabel_->position->setCoords(zeroKey_, kLabelTop);
   QStringList notes;
   for (SeriesKey key : shown) {
     QCPBars*& b = bars_[key];
@@ -382,6 +469,9 @@ void HistogramPlot::redrawBars() {
   }
   note_->setText(notes.isEmpty() ? tr("No instrumented step yet (see \"Instrument every\" in the run panel).")
                                  : notes.join(QStringLiteral("<br>")));
+  // The scroll area (the note sits in its viewport) takes the note's new height.
+  for (QWidget* w = note_->parentWidget(); w && w != this; w = w->parentWidget())
+    if (qobject_cast<QScrollArea*>(w)) w->updateGeometry();
   if (followLatest()) fitToData();
   replotQueued();
 }
@@ -426,5 +516,7 @@ QString HistogramPlot::readoutAt(double key, double) const {
   }
   return lines.join(QLatin1Char('\n'));
 }
+
+QString HistogramPlot::emptyNote() const { return tr("Run to see the gradient exponents."); }
 
 }  // namespace ampscope::ui

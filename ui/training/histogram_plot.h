@@ -6,7 +6,9 @@
 // log2(scale) bars, into FP16's range) or as the optimizer receives them.
 #pragma once
 
+#include <QStringList>
 #include <map>
+#include <vector>
 
 #include "ampscope/engine/run_config.h"
 #include "ampscope/engine/telemetry.h"
@@ -54,6 +56,7 @@ class HistogramPlot : public PlotPanel {
   static constexpr const char* kAllActivations = "*act";
 
  protected:
+  QString emptyNote() const override;
   void rebuildFromStore() override;
   void appendFromStore() override;
   void fitToData() override;
@@ -61,6 +64,16 @@ class HistogramPlot : public PlotPanel {
 
  private:
   void addFormatZones();
+  // Each zone label shows the longest of its texts that fits the visible part of its zone (and, for
+  // the FP16 labels, 40% of the plot's height); when none fits it is hidden. Run before every replot.
+  void fitZoneLabels();
+  struct ZoneLabel {
+    QCPItemText* item;
+    double x0, x1;          // the zone, in plot coordinates
+    QStringList texts;      // longest first
+    bool checkHeight;       // the FP16 labels stack three lines; the BF16 strip's are one line
+  };
+  void addZoneLabel(QCPItemText* item, double x0, double x1, QStringList texts, bool checkHeight);
   void refillLayerCombo();
   void redrawBars();
 
@@ -81,6 +94,7 @@ class HistogramPlot : public PlotPanel {
   std::map<SeriesKey, bool> hidden_;  // series the user unticked
   std::map<SeriesKey, int64_t> drawnStep_;
   QStringList layerNames_;
+  std::vector<ZoneLabel> zoneLabels_;
 };
 
 }  // namespace ampscope::ui

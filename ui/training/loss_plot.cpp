@@ -244,4 +244,6 @@ void LossPlot::fitToData() {
   plot()->xAxis->setRange(std::max(0.0, x.lower) - 0.01 * x.size(), x.upper + std::max(1.0, 0.02 * x.size()));
 }
 
+QString LossPlot::emptyNote() const { return tr("Run to see each mode's loss, step by step."); }
+
 }  // namespace ampscope::ui

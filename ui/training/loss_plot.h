@@ -43,6 +43,7 @@ class LossPlot : public PlotPanel {
   int divergenceMarkerCount() const { return static_cast<int>(divergedLabels_.size()); }
 
  protected:
+  QString emptyNote() const override;
   void rebuildFromStore() override;
   void appendFromStore() override;
   void fitToData() override;

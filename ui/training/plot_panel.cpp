@@ -1,6 +1,7 @@
 #include "ui/training/plot_panel.h"
 
 #include <QCheckBox>
+#include <QFontMetrics>
 #include <QMouseEvent>
 #include <QResizeEvent>
 #include <QShowEvent>
@@ -12,6 +13,8 @@
 
 #include "ampscope/engine/telemetry_store.h"
 #include "ui/common/flow_layout.h"
+#include "ui/training/elided_legend_item.h"
+#include "ui/training/tick_label_fitter.h"
 
 namespace ampscope::ui {
 
@@ -38,7 +41,21 @@ PlotPanel::PlotPanel(TelemetryStore* store, QWidget* parent)
   plot_->legend->setVisible(true);
   plot_->legend->setBrush(QColor(255, 255, 255, 230));
   plot_->setMouseTracking(true);
-  plot_->setMinimumSize(240, 160);
+  plot_->setMinimumSize(kMinAxisWidth + 80, kMinAxisHeight + 60);
+  plot_->axisRect()->setMinimumSize(kMinAxisWidth, kMinAxisHeight);
+  TickLabelFitter::install(plot_);
+
+  emptyStateNote_ = new QCPItemText(plot_);
+  emptyStateNote_->setObjectName(QStringLiteral("plotEmptyNote"));
+  emptyStateNote_->position->setType(QCPItemPosition::ptAxisRectRatio);
+  emptyStateNote_->position->setCoords(0.5, 0.5);
+  emptyStateNote_->setColor(QColor(90, 90, 90));
+  emptyStateNote_->setBrush(QColor(255, 255, 255, 210));
+  emptyStateNote_->setPadding(QMargins(6, 3, 6, 3));
+  emptyStateNote_->setSelectable(false);
+  emptyStateNote_->setVisible(false);
+  connect(plot_, &QCustomPlot::beforeReplot, this, &PlotPanel::arrangeBeforeReplot);
+  connect(plot_, &QCustomPlot::afterReplot, this, &PlotPanel::updateMinimumSize);
 
   connect(follow_, &QCheckBox::toggled, this, [this](bool on) {
     if (on) {
@@ -130,14 +147,13 @@ void PlotPanel::resizeEvent(QResizeEvent* event) {
 
 void PlotPanel::fitLegendColumns() {
   if (legendColumns_ <= 0) return;
+  useElidingLegendItems();
   QCPLegend* legend = plot_->legend;
   int widest = 0;
-  int visible = 0;
   for (int i = 0; i < legend->itemCount(); ++i) {
-    QCPAbstractLegendItem* item = legend->item(i);
+    auto* item = qobject_cast<ElidedLegendItem*>(legend->item(i));
     if (!item || !item->visible()) continue;
-    widest = std::max(widest, item->minimumOuterSizeHint().width());
-    ++visible;
+    widest = std::max(widest, item->fullWidth());
   }
   const int available = plot_->width() - legend->margins().left() - legend->margins().right();
   const int spacing = legend->columnSpacing();
@@ -146,6 +162,107 @@ void PlotPanel::fitLegendColumns() {
   if (legend->wrap() == columns) return;
   legend->setWrap(columns);
   legend->setFillOrder(QCPLegend::foColumnsFirst, /*rearrange=*/true);
+}
+
+QRect PlotPanel::axisRectOnScreen() const {
+  const QRect r = plot_->axisRect()->rect();
+  return QRect(plot_->mapToGlobal(r.topLeft()), r.size());
+}
+
+QString PlotPanel::emptyNote() const { return tr("Run to see data here."); }
+
+QString PlotPanel::shownEmptyNote() const { return emptyStateNote_->visible() ? emptyStateNote_->text() : QString(); }
+
+bool PlotPanel::hasPlottedData() const {
+  for (int i = 0; i < plot_->plottableCount(); ++i) {
+    QCPAbstractPlottable* p = plot_->plottable(i);
+    if (p->visible() && p->interface1D() && p->interface1D()->dataCount() > 0) return true;
+    if (auto* map = qobject_cast<QCPColorMap*>(p); map && map->visible() && map->data()->keySize() > 0) return true;
+  }
+  return false;
+}
+
+void PlotPanel::useElidingLegendItems() {
+  // QCustomPlot adds plain entries (addToLegend); swap them for eliding ones, keeping their order.
+  QCPLegend* legend = plot_->legend;
+  bool plain = false;
+  for (int i = 0; i < legend->itemCount() && !plain; ++i)
+    plain = legend->item(i) && !qobject_cast<ElidedLegendItem*>(legend->item(i)) &&
+            qobject_cast<QCPPlottableLegendItem*>(legend->item(i));
+  if (!plain) return;
+  QList<QCPAbstractLegendItem*> items;
+  for (int i = 0; i < legend->itemCount(); ++i)
+    if (legend->item(i)) items << legend->item(i);
+  for (QCPAbstractLegendItem* item : items) legend->take(item);
+  legend->simplify();
+  for (QCPAbstractLegendItem* item : items) {
+    auto* plottableItem = qobject_cast<QCPPlottableLegendItem*>(item);
+    if (plottableItem && !qobject_cast<ElidedLegendItem*>(item)) {
+      auto* replacement = new ElidedLegendItem(legend, plottableItem->plottable());
+      replacement->setVisible(item->visible());
+      delete item;
+      legend->addItem(replacement);
+    } else {
+      legend->addItem(item);
+    }
+  }
+}
+
+void PlotPanel::elideLegendNames() {
+  QCPLegend* legend = plot_->legend;
+  const bool above = legend->layout() != plot_->axisRect()->insetLayout();
+  // Outside the axis rect the legend spans the plot's width; inside, it may take most of the axis rect.
+  const int available = above ? plot_->width() - legend->margins().left() - legend->margins().right()
+                              : plot_->axisRect()->width() * 3 / 4;
+  const int columns = std::max(1, above ? legend->wrap() : 1);
+  const int column = (available - (columns - 1) * legend->columnSpacing()) / columns;
+  for (int i = 0; i < legend->itemCount(); ++i) {
+    auto* item = qobject_cast<ElidedLegendItem*>(legend->item(i));
+    if (!item) continue;
+    item->setMaxTextWidth(std::max(1, column - item->chromeWidth()));
+  }
+}
+
+void PlotPanel::arrangeBeforeReplot() {
+  QCPLegend* legend = plot_->legend;
+  useElidingLegendItems();
+  bool anyEntry = false;
+  for (int i = 0; i < legend->itemCount(); ++i) anyEntry = anyEntry || (legend->item(i) && legend->item(i)->visible());
+  if (legend->layout() != plot_->axisRect()->insetLayout()) {
+    // A grid's largest size is the sum of its entries': an empty legend sharing a layout column with the
+    // axis rect would squeeze the axis rect to its minimum. Bounded by hand (the bound plus the margins
+    // must stay below QWIDGETSIZE_MAX, or the sum counts again), the legend lets it grow.
+    legend->setMaximumSize(QWIDGETSIZE_MAX / 2, QWIDGETSIZE_MAX);
+  } else {
+    // No empty box in the corner before the first series; a legend the plot hid itself stays hidden.
+    if (!anyEntry && legend->visible()) {
+      legend->setVisible(false);
+      legendHiddenWhileEmpty_ = true;
+    } else if (anyEntry && legendHiddenWhileEmpty_) {
+      legend->setVisible(true);
+      legendHiddenWhileEmpty_ = false;
+    }
+  }
+  elideLegendNames();
+
+  const QString note = hasPlottedData() ? QString() : emptyNote();
+  emptyStateNote_->setVisible(!note.isEmpty());
+  if (!note.isEmpty()) {
+    emptyStateNote_->setFont(plot_->xAxis->labelFont());
+    const QFontMetrics fm(emptyStateNote_->font());
+    emptyStateNote_->setText(fm.elidedText(note, Qt::ElideRight, std::max(20, plot_->axisRect()->width() - 16)));
+  }
+}
+
+void PlotPanel::updateMinimumSize() {
+  // The axis rect's minimum plus the margins its axes need now (they grow with presenter scaling); in
+  // height also the legend's rows. Not the legend's width: its names elide to whatever width there is.
+  QCPAxisRect* rect = plot_->axisRect();
+  const QMargins m = rect->margins();
+  const QSize wanted(rect->minimumSize().width() + m.left() + m.right(),
+                     std::max(plot_->plotLayout()->minimumOuterSizeHint().height(),
+                              rect->minimumSize().height() + m.top() + m.bottom()));
+  if (wanted != plot_->minimumSize() && wanted.isValid()) plot_->setMinimumSize(wanted);
 }
 
 void PlotPanel::showEvent(QShowEvent* event) {
@@ -203,6 +320,14 @@ void PlotPanel::onMouseMove(QMouseEvent* event) {
   if (event->buttons() != Qt::NoButton) {
     onUserRangeChange();  // a drag pans the view
     return;
+  }
+  QCPLegend* legend = plot_->legend;
+  for (int i = 0; legend->realVisibility() && i < legend->itemCount(); ++i) {
+    auto* item = qobject_cast<ElidedLegendItem*>(legend->item(i));
+    if (item && item->realVisibility() && item->rect().contains(event->pos())) {
+      QToolTip::showText(plot_->mapToGlobal(event->pos()) + QPoint(14, 10), item->fullName(), plot_);
+      return;
+    }
   }
   if (!plot_->axisRect()->rect().contains(event->pos())) {
     QToolTip::hideText();

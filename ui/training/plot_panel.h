@@ -5,6 +5,11 @@
 //
 // Hidden panels (a closed or tabbed-away dock) do no work: they remember that they are stale and
 // rebuild when shown.
+//
+// Every panel keeps a plot area of at least kMinAxisWidth x kMinAxisHeight pixels (the widget's minimum
+// size follows the margins its axes need, so the window's layout honours it), shows a one-line "Run to
+// see ..." note while nothing is plotted, thins its tick labels until they do not touch
+// (TickLabelFitter), and elides legend names that do not fit, with the full name in a tooltip.
 #pragma once
 
 #include "ui/common/flow_layout.h"
@@ -17,6 +22,7 @@ class QCheckBox;
 class QCustomPlot;
 class QCPAbstractPlottable;
 class QCPGraph;
+class QCPItemText;
 class QMouseEvent;
 
 namespace ampscope {
@@ -40,6 +46,15 @@ class PlotPanel : public QWidget {
   // Sets a pen whose width follows setLineScale (the pen's own width is the width at scale 1).
   void setScaledPen(QCPAbstractPlottable* plottable, const QPen& pen);
 
+  // The plot's axis rect (the area inside the axes) in global screen coordinates, as last laid out.
+  QRect axisRectOnScreen() const;
+  // The "Run to see ..." note while nothing is plotted; empty once data is drawn (or for a plot
+  // with an empty state of its own).
+  QString shownEmptyNote() const;
+
+  static constexpr int kMinAxisWidth = 160;
+  static constexpr int kMinAxisHeight = 90;
+
   // New steps are in the store; append them (or rebuild when the store rewrote history).
   void onDataAppended();
   // Everything from the store again (after a clear, a run start, a settings change).
@@ -52,6 +67,8 @@ class PlotPanel : public QWidget {
   // replot (a replot costs milliseconds of the GUI thread). Without the call every append replots.
   void skipReplot() { replotWanted_ = false; }
   virtual void fitToData();              // "follow latest": keys to the whole run, values to the data
+  // The one-line note shown while no plottable holds data ("" for none).
+  virtual QString emptyNote() const;
   // The read-out for the mouse at plot coordinates (key, value); empty hides the tooltip.
   virtual QString readoutAt(double key, double value) const;
 
@@ -72,6 +89,13 @@ class PlotPanel : public QWidget {
   // A legend above the plot takes at most as many columns as its widest entry fits into the width
   // (followed runs' long names would otherwise be cut off), never more than placeLegendAbove's.
   void fitLegendColumns();
+  // Before every replot: legend entries that elide, the legend hidden while empty, the empty note.
+  void arrangeBeforeReplot();
+  void useElidingLegendItems();
+  void elideLegendNames();
+  // After a replot: the widget's minimum size from the plot layout's (margins + minimum axis rect).
+  void updateMinimumSize();
+  bool hasPlottedData() const;
 
   TelemetryStore* store_;
   QCustomPlot* plot_;
@@ -80,9 +104,11 @@ class PlotPanel : public QWidget {
   double lineScale_ = 1.0;
   uint64_t seenGeneration_ = ~uint64_t{0};
   bool stale_ = true;
-  bool fitting_ = false;
+  bool fitting_ = false;  // our own range changes must not switch "follow latest" off
   bool replotWanted_ = true;
-  int legendColumns_ = 0;  // placeLegendAbove's column count; 0: the legend is inside the plot  // our own range changes must not switch "follow latest" off
+  int legendColumns_ = 0;  // placeLegendAbove's column count; 0: the legend is inside the plot
+  QCPItemText* emptyStateNote_ = nullptr;
+  bool legendHiddenWhileEmpty_ = false;
 };
 
 // The graph `pick` takes from the lane a plot keeps for `key` (one lane of graphs per mode), or nullptr

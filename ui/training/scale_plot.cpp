@@ -145,4 +145,7 @@ void ScalePlot::fitToData() {
   plot()->xAxis->setRange(0, lastKey + std::max(1.0, 0.02 * lastKey));
 }
 
+// Its own note (no mode with a GradScaler) is its empty state.
+QString ScalePlot::emptyNote() const { return {}; }
+
 }  // namespace ampscope::ui

@@ -31,6 +31,7 @@ class ScalePlot : public PlotPanel {
   QCPGraph* bandHighGraph(PrecisionMode mode) const;  // ... at its max scale, filled down to the min
 
  protected:
+  QString emptyNote() const override;
   void rebuildFromStore() override;
   void appendFromStore() override;
   void fitToData() override;

@@ -223,4 +223,6 @@ void UnderflowPlot::appendFromStore() {
   if (!changed) skipReplot();
 }
 
+QString UnderflowPlot::emptyNote() const { return tr("Run to see flushed and subnormal values."); }
+
 }  // namespace ampscope::ui

@@ -40,6 +40,7 @@ class UnderflowPlot : public PlotPanel {
   QCPGraph* bandHighGraph(PrecisionMode mode, Quantity quantity) const;
 
  protected:
+  QString emptyNote() const override;
   void rebuildFromStore() override;
   void appendFromStore() override;
 

@@ -90,6 +90,38 @@ std::optional<FollowTarget> parseFollowTarget(std::string_view text, std::string
   return target;
 }
 
+std::vector<FollowTarget> otherRankTargets(const FollowTarget& target, int64_t rank, int64_t worldSize) {
+  std::vector<FollowTarget> out;
+  if (worldSize < 2 || worldSize > kMaxFollowedRanks || rank < 0 || rank >= worldSize) return out;
+  if (target.kind == FollowTarget::Kind::Tcp) {
+    const int64_t base = target.port - rank;
+    if (base < 1 || base + worldSize - 1 > 65535) return out;
+    for (int64_t r = 0; r < worldSize; ++r) {
+      if (r == rank) continue;
+      FollowTarget t = target;
+      t.port = static_cast<int>(base + r);
+      out.push_back(std::move(t));
+    }
+    return out;
+  }
+  // The rank's mark is in the file name, not in a directory above it.
+  const std::string mark = ".rank" + std::to_string(rank);
+  const std::size_t slash = target.path.rfind('/');
+  const std::size_t nameStart = slash == std::string::npos ? 0 : slash + 1;
+  const std::size_t at = target.path.rfind(mark);
+  if (at == std::string::npos || at < nameStart) return out;
+  const std::size_t after = at + mark.size();
+  // ".rank1" must not be the start of ".rank12".
+  if (after < target.path.size() && target.path[after] >= '0' && target.path[after] <= '9') return out;
+  for (int64_t r = 0; r < worldSize; ++r) {
+    if (r == rank) continue;
+    FollowTarget t = target;
+    t.path = target.path.substr(0, at) + ".rank" + std::to_string(r) + target.path.substr(after);
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
 StreamFollower::StreamFollower(FollowTarget target, RecordStreamReader::Limits limits)
     : target_(std::move(target)), reader_(limits) {}
 

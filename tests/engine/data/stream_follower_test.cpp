@@ -122,6 +122,42 @@ TEST(FollowTarget, HostPortAndFilePathsAreToldApart) {
   EXPECT_EQ(error, "/dev/null is not a regular file");
 }
 
+// The probe names per-rank streams "<stem>.rank<R><suffix>" and serves rank R on base port + R
+// (docs/probe.md); the other ranks' targets follow from one rank's.
+TEST(FollowTarget, OtherRanksAreFoundFromOneRanksFileOrPort) {
+  FollowTarget file;
+  file.path = "runs.rank1/run.rank1.jsonl";
+  auto others = otherRankTargets(file, 1, 3);
+  ASSERT_EQ(others.size(), 2u);
+  EXPECT_EQ(others[0].path, "runs.rank1/run.rank0.jsonl") << "only the file name's mark changes";
+  EXPECT_EQ(others[1].path, "runs.rank1/run.rank2.jsonl");
+
+  FollowTarget tcp;
+  tcp.kind = FollowTarget::Kind::Tcp;
+  tcp.host = "127.0.0.1";
+  tcp.port = 5002;
+  others = otherRankTargets(tcp, 2, 4);
+  ASSERT_EQ(others.size(), 3u);
+  EXPECT_EQ(others[0].port, 5000);
+  EXPECT_EQ(others[1].port, 5001);
+  EXPECT_EQ(others[2].port, 5003);
+  EXPECT_EQ(others[2].host, "127.0.0.1");
+
+  FollowTarget plain;
+  plain.path = "run.jsonl";
+  EXPECT_TRUE(otherRankTargets(plain, 1, 2).empty()) << "a file without its rank's mark";
+  FollowTarget longer;
+  longer.path = "run.rank12.jsonl";
+  EXPECT_TRUE(otherRankTargets(longer, 1, 2).empty()) << ".rank1 is not .rank12";
+  EXPECT_TRUE(otherRankTargets(file, 1, 1).empty()) << "not distributed";
+  EXPECT_TRUE(otherRankTargets(file, 1, kMaxFollowedRanks + 1).empty()) << "a hostile world size";
+  EXPECT_TRUE(otherRankTargets(file, 5, 3).empty()) << "a rank outside the world";
+  tcp.port = 1;
+  EXPECT_TRUE(otherRankTargets(tcp, 2, 4).empty()) << "base port below 1";
+  tcp.port = 65535;
+  EXPECT_TRUE(otherRankTargets(tcp, 0, 2).empty()) << "a port past 65535";
+}
+
 TEST(StreamFollower, AFileIsFollowedAsItGrowsAndRereadWhenTruncatedOrReplaced) {
   TempDir dir;
   const std::string path = dir.file("run.jsonl");

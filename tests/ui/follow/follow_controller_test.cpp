@@ -4,6 +4,7 @@
 
 #include <QTemporaryDir>
 #include <arpa/inet.h>
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <fstream>
@@ -204,6 +205,35 @@ TEST(FollowController, PerRankStreamsAreNamedByRankAndARestartedRunIsANewSeries)
   EXPECT_EQ(store.seriesKeys().size(), 2u);
   EXPECT_EQ(store.series(SeriesKey{controller.runs()[0].storeRun, PrecisionMode::FP16AmpScaled})->lastStep, 4);
   EXPECT_EQ(store.series(SeriesKey{controller.runs()[1].storeRun, PrecisionMode::FP16AmpScaled})->lastStep, 2);
+}
+
+TEST(FollowController, FollowingOneRanksStreamFollowsTheOtherRanksSideBySide) {
+  QTemporaryDir dir;
+  const std::string rank0 = dir.filePath(QStringLiteral("run.rank0.jsonl")).toStdString();
+  const std::string rank1 = dir.filePath(QStringLiteral("run.rank1.jsonl")).toStdString();
+  append(rank0, header(probeSource("dist", "00000000000000e0", "per-rank", 0)) + lines(1, 3));
+  append(rank1, header(probeSource("dist", "00000000000000e1", "per-rank", 1)) + lines(1, 5));
+  TelemetryStore store;
+  FollowController controller(&store);
+  controller.setPolling(false);
+  controller.follow(fileTarget(rank0));
+  ASSERT_TRUE(pollUntil(controller, [&] { return controller.runs().size() == 2; }));
+  ASSERT_EQ(controller.follows().size(), 2u);
+  EXPECT_EQ(controller.follows()[1]->target.path, rank1);
+  std::vector<QString> labels;
+  for (const auto& run : controller.runs()) labels.push_back(run.label);
+  std::sort(labels.begin(), labels.end());
+  EXPECT_EQ(labels, (std::vector<QString>{QStringLiteral("dist rank 0"), QStringLiteral("dist rank 1")}));
+  ASSERT_TRUE(pollUntil(controller, [&] {
+    std::size_t steps = 0;
+    for (const auto& run : controller.runs()) steps += run.steps.size();
+    return steps == 8;
+  }));
+  // Following rank 1 by hand as well changes nothing: it is already followed (same follow id).
+  EXPECT_EQ(controller.follow(fileTarget(rank1)), controller.follows()[1]->id);
+  controller.poll();
+  EXPECT_EQ(controller.follows().size(), 2u);
+  EXPECT_EQ(store.seriesKeys().size(), 2u);
 }
 
 }  // namespace

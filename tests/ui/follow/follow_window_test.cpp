@@ -153,6 +153,31 @@ TEST_F(WindowFixture, SavingAndReopeningAFollowedRunGivesTheSameSteps) {
   EXPECT_EQ(other.followWorkspace()->nonFiniteTable()->rowCount(), 1);
 }
 
+TEST_F(WindowFixture, AFollowedRunIsUnsavedDataClosingOffersToSave) {
+  int asked = 0;
+  window.sessionController()->setQuestionPrompt([&asked](const QString&, const QString&) {
+    ++asked;
+    return false;  // "No": close without saving
+  });
+  EXPECT_FALSE(window.sessionController()->isModified());
+  const std::string path = dir.filePath(QStringLiteral("run.jsonl")).toStdString();
+  writeFile(path, poisonedStream());
+  follow->controller()->follow(fileTarget(path));
+  ASSERT_TRUE(pollUntil(*follow->controller(), [&] { return !follow->controller()->runs().empty(); }));
+  EXPECT_TRUE(window.sessionController()->isModified()) << "a TCP stream's data exists nowhere else";
+  EXPECT_TRUE(window.sessionController()->confirmClose());
+  EXPECT_EQ(asked, 1);
+
+  // Saved, and opened again: nothing unsaved until new data arrives.
+  const QString session = dir.filePath(QStringLiteral("followed.ampscope"));
+  ASSERT_TRUE(window.sessionController()->saveTo(session));
+  EXPECT_FALSE(window.sessionController()->isModified());
+  ASSERT_TRUE(window.sessionController()->openFile(session));
+  EXPECT_FALSE(window.sessionController()->isModified());
+  EXPECT_TRUE(window.sessionController()->confirmClose());
+  EXPECT_EQ(asked, 1);
+}
+
 TEST(FollowDialog, RefusesBadTargetsWithTheMessageAndAcceptsGoodOnes) {
   FollowDialog dialog;
   EXPECT_FALSE(dialog.acceptable());  // empty

@@ -120,7 +120,7 @@ TEST(AutosaveManager, AppendsOnlyTheNewRecordsToTheJournal) {
   QSignalSpy saved(&autosave, &AutosaveManager::saved);
   autosave.markDirty();
   ASSERT_TRUE(autosave.saveNow());
-  ASSERT_TRUE(saved.wait(2000));
+  ASSERT_TRUE(saved.wait(30000));
   const QByteArray first = readAll(path);
   // The journal is the session document (the codec's) without its footer.
   EXPECT_EQ(first + footer(), SessionFile::toJson(recorder.session()));
@@ -136,7 +136,7 @@ TEST(AutosaveManager, AppendsOnlyTheNewRecordsToTheJournal) {
   recorder.append({full.records.begin() + 2, full.records.end()});
   autosave.markDirty();
   ASSERT_TRUE(autosave.saveNow());
-  ASSERT_TRUE(saved.wait(2000));
+  ASSERT_TRUE(saved.wait(30000));
   const QByteArray second = readAll(path);
   EXPECT_TRUE(second.startsWith(marked)) << "the journal was rewritten instead of appended to";
   EXPECT_EQ(second.mid(1) + footer(), SessionFile::toJson(recorder.session()).mid(1));
@@ -144,7 +144,7 @@ TEST(AutosaveManager, AppendsOnlyTheNewRecordsToTheJournal) {
   // After a save the journal is compacted: rewritten whole (the marker is gone).
   autosave.compact();
   ASSERT_TRUE(autosave.saveNow());
-  ASSERT_TRUE(saved.wait(2000));
+  ASSERT_TRUE(saved.wait(30000));
   EXPECT_EQ(readAll(path) + footer(), SessionFile::toJson(recorder.session()));
 }
 
@@ -230,7 +230,7 @@ TEST(AutosaveManager, WritesOnlyWhenDirtyAfterTheInterval) {
   EXPECT_FALSE(autosave.hasRecoverableSession());
 
   autosave.markDirty();
-  ASSERT_TRUE(saved.wait(2000));
+  ASSERT_TRUE(saved.wait(30000));
   EXPECT_FALSE(autosave.isDirty());
   ASSERT_TRUE(autosave.hasRecoverableSession());
   QString error;
@@ -245,7 +245,7 @@ TEST(AutosaveManager, WritesOnlyWhenDirtyAfterTheInterval) {
   // New steps: only they are serialized, and the file equals a full save byte for byte.
   recorder.append(twoModeSession(5).records);
   autosave.markDirty();
-  ASSERT_TRUE(saved.wait(2000));
+  ASSERT_TRUE(saved.wait(30000));
   recovered = autosave.recover(&error);
   ASSERT_TRUE(recovered.has_value()) << error.toStdString();
   EXPECT_EQ(recovered->records.size(), 5u) << "the newest telemetry was appended";
@@ -257,7 +257,7 @@ TEST(AutosaveManager, WritesOnlyWhenDirtyAfterTheInterval) {
   recorder.begin(first.config);
   recorder.append(twoModeSession(1).records);
   autosave.markDirty();
-  ASSERT_TRUE(saved.wait(2000));
+  ASSERT_TRUE(saved.wait(30000));
   recovered = autosave.recover(&error);
   ASSERT_TRUE(recovered.has_value()) << error.toStdString();
   EXPECT_EQ(recovered->records.size(), 1u);
@@ -295,7 +295,7 @@ TEST(AutosaveManager, AnUnwritableLocationReportsAndStaysDirty) {
   QSignalSpy failed(&autosave, &AutosaveManager::saveFailed);
   autosave.markDirty();
   ASSERT_TRUE(autosave.saveNow());
-  ASSERT_TRUE(failed.wait(2000));
+  ASSERT_TRUE(failed.wait(30000));
   EXPECT_TRUE(failed.first().first().toString().contains(QStringLiteral("/proc/ampscope-no-such-dir")));
   EXPECT_TRUE(autosave.isDirty()) << "the next tick tries again";
 }

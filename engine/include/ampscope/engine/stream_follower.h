@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ampscope/engine/record_stream_reader.h"
 
@@ -31,6 +32,14 @@ struct FollowTarget {
 // "host:port" or "[v6]:port" -> Tcp; anything else -> a file path. A path that exists and is a directory
 // or another non-regular file is refused. Errors name what is wrong ("port 70000 is outside 1-65535").
 std::optional<FollowTarget> parseFollowTarget(std::string_view text, std::string* error);
+
+// The probe's per-rank streams are named after their rank: the file "<stem>.rank<R><suffix>" and the TCP
+// port base + R. Given one rank's target, its rank and the world size (from its header), the targets of
+// every other rank, in rank order; empty when the target does not carry that rank's name (a file without
+// ".rank<R>", a port below R) or when the world size is outside 2..kMaxFollowedRanks (the header is
+// data from elsewhere: it must not open thousands of follows).
+inline constexpr int64_t kMaxFollowedRanks = 64;
+std::vector<FollowTarget> otherRankTargets(const FollowTarget& target, int64_t rank, int64_t worldSize);
 
 class StreamFollower {
  public:

@@ -1,0 +1,176 @@
+// Plots that stay readable at any size: a minimum plot area before any data, a "Run to see ..." note
+// until data arrives, tick labels that never touch, zone labels kept inside their zones, and legend
+// names that fit or end in "…" with the full name in a tooltip. Label extents are measured here with
+// QFontMetrics of the fonts the axes draw with (QCustomPlot draws tick labels centred on their tick).
+#include <gtest/gtest.h>
+
+#include <QFontMetricsF>
+#include <QMouseEvent>
+#include <QTest>
+#include <QToolTip>
+#include <algorithm>
+#include <qcustomplot.h>
+
+#include "ampscope/engine/telemetry_store.h"
+#include "support/synthetic_records.h"
+#include "ui/training/elided_legend_item.h"
+#include "ui/training/histogram_plot.h"
+#include "ui/training/loss_plot.h"
+#include "ui/training/tick_label_fitter.h"
+#include "ui/training/underflow_plot.h"
+
+namespace ampscope::ui {
+namespace {
+
+using test::feed;
+using test::SyntheticOptions;
+
+// Extents of the tick labels along the axis, in pixels, sorted.
+std::vector<std::pair<double, double>> labelSpans(const QCPAxis* axis) {
+  std::vector<std::pair<double, double>> spans;
+  if (!axis->tickLabels()) return spans;
+  const QFontMetricsF fm(axis->tickLabelFont());
+  const QVector<double> ticks = axis->tickVector();
+  const QVector<QString> labels = axis->tickVectorLabels();
+  for (int i = 0; i < ticks.size(); ++i) {
+    const double at = axis->coordToPixel(ticks[i]);
+    const double half = axis->orientation() == Qt::Horizontal ? fm.horizontalAdvance(labels[i]) / 2 : fm.height() / 2;
+    spans.emplace_back(at - half, at + half);
+  }
+  std::sort(spans.begin(), spans.end());
+  return spans;
+}
+
+void expectNoTouchingTickLabels(QCustomPlot* plot, const char* what) {
+  for (QCPAxis* axis : plot->axisRect()->axes()) {
+    if (!axis->visible()) continue;
+    const auto spans = labelSpans(axis);
+    for (size_t i = 1; i < spans.size(); ++i)
+      EXPECT_LT(spans[i - 1].second, spans[i].first)
+          << what << ": tick labels " << axis->tickVectorLabels()[0].toStdString() << "... overlap on axis "
+          << axis->axisType() << " at " << spans[i].first;
+    // The fitter's own rectangles agree that nothing overlaps.
+    const QList<QRectF> rects = TickLabelFitter::tickLabelRects(axis);
+    for (int i = 0; i < rects.size(); ++i)
+      for (int j = i + 1; j < rects.size(); ++j) EXPECT_FALSE(rects[i].intersects(rects[j])) << what;
+  }
+}
+
+void settle(PlotPanel& panel) {
+  panel.plot()->replot();
+  QTest::qWait(50);  // queued replots after the first layout
+  panel.plot()->replot();
+}
+
+TEST(PlotLayout, EmptyPlotsKeepTheirMinimumAreaAndSayRunToSee) {
+  TelemetryStore store;
+  HistogramPlot histogram(&store);
+  UnderflowPlot underflow(&store);
+  for (PlotPanel* panel : {static_cast<PlotPanel*>(&histogram), static_cast<PlotPanel*>(&underflow)}) {
+    panel->resize(520, 360);
+    panel->show();
+    settle(*panel);
+    const QRect area = panel->plot()->axisRect()->rect();
+    // An empty legend above the plot once shrank the area to about 40 pixels.
+    EXPECT_GE(area.width(), PlotPanel::kMinAxisWidth) << panel->metaObject()->className();
+    EXPECT_GE(area.height(), PlotPanel::kMinAxisHeight) << panel->metaObject()->className();
+    EXPECT_GT(area.width(), 300) << "the area takes the panel's width: " << panel->metaObject()->className();
+    EXPECT_TRUE(panel->shownEmptyNote().startsWith(QStringLiteral("Run to see"))) << panel->metaObject()->className();
+    EXPECT_EQ(panel->axisRectOnScreen().size(), area.size());
+  }
+  feed(store, 1, 10, SyntheticOptions{});
+  histogram.onDataAppended();
+  settle(histogram);
+  EXPECT_TRUE(histogram.shownEmptyNote().isEmpty());
+}
+
+TEST(PlotLayout, TickLabelsNeverTouchAsThePlotNarrows) {
+  TelemetryStore store;
+  feed(store, 1, 2000, SyntheticOptions{});
+  HistogramPlot histogram(&store);
+  LossPlot loss(&store);
+  for (PlotPanel* panel : {static_cast<PlotPanel*>(&histogram), static_cast<PlotPanel*>(&loss)}) {
+    panel->show();
+    panel->refresh();
+    // Large type as on a projector (presenter mode scales the fonts): QCustomPlot's own tick spacing
+    // does not look at label widths.
+    for (QCPAxis* axis : panel->plot()->axisRect()->axes()) {
+      QFont big = axis->tickLabelFont();
+      big.setPointSizeF(20);
+      axis->setTickLabelFont(big);
+    }
+    for (int width : {900, 520, 330}) {
+      panel->resize(width, 420);
+      settle(*panel);
+      expectNoTouchingTickLabels(panel->plot(), panel->metaObject()->className());
+      // Thinned, not emptied: at least two labels on the x axis.
+      EXPECT_GE(labelSpans(panel->plot()->xAxis).size(), 2u) << width;
+    }
+  }
+}
+
+TEST(PlotLayout, ZoneLabelsStayInsideTheirZonesOrHide) {
+  TelemetryStore store;
+  feed(store, 1, 10, SyntheticOptions{});
+  HistogramPlot histogram(&store);
+  histogram.show();
+  histogram.refresh();
+  for (int width : {1000, 420, 300}) {
+    histogram.resize(width, 340);
+    settle(histogram);
+    QList<QRectF> shown;
+    QStringList texts;
+    QCustomPlot* plot = histogram.plot();
+    for (int i = 0; i < plot->itemCount(); ++i) {
+      auto* text = qobject_cast<QCPItemText*>(plot->item(i));
+      if (!text || !text->visible() || text->layer()->name() != QLatin1String("background")) continue;
+      shown << QRectF(text->topLeft->pixelPosition(), text->bottomRight->pixelPosition()).normalized();
+      texts << text->text();
+    }
+    EXPECT_GE(shown.size(), 2) << "some zone labels stay at " << width;
+    for (int i = 0; i < shown.size(); ++i)
+      for (int j = i + 1; j < shown.size(); ++j)
+        EXPECT_FALSE(shown[i].intersects(shown[j])) << "zone labels overlap at width " << width << ": " << texts[i].toStdString() << " / " << texts[j].toStdString();
+  }
+}
+
+TEST(PlotLayout, LegendNamesFitOrEndInAnEllipsisWithTheFullNameInATooltip) {
+  TelemetryStore store;
+  feed(store, 1, 20, SyntheticOptions{});
+  UnderflowPlot plot(&store);
+  plot.show();
+  plot.refresh();
+  // A followed run's label can be as long as its user likes.
+  const QString longName = QStringLiteral("a followed run with a long label from the command line: FP16 AMP, no scaler");
+  plot.graph(PrecisionMode::FP16Amp, UnderflowPlot::Quantity::FlushedToZero)->setName(longName);
+  int elided = 0;
+  for (int width : {1400, 300}) {
+    plot.resize(width, 320);
+    settle(plot);
+    QCPLegend* legend = plot.plot()->legend;
+    ASSERT_GT(legend->itemCount(), 0);
+    for (int i = 0; i < legend->itemCount(); ++i) {
+      auto* item = qobject_cast<ElidedLegendItem*>(legend->item(i));
+      ASSERT_NE(item, nullptr) << "every entry can elide";
+      if (!item->visible()) continue;
+      const QFontMetrics fm(legend->font());
+      // The entry's cell holds what it draws: icon, padding and the shown name, inside the plot.
+      EXPECT_LE(item->chromeWidth() + fm.horizontalAdvance(item->shownName()), item->outerRect().width() + 1)
+          << item->shownName().toStdString() << " at " << width;
+      EXPECT_LE(item->outerRect().right(), plot.plot()->width());
+      if (item->elided()) {
+        ++elided;
+        EXPECT_TRUE(item->shownName().endsWith(QChar(0x2026))) << item->shownName().toStdString();
+        // Hovering the entry shows the whole name.
+        const QPoint at = item->rect().center();
+        QMouseEvent move(QEvent::MouseMove, at, plot.plot()->mapToGlobal(at), Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(plot.plot(), &move);
+        EXPECT_EQ(QToolTip::text(), item->fullName());
+      }
+    }
+  }
+  EXPECT_GT(elided, 0) << "at 300 pixels the long name must have been elided";
+}
+
+}  // namespace
+}  // namespace ampscope::ui

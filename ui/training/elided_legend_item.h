@@ -1,0 +1,34 @@
+// ElidedLegendItem: a legend entry whose name, when wider than the room its legend column has, ends in
+// "…" instead of being cut at the column's edge; the full name stays available (fullName) for the
+// tooltip the plot shows over the entry.
+#pragma once
+
+#include <qcustomplot.h>
+
+namespace ampscope::ui {
+
+class ElidedLegendItem : public QCPPlottableLegendItem {
+  Q_OBJECT
+ public:
+  ElidedLegendItem(QCPLegend* legend, QCPAbstractPlottable* plottable);
+
+  // The most pixels the name may take; <= 0: no limit.
+  void setMaxTextWidth(int pixels) { maxTextWidth_ = pixels; }
+  int maxTextWidth() const { return maxTextWidth_; }
+  QString fullName() const;
+  QString shownName() const;
+  bool elided() const { return shownName() != fullName(); }
+  // Width icon + padding + full name would take (what the entry needs to show the name whole).
+  int fullWidth() const;
+  // Width of everything but the name: margins, icon and the padding between icon and name.
+  int chromeWidth() const;
+
+ protected:
+  void draw(QCPPainter* painter) override;
+  QSize minimumOuterSizeHint() const override;
+
+ private:
+  int maxTextWidth_ = 0;
+};
+
+}  // namespace ampscope::ui
