@@ -23,6 +23,7 @@
 #include "ui/lessons/lesson_controller.h"
 #include "ui/lessons/lesson_workspace.h"
 #include "ui/main_window.h"
+#include "ui/training/plot_panel.h"
 #include "ui/presentation/presenter_mode.h"
 #include "ui/training/run_controller.h"
 #include "ui/training/run_panel.h"
@@ -32,8 +33,9 @@ namespace ampscope::ui {
 namespace {
 
 // Below this a plot's data area is too small to read from the back of a classroom.
-constexpr int kMinAxisWidth = 200;
-constexpr int kMinAxisHeight = 100;
+// The plot area every plot panel promises (PlotPanel's minimum), not a second number of the test's own.
+constexpr int kMinAxisWidth = PlotPanel::kMinAxisWidth;
+constexpr int kMinAxisHeight = PlotPanel::kMinAxisHeight;
 // Steps a training lesson runs before the checks: enough for every plot to have data.
 constexpr int64_t kSteps = 3;
 
