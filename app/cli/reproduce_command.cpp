@@ -88,6 +88,10 @@ int runReproduceCommand(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   const RunConfig& config = options.config;
+  if (const std::string tooLarge = reproduceSizeProblem(config, config.steps); !tooLarge.empty()) {
+    std::cerr << "ampscope-cli reproduce: --steps: " << tooLarge << "\n";
+    return kExitUsage;
+  }
   // The folder is checked before training, which may take long, and again when the files are written.
   auto refuse = [&](const ReproduceExportResult& result) {
     std::cerr << "ampscope-cli reproduce: " << result.error << "\n";

@@ -3,12 +3,14 @@
 // readme_text.cpp; the NPY bytes in npy_writer.cpp.
 #include "ampscope/engine/reproduce_export.h"
 
+#include <cmath>
 #include <filesystem>
 #include <sstream>
 #include <stdexcept>
 #include <system_error>
 
 #include "ampscope/engine/comparison.h"
+#include "ampscope/engine/config_schema.h"
 #include "ampscope/engine/npy_writer.h"
 #include "ampscope/engine/number_text.h"
 #include "reproduce/export_folder.h"
@@ -70,6 +72,19 @@ std::string lossCsv(const std::vector<StepRecord>& recorded, int64_t steps) {
 
 }  // namespace
 
+std::string reproduceSizeProblem(const RunConfig& config, int64_t steps) {
+  const StepMemoryEstimate estimate = stepMemoryEstimate(config);
+  const double perStep = static_cast<double>(estimate.exampleBytes) * static_cast<double>(config.batchSize);
+  const double bytes = perStep * static_cast<double>(steps);
+  if (bytes <= static_cast<double>(kStepMemoryLimitBytes)) return std::string();
+  const auto most = static_cast<int64_t>(std::floor(static_cast<double>(kStepMemoryLimitBytes) / perStep));
+  return "the batches of " + std::to_string(steps) + " steps (batch " + std::to_string(config.batchSize) + ", " +
+         std::to_string(estimate.exampleBytes) + " bytes an example) would need about " +
+         numberText(std::round(bytes / 1e8) / 10) + " GB in memory and on disk, more than the " +
+         numberText(std::round(static_cast<double>(kStepMemoryLimitBytes) / 1e8) / 10) +
+         " GB an export may hold; at most " + std::to_string(most) + " steps fit";
+}
+
 ReproduceExportResult checkReproduceFolder(const std::string& directory, bool force) {
   ReproduceExportResult result;
   if (directory.empty()) {
@@ -93,6 +108,10 @@ ReproduceExportResult exportReproduction(const RunConfig& config, int64_t steps,
   const auto errors = validate(config);
   if (!errors.empty()) {
     result.error = "invalid configuration: " + errors.front().field + " " + errors.front().message;
+    return result;
+  }
+  if (const std::string tooLarge = reproduceSizeProblem(config, steps); !tooLarge.empty()) {
+    result.error = tooLarge;
     return result;
   }
   if (directory.empty()) {

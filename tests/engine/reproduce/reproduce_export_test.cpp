@@ -305,6 +305,32 @@ TEST(ReproduceExport, RefusesLinksAndSpecialFilesInTheExportsPlaces) {
       << result.error;
 }
 
+// The schema's memory estimate counts the parameters the engine's models really have: the exported
+// weights' elements, summed.
+TEST(ReproduceExport, TheSchemasParameterCountsAreTheModelsWeights) {
+  for (ModelKind model : {ModelKind::TinyMLP, ModelKind::DeepMLP, ModelKind::TinyTransformer}) {
+    Comparison comparison(presetFor(model));
+    int64_t elements = 0;
+    for (const auto& tensor : comparison.initialParameters()) elements += static_cast<int64_t>(tensor.values.size());
+    EXPECT_EQ(stepMemoryEstimate(presetFor(model)).parameters, elements) << modelName(model);
+  }
+}
+
+// Every step's batch is held before it is written: too many steps are refused before the folder is
+// made. TinyMLP examples are 128 float32 inputs and an int64 label, 520 bytes; batch 32; the limit is
+// 4 GiB, so 4294967296 / (32 * 520) = 258111.0... steps fit.
+TEST(ReproduceExport, RefusesBatchesTooLargeToHold) {
+  const fs::path dir = freshDir("too_large");
+  fs::remove(dir);
+  const RunConfig config = presetFor(ModelKind::TinyMLP);
+  EXPECT_TRUE(reproduceSizeProblem(config, 258111).empty());
+  EXPECT_FALSE(reproduceSizeProblem(config, 258112).empty());
+  const auto result = exportReproduction(config, 100000000, dir.string());
+  EXPECT_FALSE(result.ok);
+  EXPECT_NE(result.error.find("at most 258111 steps fit"), std::string::npos) << result.error;
+  EXPECT_FALSE(fs::exists(dir));
+}
+
 // The templates compiled into the engine are the files in resources/reproduce/, byte for byte (the
 // CMake step that embeds them writes every byte as a hex number).
 TEST(ReproduceTemplates, EmbeddedBytesAreTheResourceFiles) {

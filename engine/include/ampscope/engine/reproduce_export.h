@@ -37,9 +37,14 @@ struct ReproduceExportResult {
 // and deletes nothing (a stale ampscope_loss.csv there is overwritten with no rows instead of removed).
 // A path that is not a folder, "/", and an export file name taken by a link, folder or special file
 // are refused even with `force`. Fails with a message (never throws) on those, an invalid config,
-// steps < 1, or an unwritable folder.
+// steps < 1, batches too large to hold (reproduceSizeProblem), or an unwritable folder.
 ReproduceExportResult exportReproduction(const RunConfig& config, int64_t steps, const std::string& directory,
                                          const std::vector<StepRecord>& recorded = {}, bool force = false);
+
+// The export holds every step's batch in memory before it writes them (and as many bytes land on disk):
+// steps x batch x one example's bytes (config_schema.h's estimate) may not pass kStepMemoryLimitBytes.
+// Empty when they fit; otherwise why, with the estimate and the most steps that fit.
+std::string reproduceSizeProblem(const RunConfig& config, int64_t steps);
 
 // The folder checks of exportReproduction alone, writing nothing: `ok`, or the error and foreign entries
 // the export would give. For a caller that trains before exporting and should refuse first.
