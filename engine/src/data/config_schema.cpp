@@ -253,17 +253,9 @@ std::optional<ConfigError> setReal(RunConfig& config, const ConfigField& field, 
   return std::nullopt;
 }
 
-std::optional<std::string> stepMemoryProblem(const RunConfig& config);
-
 std::optional<ConfigError> setInteger(RunConfig& config, const ConfigField& field, int64_t value) {
   if (auto problem = boundsProblem(field, static_cast<double>(value), std::to_string(value))) {
     return ConfigError{std::string(field.key), *problem};
-  }
-  if (field.key == "batch") {
-    // Judged with the model and modes set so far; validate() judges the finished config again.
-    RunConfig candidate = config;
-    candidate.batchSize = value;
-    if (auto problem = stepMemoryProblem(candidate)) return ConfigError{std::string(field.key), *problem};
   }
   field.access.setInteger(config, value);
   return std::nullopt;
