@@ -26,6 +26,8 @@ packages=(
   xvfb xauth poppler-utils
   # packaging: .deb build, lint and metadata validation
   dpkg-dev fakeroot lintian desktop-file-utils appstream
+  # packaging: hardening-check over the built executables (packaging_hardening_check)
+  devscripts
   # packaging: the 16-256 px PNG icons are rendered from the SVG at build time
   librsvg2-bin
 )

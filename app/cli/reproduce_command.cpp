@@ -28,6 +28,9 @@ void printReproduceUsage(std::ostream& out) {
       << configFlagsHelp()
       << "\n"
          "Other options:\n"
+         "  --force                 write into a folder that holds files no earlier export wrote; its\n"
+         "                          files are kept, only the export's own names are replaced\n"
+         "                          (never \"/\", never through a link)\n"
          "  --no-reference          do not train here; skip ampscope_loss.csv\n"
          "  --quiet                 print nothing but errors\n";
 }
@@ -37,6 +40,7 @@ struct ReproduceOptions {
   RunConfig config;
   bool reference = true;
   bool quiet = false;
+  bool force = false;
 };
 
 ReproduceOptions parse(const std::vector<std::string>& args) {
@@ -49,6 +53,8 @@ ReproduceOptions parse(const std::vector<std::string>& args) {
     if (arg.rfind("--", 0) == 0) refuseRepeatedFlag(seen, arg, arg);
     if (arg == "--no-reference") {
       options.reference = false;
+    } else if (arg == "--force") {
+      options.force = true;
     } else if (arg == "--quiet") {
       options.quiet = true;
     } else if (arg.rfind("--", 0) == 0) {
@@ -82,6 +88,24 @@ int runReproduceCommand(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   const RunConfig& config = options.config;
+  if (const std::string tooLarge = reproduceSizeProblem(config, config.steps); !tooLarge.empty()) {
+    std::cerr << "ampscope-cli reproduce: --steps: " << tooLarge << "\n";
+    return kExitUsage;
+  }
+  // The folder is checked before training, which may take long, and again when the files are written.
+  auto refuse = [&](const ReproduceExportResult& result) {
+    std::cerr << "ampscope-cli reproduce: " << result.error << "\n";
+    if (!options.force && result.foreignCount > 0) {
+      std::cerr << "ampscope-cli reproduce: it holds";
+      for (const auto& name : result.foreignEntries) std::cerr << " '" << name << "'";
+      const int64_t more = result.foreignCount - static_cast<int64_t>(result.foreignEntries.size());
+      if (more > 0) std::cerr << " and " << more << " more";
+      std::cerr << "; --force writes into it anyway (keeping them)\n";
+    }
+    return kExitFailure;
+  };
+  const auto folderCheck = checkReproduceFolder(options.directory, options.force);
+  if (!folderCheck.ok) return refuse(folderCheck);
   std::vector<StepRecord> records;
   if (options.reference) {
     if (!options.quiet) std::cout << "training " << config.steps << " steps to record AmpScope's losses...\n";
@@ -91,11 +115,8 @@ int runReproduceCommand(const std::vector<std::string>& args) {
       records.push_back(comparison.step());
     }
   }
-  const auto result = exportReproduction(config, config.steps, options.directory, records);
-  if (!result.ok) {
-    std::cerr << "ampscope-cli reproduce: " << result.error << "\n";
-    return kExitFailure;
-  }
+  const auto result = exportReproduction(config, config.steps, options.directory, records, options.force);
+  if (!result.ok) return refuse(result);
   if (!options.quiet) {
     std::cout << "wrote " << result.files.size() << " files (" << result.bytes << " bytes) to "
               << options.directory << "\n"

@@ -1879,6 +1879,20 @@ zeros</source>
         <source>Start or open a run first: the export needs its configuration.</source>
         <translation>请先开始或打开一次运行：导出需要它的配置。</translation>
     </message>
+    <message numerus="yes">
+        <source> and %n more</source>
+        <translation>
+            <numerusform>，另有 %n 个</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The folder holds files AmpScope did not write: %1. Write into it anyway?
+
+They are kept: only the export&apos;s own files (run.py, README.txt, weights/, batches/) are written.</source>
+        <translation>该文件夹中有不是 AmpScope 写入的文件：%1。仍要写入该文件夹吗？
+
+这些文件会保留：只写入导出自己的文件（run.py、README.txt、weights/、batches/）。</translation>
+    </message>
     <message>
         <source>The export failed: %1</source>
         <translation>导出失败：%1</translation>

@@ -63,6 +63,36 @@ TEST(CliHostileInput, ARepeatedFlagIsRefusedByName) {
   }
 }
 
+// A batch whose step would not fit in memory is an input error (exit 2) naming --batch and the estimate,
+// before anything is allocated; the model given after the batch is the one judged.
+TEST(CliHostileInput, ABatchBeyondTheStepMemoryIsRefusedWithTheEstimate) {
+  for (const char* command : {"train", "reproduce"}) {
+    std::vector<std::string> args = {command};
+    if (std::string(command) == "reproduce") args.push_back(::testing::TempDir() + "ampscope_cli_huge_batch");
+    for (const char* arg : {"--batch", "65536", "--model", "tiny-transformer", "--steps", "1"}) args.push_back(arg);
+    const CliResult result = CliRunner().setTimeoutSeconds(60).run(args);
+    EXPECT_EQ(result.exitCode, 2) << command << ": " << result.err;
+    EXPECT_NE(result.err.find("--batch"), std::string::npos) << result.err;
+    EXPECT_NE(result.err.find("one step would need about"), std::string::npos) << result.err;
+    EXPECT_NE(result.err.find("at most batch"), std::string::npos) << result.err;
+  }
+}
+
+// The reproduce export holds every step's batch: 10^8 steps of the TinyMLP's 32 examples (520 bytes
+// each: 128 float32 inputs and an int64 label) are about 1664 GB, refused as an input error before
+// anything is trained or allocated.
+TEST(CliHostileInput, AReproduceExportTooLargeToHoldIsRefusedBeforeTraining) {
+  const std::string dir = ::testing::TempDir() + "ampscope_cli_huge_export";
+  const CliResult result = CliRunner().setTimeoutSeconds(60).run({"reproduce", dir, "--steps", "100000000"});
+  EXPECT_EQ(result.exitCode, 2) << result.err;
+  EXPECT_NE(result.err.find("--steps: the batches of 100000000 steps (batch 32, 520 bytes an example) would "
+                            "need about 1664 GB"),
+            std::string::npos)
+      << result.err;
+  EXPECT_NE(result.err.find("at most 258111 steps fit"), std::string::npos) << result.err;
+  EXPECT_EQ(result.out.find("training"), std::string::npos) << result.out;
+}
+
 TEST(CliHostileInput, AnEmptyOutputFileNameIsRefused) {
   for (const std::string flag : {"--csv", "--jsonl"}) {
     const CliResult result = CliRunner().run({"train", "--steps", "1", flag, ""});

@@ -70,6 +70,35 @@ std::string readFile(const fs::path& path) {
   return text.str();
 }
 
+// A folder holding someone's files: refused with exit 1 (the arguments parse; the folder is the
+// problem), naming what it holds and the flag; --force writes beside them and keeps them.
+TEST(CliReproduce, AForeignFolderNeedsForceAndKeepsItsFiles) {
+  const fs::path dir = freshDir("foreign");
+  fs::create_directories(dir);
+  std::ofstream(dir / "notes.txt") << "mine";
+  auto result = CliRunner().run({"reproduce", dir.string(), "--steps", "2", "--no-reference"});
+  EXPECT_EQ(result.exitCode, 1) << result.err;
+  EXPECT_NE(result.err.find("the folder is not empty"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("it holds 'notes.txt'; --force writes into it anyway"), std::string::npos)
+      << result.err;
+  EXPECT_FALSE(fs::exists(dir / "run.py"));
+  // The folder is refused before the reference run trains (which would print that it does).
+  result = CliRunner().run({"reproduce", dir.string(), "--steps", "2"});
+  EXPECT_EQ(result.exitCode, 1) << result.err;
+  EXPECT_EQ(result.out.find("training"), std::string::npos) << result.out;
+  result = CliRunner().run({"reproduce", dir.string(), "--steps", "2", "--no-reference", "--force", "--quiet"});
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  EXPECT_TRUE(fs::exists(dir / "run.py"));
+  EXPECT_EQ(readFile(dir / "notes.txt"), "mine");
+  result = CliRunner().run({"reproduce", "/", "--steps", "2", "--no-reference", "--force"});
+  EXPECT_EQ(result.exitCode, 1);
+  EXPECT_NE(result.err.find("refusing to export into the root"), std::string::npos) << result.err;
+  result = CliRunner().run({"reproduce", dir.string(), "--force", "--force"});
+  EXPECT_EQ(result.exitCode, 2) << "a repeated flag is refused like every other";
+  result = CliRunner().run({"reproduce", "--help"});
+  EXPECT_NE(result.out.find("--force"), std::string::npos);
+}
+
 // run.py's CONFIG dict shows what the flags set; --no-reference trains nothing, so these stay cheap.
 TEST(CliReproduce, SwitchFlagsAndTheDeprecatedSpellingSetTheConfig) {
   const fs::path dir = freshDir("switches");

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the "fuzz" preset and runs every libFuzzer target for SECONDS each (default 60), one after the
-# other. Each target starts from its seeds (tests/fuzz/corpus/<target>/, and the record fixtures where
-# they fit) and grows a working corpus in build-fuzz/corpus/<target>/, kept between runs. Prints the CPU
-# seconds each target used and its corpus size. A crash, a leak, a timeout or an out-of-memory input fails
+# other. Each target starts from its seeds (tests/fuzz/corpus/<target>/, and the record fixtures or the
+# shipped lessons where they fit) and grows a working corpus in build-fuzz/corpus/<target>/, kept between
+# runs. Prints the CPU seconds each target used and its corpus size. A crash, a leak, a timeout or an out-of-memory input fails
 # the script (exit 1); the input is left in build-fuzz/artifacts/.
 # Usage: tests/fuzz/run_fuzzers.sh [SECONDS]    (MAX_LEN and RSS_LIMIT_MB override the limits)
 set -euo pipefail
@@ -31,12 +31,19 @@ targets=(
   "session_codec_fuzzer $fixtures"
   "record_codec_fuzzer $fixtures"
   "record_stream_reader_fuzzer $fixtures"
+  "lesson_fuzzer resources/lessons"
 )
 
 failed=()
 summary=()
 for entry in "${targets[@]}"; do
   read -r target seeds <<<"$entry"
+  if [[ ! -x $build/tests/fuzz/$target ]]; then
+    # lesson_fuzzer needs QtCore; the build says when it left it out.
+    echo "== $target: not built, skipped"
+    summary+=("$(printf '%-27s not built (QtCore missing)' "$target")")
+    continue
+  fi
   corpus=$build/corpus/$target
   mkdir -p "$corpus"
   log=$build/artifacts/$target.log
@@ -52,7 +59,7 @@ for entry in "${targets[@]}"; do
   files=$(find "$corpus" -type f | wc -l)
   bytes=$(du -sb "$corpus" | cut -f1)
   execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
-  line=$(printf '%-22s cpu %7s s  runs %10s  corpus %5d files %9d bytes' "$target" "$cpu" "$execs" "$files" "$bytes")
+  line=$(printf '%-27s cpu %7s s  runs %10s  corpus %5d files %9d bytes' "$target" "$cpu" "$execs" "$files" "$bytes")
   if [[ $status -ne 0 ]]; then
     line+="  FAILED (exit $status, see $log)"
     failed+=("$target")

@@ -155,6 +155,8 @@ RunConfig drawConfig(int trial, std::mt19937_64& rng) {
         break;
     }
   }
+  // The one bound across fields: the batch must fit the drawn model's step in memory.
+  config.batchSize = std::min(config.batchSize, stepMemoryEstimate(config).maxBatch);
   return config;
 }
 

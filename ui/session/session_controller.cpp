@@ -258,10 +258,29 @@ bool SessionController::reproduceInPyTorch(const QString& chosen) {
   const Session& session = recorder_.session();
   // The steps the app recorded (so every recorded loss has its batch), or the configured run length.
   const int64_t steps = recorder_.isEmpty() ? session.config.steps : recorder_.lastStep();
+  const std::string directory = QDir(folder).absolutePath().toStdString();
   QApplication::setOverrideCursor(Qt::WaitCursor);
-  const ReproduceExportResult result =
-      exportReproduction(session.config, steps, QDir(folder).absolutePath().toStdString(), session.records);
+  ReproduceExportResult result = exportReproduction(session.config, steps, directory, session.records);
   QApplication::restoreOverrideCursor();
+  // Someone's folder is refused before anything is written; asked, the export writes beside their files.
+  if (!result.ok && result.foreignCount > 0) {
+    QStringList names;
+    for (const auto& name : result.foreignEntries) names << QString::fromStdString(name);
+    QString listed = names.join(QStringLiteral(", "));
+    const int more = static_cast<int>(result.foreignCount) - static_cast<int>(names.size());
+    if (more > 0) listed += tr(" and %n more", nullptr, more);
+    const bool force =
+        questionPrompt_ &&
+        questionPrompt_(tr("Reproduce in PyTorch"),
+                        tr("The folder holds files AmpScope did not write: %1. Write into it anyway?\n\nThey "
+                           "are kept: only the export's own files (run.py, README.txt, weights/, batches/) "
+                           "are written.")
+                            .arg(listed));
+    if (!force) return false;
+    QApplication::setOverrideCursor(Qt::WaitCursor);
+    result = exportReproduction(session.config, steps, directory, session.records, true);
+    QApplication::restoreOverrideCursor();
+  }
   if (!result.ok) {
     report(tr("Reproduce in PyTorch"), tr("The export failed: %1").arg(QString::fromStdString(result.error)),
            true);

@@ -1,5 +1,6 @@
 #include "ampscope/engine/config_schema.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -260,6 +261,72 @@ std::optional<ConfigError> setInteger(RunConfig& config, const ConfigField& fiel
   return std::nullopt;
 }
 
+// The models' sizes: parameters and activation elements one example passes through (forward outputs
+// whose gradients backward needs). The parameter counts are the engine's models' (a test compares them
+// with the built models); the activation counts are estimates.
+struct ModelSize {
+  int64_t parameters;
+  int64_t activationsPerExample;
+  int64_t exampleBytes;
+};
+
+ModelSize modelSize(ModelKind model) {
+  switch (model) {
+    case ModelKind::TinyMLP:
+      // Linear(128, 512), GELU, Linear(512, 10): the input, 512 twice, 10 logits; float inputs, int64 class.
+      return {128 * 512 + 512 + 512 * 10 + 10, 128 + 2 * 512 + 10, 128 * 4 + 8};
+    case ModelKind::DeepMLP:
+      // 128 -> 256 x4 -> 10 with GELU between.
+      return {128 * 256 + 256 + 3 * (256 * 256 + 256) + 256 * 10 + 10, 128 + 4 * 2 * 256 + 10, 128 * 4 + 8};
+    case ModelKind::TinyTransformer: {
+      // vocab 13, context 32, width 32, 2 heads, 2 blocks, MLP 128; per token: the embedding, per block
+      // two layer norms, q/k/v, the attention scores before and after softmax, its output and projection,
+      // the MLP's two layers and GELU, two residual sums; then the final norm and the logits. Tokens and
+      // targets are int64.
+      const int64_t vocab = 13, context = 32, width = 32, heads = 2, blocks = 2, hidden = 128;
+      const int64_t block = 2 * 2 * width + (width * 3 * width + 3 * width) + (width * width + width) +
+                            (width * hidden + hidden) + (hidden * width + width);
+      const int64_t parameters =
+          vocab * width + context * width + blocks * block + 2 * width + width * vocab + vocab;
+      const int64_t perToken =
+          width + blocks * (2 * width + 3 * width + 2 * heads * context + 2 * width + 2 * hidden + width + 2 * width) +
+          width + vocab;
+      return {parameters, context * perToken, context * 8 * 2};
+    }
+  }
+  return {0, 0, 0};
+}
+
+std::string gigabytes(double bytes) { return numberText(std::round(bytes / 1e8) / 10) + " GB"; }
+
+}  // namespace
+
+StepMemoryEstimate stepMemoryEstimate(const RunConfig& config) {
+  const ModelSize size = modelSize(config.model);
+  const double modes = static_cast<double>(std::max<size_t>(config.modes.size(), 1));
+  const double fixed = modes * 5.0 * 4.0 * static_cast<double>(size.parameters);
+  const double perExample =
+      8.0 * static_cast<double>(size.activationsPerExample) + static_cast<double>(size.exampleBytes);
+  StepMemoryEstimate estimate;
+  estimate.parameters = size.parameters;
+  estimate.exampleBytes = size.exampleBytes;
+  estimate.bytes = fixed + perExample * static_cast<double>(config.batchSize);
+  estimate.maxBatch = static_cast<int64_t>(
+      std::max(0.0, std::floor((static_cast<double>(kStepMemoryLimitBytes) - fixed) / perExample)));
+  return estimate;
+}
+
+namespace {
+
+std::optional<std::string> stepMemoryProblem(const RunConfig& config) {
+  const StepMemoryEstimate estimate = stepMemoryEstimate(config);
+  if (estimate.bytes <= static_cast<double>(kStepMemoryLimitBytes)) return std::nullopt;
+  return "one step would need about " + gigabytes(estimate.bytes) + " (" + modelName(config.model) + ", " +
+         std::to_string(estimate.parameters) + " parameters, " + std::to_string(config.modes.size()) +
+         " mode(s), batch " + std::to_string(config.batchSize) + "), more than the " +
+         gigabytes(static_cast<double>(kStepMemoryLimitBytes)) + " a step may use; at most batch " +
+         std::to_string(estimate.maxBatch) + " fits";
+}
 
 }  // namespace
 
@@ -392,6 +459,10 @@ std::optional<ConfigError> checkField(const RunConfig& config, const ConfigField
       const int64_t value = field.access.getInteger(config);
       if (auto problem = boundsProblem(field, static_cast<double>(value), std::to_string(value)))
         return ConfigError{key, *problem};
+      // The one bound that depends on other fields: the batch must fit the model's step in memory.
+      if (field.key == "batch") {
+        if (auto problem = stepMemoryProblem(config)) return ConfigError{key, *problem};
+      }
       return std::nullopt;
     }
     case FieldType::Real: {

@@ -3,12 +3,14 @@
 // readme_text.cpp; the NPY bytes in npy_writer.cpp.
 #include "ampscope/engine/reproduce_export.h"
 
+#include <cmath>
 #include <filesystem>
 #include <sstream>
 #include <stdexcept>
 #include <system_error>
 
 #include "ampscope/engine/comparison.h"
+#include "ampscope/engine/config_schema.h"
 #include "ampscope/engine/npy_writer.h"
 #include "ampscope/engine/number_text.h"
 #include "reproduce/export_folder.h"
@@ -70,8 +72,34 @@ std::string lossCsv(const std::vector<StepRecord>& recorded, int64_t steps) {
 
 }  // namespace
 
+std::string reproduceSizeProblem(const RunConfig& config, int64_t steps) {
+  const StepMemoryEstimate estimate = stepMemoryEstimate(config);
+  const double perStep = static_cast<double>(estimate.exampleBytes) * static_cast<double>(config.batchSize);
+  const double bytes = perStep * static_cast<double>(steps);
+  if (bytes <= static_cast<double>(kStepMemoryLimitBytes)) return std::string();
+  const auto most = static_cast<int64_t>(std::floor(static_cast<double>(kStepMemoryLimitBytes) / perStep));
+  return "the batches of " + std::to_string(steps) + " steps (batch " + std::to_string(config.batchSize) + ", " +
+         std::to_string(estimate.exampleBytes) + " bytes an example) would need about " +
+         numberText(std::round(bytes / 1e8) / 10) + " GB in memory and on disk, more than the " +
+         numberText(std::round(static_cast<double>(kStepMemoryLimitBytes) / 1e8) / 10) +
+         " GB an export may hold; at most " + std::to_string(most) + " steps fit";
+}
+
+ReproduceExportResult checkReproduceFolder(const std::string& directory, bool force) {
+  ReproduceExportResult result;
+  if (directory.empty()) {
+    result.error = "no folder given";
+    return result;
+  }
+  const reproduce::FolderClaim claim = reproduce::inspectExportFolder(fs::path(directory), force, &result.error);
+  result.foreignEntries = claim.foreignEntries;
+  result.foreignCount = claim.foreignCount;
+  result.ok = claim.ok;
+  return result;
+}
+
 ReproduceExportResult exportReproduction(const RunConfig& config, int64_t steps, const std::string& directory,
-                                         const std::vector<StepRecord>& recorded) {
+                                         const std::vector<StepRecord>& recorded, bool force) {
   ReproduceExportResult result;
   if (steps < 1) {
     result.error = "steps must be at least 1 (got " + std::to_string(steps) + ")";
@@ -80,6 +108,10 @@ ReproduceExportResult exportReproduction(const RunConfig& config, int64_t steps,
   const auto errors = validate(config);
   if (!errors.empty()) {
     result.error = "invalid configuration: " + errors.front().field + " " + errors.front().message;
+    return result;
+  }
+  if (const std::string tooLarge = reproduceSizeProblem(config, steps); !tooLarge.empty()) {
+    result.error = tooLarge;
     return result;
   }
   if (directory.empty()) {
@@ -92,7 +124,10 @@ ReproduceExportResult exportReproduction(const RunConfig& config, int64_t steps,
     result.error = why;
     return result;
   };
-  if (!reproduce::claimExportFolder(root, &error)) return fail(error);
+  const reproduce::FolderClaim claim = reproduce::claimExportFolder(root, force, &error);
+  result.foreignEntries = claim.foreignEntries;
+  result.foreignCount = claim.foreignCount;
+  if (!claim.ok) return fail(error);
 
   auto record = [&](const std::string& relative) {
     result.files.push_back(relative);
@@ -108,6 +143,7 @@ ReproduceExportResult exportReproduction(const RunConfig& config, int64_t steps,
     for (const auto& tensor : comparison.initialParameters()) {
       parameters.emplace_back(tensor.name, tensor.shape);
       const std::string relative = reproduce::weightFile(tensor.name);
+      if (!reproduce::isReplaceableFile(root / relative, &error)) return fail(error);
       if (!writeNpyFloat32((root / relative).string(), tensor.shape, tensor.values, &error)) {
         return fail(error);
       }
@@ -119,6 +155,7 @@ ReproduceExportResult exportReproduction(const RunConfig& config, int64_t steps,
       batchNames.push_back(tensor.name);
       const std::string relative = reproduce::batchFile(tensor.name);
       const std::string path = (root / relative).string();
+      if (!reproduce::isReplaceableFile(root / relative, &error)) return fail(error);
       const bool isInt = tensor.values.empty() && !tensor.intValues.empty();
       const bool ok = isInt ? writeNpyInt64(path, tensor.shape, tensor.intValues, &error)
                             : writeNpyFloat32(path, tensor.shape, tensor.values, &error);
@@ -139,6 +176,14 @@ ReproduceExportResult exportReproduction(const RunConfig& config, int64_t steps,
         return fail(error);
       }
       record("ampscope_loss.csv");
+    } else if (claim.adopted) {
+      // A folder the export was let into keeps every file, but a loss file run.py would compare against
+      // is the export's own name: one found there is overwritten by a reference without rows.
+      std::error_code existsError;
+      if (fs::exists(fs::symlink_status(root / "ampscope_loss.csv", existsError))) {
+        if (!reproduce::writeTextFile(root / "ampscope_loss.csv", lossCsv({}, steps), &error)) return fail(error);
+        record("ampscope_loss.csv");
+      }
     } else {
       // A stale one from an earlier export would mislead.
       std::error_code removeError;

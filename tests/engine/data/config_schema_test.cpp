@@ -60,7 +60,9 @@ RunConfig randomConfig(std::mt19937_64& rng) {
       }
       case FieldType::Integer: {
         const auto lo = static_cast<int64_t>(field.min);
-        const auto hi = static_cast<int64_t>(field.max);
+        auto hi = static_cast<int64_t>(field.max);
+        // The batch's bound also depends on the model and modes drawn before it (table order).
+        if (field.key == "batch") hi = std::min(hi, stepMemoryEstimate(config).maxBatch);
         const int64_t value = lo + static_cast<int64_t>(rng() % static_cast<uint64_t>(hi - lo + 1));
         EXPECT_FALSE(setFieldText(config, field, std::to_string(value))) << field.key;
         break;
@@ -227,6 +229,58 @@ TEST(ConfigSchema, OneThreadsBoundForTextAndJson) {
   fromJson.threadsPerMode = 300;
   ASSERT_FALSE(validate(fromJson).empty());
   EXPECT_EQ(validate(fromJson)[0].field, "threads");
+}
+
+// The parameter counts follow PyTorch's nn.Linear (in*out weights + out biases), nn.LayerNorm (2*width)
+// and nn.Embedding (vocab*width) for the models' documented shapes: TinyMLP(128, 512, 10); the deep MLP
+// 128-256-256-256-256-10; the transformer with vocab 13, context 32 (a learned position table), width
+// 32, two blocks (qkv, projection, a 128-wide MLP, two norms each), a final norm and the head.
+// (reproduce_export_test compares them with the built models' weights.)
+TEST(ConfigSchema, TheStepMemoryEstimateCountsTheModelsParameters) {
+  EXPECT_EQ(stepMemoryEstimate(presetFor(ModelKind::TinyMLP)).parameters, 128 * 512 + 512 + 512 * 10 + 10);
+  EXPECT_EQ(stepMemoryEstimate(presetFor(ModelKind::DeepMLP)).parameters,
+            128 * 256 + 256 + 3 * (256 * 256 + 256) + 256 * 10 + 10);
+  const int64_t block = 2 * 64 + (32 * 96 + 96) + (32 * 32 + 32) + (32 * 128 + 128) + (128 * 32 + 32);
+  EXPECT_EQ(stepMemoryEstimate(presetFor(ModelKind::TinyTransformer)).parameters,
+            13 * 32 + 32 * 32 + 2 * block + 64 + 32 * 13 + 13);
+  // More examples, more modes: more bytes.
+  RunConfig config = presetFor(ModelKind::TinyMLP);
+  const double base = stepMemoryEstimate(config).bytes;
+  config.batchSize *= 2;
+  EXPECT_GT(stepMemoryEstimate(config).bytes, base);
+  config.modes.push_back(PrecisionMode::FP16Pure);
+  EXPECT_GT(stepMemoryEstimate(config).bytes, stepMemoryEstimate(presetFor(ModelKind::TinyMLP)).bytes);
+}
+
+// The batch is bounded by what one step needs: at the largest batch that fits the config is valid, one
+// more is refused on "batch" with the estimate, the model and the largest batch in the message. Every
+// model still takes its preset batch and, the MLPs, the schema's own maximum.
+TEST(ConfigSchema, TheBatchIsBoundedByTheStepMemoryEstimate) {
+  RunConfig config = presetFor(ModelKind::TinyTransformer);
+  const int64_t maxBatch = stepMemoryEstimate(config).maxBatch;
+  ASSERT_GT(maxBatch, presetFor(ModelKind::TinyTransformer).batchSize);
+  ASSERT_LT(maxBatch, 65536) << "the schema's batch maximum fits the transformer, so this tests nothing";
+  config.batchSize = maxBatch;
+  EXPECT_TRUE(validate(config).empty());
+  EXPECT_LE(stepMemoryEstimate(config).bytes, static_cast<double>(kStepMemoryLimitBytes));
+  config.batchSize = maxBatch + 1;
+  const auto errors = validate(config);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].field, "batch");
+  EXPECT_NE(errors[0].message.find("one step would need about 4.3 GB (tiny-transformer, 27341 parameters, 3 "
+                                   "mode(s), batch " + std::to_string(maxBatch + 1) + ")"),
+            std::string::npos)
+      << errors[0].message;
+  EXPECT_NE(errors[0].message.find("at most batch " + std::to_string(maxBatch) + " fits"), std::string::npos)
+      << errors[0].message;
+  // Fewer modes leave room for more examples.
+  config.modes = {PrecisionMode::FP32};
+  EXPECT_GE(stepMemoryEstimate(config).maxBatch, maxBatch);
+  for (ModelKind model : {ModelKind::TinyMLP, ModelKind::DeepMLP}) {
+    RunConfig mlp = presetFor(model);
+    mlp.batchSize = 65536;
+    EXPECT_TRUE(validate(mlp).empty()) << modelName(model);
+  }
 }
 
 TEST(ConfigSchema, ANestedKeyIsNamedInFullWithThePrefix) {

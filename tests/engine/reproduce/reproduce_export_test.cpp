@@ -3,6 +3,7 @@
 #include "ampscope/engine/reproduce_export.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <array>
@@ -214,6 +215,120 @@ TEST(ReproduceExport, RefusesAFileAndTheRootFolder) {
   result = exportReproduction(presetFor(ModelKind::TinyMLP), 2, up.string());
   EXPECT_FALSE(result.ok);
   EXPECT_NE(result.error.find("refusing to export into the root"), std::string::npos) << result.error;
+}
+
+// A refused folder names what it holds: the first few entries in byte order and how many in all, so
+// the GUI can ask and the CLI can say what --force would write beside.
+TEST(ReproduceExport, ARefusedFolderListsItsFirstEntries) {
+  const fs::path dir = freshDir("listed");
+  for (const char* name : {"g.txt", "b.txt", "f.txt", "a.txt", "e.txt", "d.txt", "c.txt"}) {
+    std::ofstream(dir / name) << name;
+  }
+  const auto result = exportReproduction(presetFor(ModelKind::TinyMLP), 2, dir.string());
+  EXPECT_FALSE(result.ok);
+  EXPECT_EQ(result.foreignCount, 7);
+  EXPECT_EQ(result.foreignEntries, (std::vector<std::string>{"a.txt", "b.txt", "c.txt", "d.txt", "e.txt"}));
+  // An earlier export's folder is its own: nothing foreign to name.
+  const fs::path own = freshDir("listed_own");
+  ASSERT_TRUE(exportReproduction(presetFor(ModelKind::TinyMLP), 1, own.string()).ok);
+  std::ofstream(own / "notes.txt") << "mine";
+  const auto again = exportReproduction(presetFor(ModelKind::TinyMLP), 1, own.string());
+  EXPECT_TRUE(again.ok) << again.error;
+  EXPECT_EQ(again.foreignCount, 0);
+}
+
+// Forced into someone's folder: the export's files are written beside theirs, none of theirs is
+// removed or changed, and a loss file found there (the export's own name) is overwritten with a header
+// and no rows instead of deleted, so run.py compares against nothing stale.
+TEST(ReproduceExport, ForceWritesIntoAForeignFolderAndDeletesNothing) {
+  const fs::path dir = freshDir("forced");
+  std::ofstream(dir / "notes.txt") << "mine";
+  fs::create_directories(dir / "data");
+  std::ofstream(dir / "data" / "keep.bin") << "bytes";
+  std::ofstream(dir / "ampscope_loss.csv") << "step,mode,loss\n1,fp32,99\n";
+  RunConfig config = presetFor(ModelKind::TinyMLP);
+  config.modes = {PrecisionMode::FP32};
+  const auto result = exportReproduction(config, 2, dir.string(), {}, true);
+  ASSERT_TRUE(result.ok) << result.error;
+  EXPECT_EQ(result.foreignCount, 3);
+  EXPECT_EQ(readFile(dir / "notes.txt"), "mine");
+  EXPECT_EQ(readFile(dir / "data" / "keep.bin"), "bytes");
+  EXPECT_EQ(readFile(dir / "ampscope_loss.csv"), "step,mode,loss\n");
+  for (const char* file : {".ampscope-reproduce", "run.py", "README.txt", "weights/net.0.weight.npy",
+                           "batches/inputs.npy"}) {
+    EXPECT_TRUE(fs::exists(dir / file)) << file;
+  }
+  // Now it is the export's own folder: a second export needs no force.
+  EXPECT_TRUE(exportReproduction(config, 1, dir.string()).ok);
+  EXPECT_EQ(readFile(dir / "notes.txt"), "mine");
+}
+
+TEST(ReproduceExport, ForceStillRefusesTheRootAndAFile) {
+  const fs::path dir = freshDir("forced_refusals");
+  std::ofstream(dir / "file") << "x";
+  auto result = exportReproduction(presetFor(ModelKind::TinyMLP), 1, (dir / "file").string(), {}, true);
+  EXPECT_FALSE(result.ok);
+  EXPECT_NE(result.error.find("not a folder"), std::string::npos) << result.error;
+  EXPECT_EQ(readFile(dir / "file"), "x");
+  result = exportReproduction(presetFor(ModelKind::TinyMLP), 1, "/", {}, true);
+  EXPECT_FALSE(result.ok);
+  EXPECT_NE(result.error.find("refusing to export into the root"), std::string::npos) << result.error;
+}
+
+// A link in an export's place would send the write outside the folder, a FIFO would block the open
+// for ever: refused, forced or not, before anything is written, and the link's target is untouched.
+TEST(ReproduceExport, RefusesLinksAndSpecialFilesInTheExportsPlaces) {
+  const fs::path outside = freshDir("outside");
+  std::ofstream(outside / "precious.py") << "keep";
+  const fs::path linked = freshDir("linked_script");
+  fs::create_symlink(outside / "precious.py", linked / "run.py");
+  auto result = exportReproduction(presetFor(ModelKind::TinyMLP), 1, linked.string(), {}, true);
+  EXPECT_FALSE(result.ok);
+  EXPECT_NE(result.error.find((linked / "run.py").string() + ": exists and is not a regular file (a link)"),
+            std::string::npos)
+      << result.error;
+  EXPECT_EQ(readFile(outside / "precious.py"), "keep");
+  EXPECT_FALSE(fs::exists(linked / "weights")) << "refused before anything was written";
+
+  const fs::path linkedWeights = freshDir("linked_weights");
+  fs::create_directory_symlink(outside, linkedWeights / "weights");
+  result = exportReproduction(presetFor(ModelKind::TinyMLP), 1, linkedWeights.string(), {}, true);
+  EXPECT_FALSE(result.ok);
+  EXPECT_NE(result.error.find("weights: is a link"), std::string::npos) << result.error;
+  EXPECT_EQ(std::distance(fs::directory_iterator(outside), fs::directory_iterator()), 1);
+
+  const fs::path fifo = freshDir("fifo");
+  ASSERT_EQ(::mkfifo((fifo / "README.txt").c_str(), 0600), 0);
+  result = exportReproduction(presetFor(ModelKind::TinyMLP), 1, fifo.string(), {}, true);
+  EXPECT_FALSE(result.ok);
+  EXPECT_NE(result.error.find("README.txt: exists and is not a regular file (special)"), std::string::npos)
+      << result.error;
+}
+
+// The schema's memory estimate counts the parameters the engine's models really have: the exported
+// weights' elements, summed.
+TEST(ReproduceExport, TheSchemasParameterCountsAreTheModelsWeights) {
+  for (ModelKind model : {ModelKind::TinyMLP, ModelKind::DeepMLP, ModelKind::TinyTransformer}) {
+    Comparison comparison(presetFor(model));
+    int64_t elements = 0;
+    for (const auto& tensor : comparison.initialParameters()) elements += static_cast<int64_t>(tensor.values.size());
+    EXPECT_EQ(stepMemoryEstimate(presetFor(model)).parameters, elements) << modelName(model);
+  }
+}
+
+// Every step's batch is held before it is written: too many steps are refused before the folder is
+// made. TinyMLP examples are 128 float32 inputs and an int64 label, 520 bytes; batch 32; the limit is
+// 4 GiB, so 4294967296 / (32 * 520) = 258111.0... steps fit.
+TEST(ReproduceExport, RefusesBatchesTooLargeToHold) {
+  const fs::path dir = freshDir("too_large");
+  fs::remove(dir);
+  const RunConfig config = presetFor(ModelKind::TinyMLP);
+  EXPECT_TRUE(reproduceSizeProblem(config, 258111).empty());
+  EXPECT_FALSE(reproduceSizeProblem(config, 258112).empty());
+  const auto result = exportReproduction(config, 100000000, dir.string());
+  EXPECT_FALSE(result.ok);
+  EXPECT_NE(result.error.find("at most 258111 steps fit"), std::string::npos) << result.error;
+  EXPECT_FALSE(fs::exists(dir));
 }
 
 // The templates compiled into the engine are the files in resources/reproduce/, byte for byte (the

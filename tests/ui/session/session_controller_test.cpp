@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <QAction>
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QMenu>
@@ -178,6 +179,45 @@ TEST(SessionController, ExportsCsvJsonAndAPyTorchFolder) {
   EXPECT_TRUE(QFileInfo::exists(folder + QStringLiteral("/ampscope_loss.csv")));
   // Only the 3 recorded steps' batches: (3, 32, 128) float32 after a 128-byte header.
   EXPECT_EQ(QFileInfo(folder + QStringLiteral("/batches/inputs.npy")).size(), 128 + 3 * 32 * 128 * 4);
+}
+
+// A folder holding someone's files: the export asks first, naming a few of them; "no" leaves the folder
+// as it was, "yes" writes the export beside them and keeps them byte for byte.
+TEST(SessionController, ReproduceAsksBeforeWritingIntoSomeonesFolder) {
+  Harness h;
+  QStringList texts;
+  h.controller.setQuestionPrompt([&](const QString&, const QString& text) {
+    texts << text;
+    return h.answer;
+  });
+  h.controller.onRunStarted(fp32Config());
+  h.controller.onRecords(steps(1, 2));
+  const QString folder = h.dir.filePath(QStringLiteral("mine"));
+  ASSERT_TRUE(QDir().mkpath(folder));
+  for (int i = 0; i < 7; ++i) {
+    QFile file(folder + QStringLiteral("/note%1.txt").arg(i));
+    ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+    file.write("mine");
+  }
+  h.answer = false;
+  EXPECT_FALSE(h.controller.reproduceInPyTorch(folder));
+  ASSERT_EQ(texts.size(), 1);
+  EXPECT_TRUE(texts[0].contains(QStringLiteral("did not write: note0.txt, note1.txt, note2.txt, note3.txt, "
+                                               "note4.txt and 2 more. Write into it anyway?")))
+      << texts[0].toStdString();
+  EXPECT_FALSE(QFileInfo::exists(folder + QStringLiteral("/run.py")));
+  EXPECT_TRUE(h.errors.isEmpty()) << "declining is no error";
+
+  h.answer = true;
+  ASSERT_TRUE(h.controller.reproduceInPyTorch(folder)) << h.errors.join('\n').toStdString();
+  EXPECT_EQ(texts.size(), 2);
+  EXPECT_TRUE(QFileInfo::exists(folder + QStringLiteral("/run.py")));
+  QFile kept(folder + QStringLiteral("/note6.txt"));
+  ASSERT_TRUE(kept.open(QIODevice::ReadOnly));
+  EXPECT_EQ(kept.readAll(), QByteArray("mine"));
+  // Now the export's own folder: no question the next time.
+  ASSERT_TRUE(h.controller.reproduceInPyTorch(folder));
+  EXPECT_EQ(texts.size(), 2);
 }
 
 TEST(SessionController, OffersToRestoreAnAutosaveLeftByACrash) {

@@ -77,6 +77,20 @@ std::optional<ConfigError> setFieldText(RunConfig& config, const ConfigField& fi
 // Checks the field's current value against its type and bounds (what validate() does, field by field).
 std::optional<ConfigError> checkField(const RunConfig& config, const ConfigField& field);
 
+// What one training step holds in memory, estimated from the model's size and the batch: per mode its
+// weights, gradients, optimizer state and a low-precision copy (5 float32 copies of every parameter),
+// plus the activations of the mode being stepped (modes step one after another) and their gradients
+// (8 bytes per activation element per example), plus the batch itself. An estimate of the right order,
+// not a measurement; the schema refuses a batch whose step would need more than kStepMemoryLimitBytes.
+struct StepMemoryEstimate {
+  int64_t parameters = 0;     // of the model, as its state_dict counts them
+  int64_t exampleBytes = 0;   // one example of the batch as the engine makes it (inputs and targets)
+  double bytes = 0;           // one step, every configured mode
+  int64_t maxBatch = 0;       // the largest batch within the limit for this model and these modes
+};
+inline constexpr int64_t kStepMemoryLimitBytes = int64_t{4} << 30;
+StepMemoryEstimate stepMemoryEstimate(const RunConfig& config);
+
 // Writes every field, nested by key ("scaler": {...}), in table order: the same config, the same bytes.
 void writeConfigJson(JsonWriter& out, const RunConfig& config);
 

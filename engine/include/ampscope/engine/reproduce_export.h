@@ -21,6 +21,10 @@ struct ReproduceExportResult {
   std::string error;               // why not, naming the file, the folder or the field
   std::vector<std::string> files;  // every file written, relative to the folder
   int64_t bytes = 0;               // their total size
+  // The folder held entries and no .ampscope-reproduce: the first few names (byte order) and how many
+  // there were. Refused unless forced; a caller may show them and ask before forcing.
+  std::vector<std::string> foreignEntries;
+  int64_t foreignCount = 0;
 };
 
 // Writes the reproduction folder for `config` (every configured mode) and its first `steps` steps.
@@ -29,10 +33,22 @@ struct ReproduceExportResult {
 // run; their losses go to ampscope_loss.csv (step,mode,loss).
 // The folder is created if needed. An existing one must be empty or hold the .ampscope-reproduce file
 // every export writes first: then the files of that earlier export are replaced and any others kept.
-// A non-empty folder without it, a path that is not a folder, and "/" are refused. Fails with a message
-// (never throws) on those, an invalid config, steps < 1, or an unwritable folder.
+// A non-empty folder without it is refused unless `force`: then the export writes its own files into it
+// and deletes nothing (a stale ampscope_loss.csv there is overwritten with no rows instead of removed).
+// A path that is not a folder, "/", and an export file name taken by a link, folder or special file
+// are refused even with `force`. Fails with a message (never throws) on those, an invalid config,
+// steps < 1, batches too large to hold (reproduceSizeProblem), or an unwritable folder.
 ReproduceExportResult exportReproduction(const RunConfig& config, int64_t steps, const std::string& directory,
-                                         const std::vector<StepRecord>& recorded = {});
+                                         const std::vector<StepRecord>& recorded = {}, bool force = false);
+
+// The export holds every step's batch in memory before it writes them (and as many bytes land on disk):
+// steps x batch x one example's bytes (config_schema.h's estimate) may not pass kStepMemoryLimitBytes.
+// Empty when they fit; otherwise why, with the estimate and the most steps that fit.
+std::string reproduceSizeProblem(const RunConfig& config, int64_t steps);
+
+// The folder checks of exportReproduction alone, writing nothing: `ok`, or the error and foreign entries
+// the export would give. For a caller that trains before exporting and should refuse first.
+ReproduceExportResult checkReproduceFolder(const std::string& directory, bool force = false);
 
 // The run.py text alone (used by exportReproduction; exposed for tests and the UI's preview).
 // `parameters` are (name, shape) pairs in the engine's order; batch tensor names likewise.
