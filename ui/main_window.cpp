@@ -247,6 +247,7 @@ void MainWindow::toggleFocus() {
 }
 
 void MainWindow::fitToScreen() {
+  if (!m_fitsScreen) return;
   const QScreen* target = screen() ? screen() : QGuiApplication::primaryScreen();
   if (!target) return;
   const QRect available = target->availableGeometry();

@@ -71,6 +71,9 @@ class MainWindow : public QMainWindow {
 
   // Shrinks (and moves) the window into its screen's available area where it is larger.
   void fitToScreen();
+  // A window rendered to a file at a size the user asked for (--screenshot --size) is not on any screen:
+  // it keeps that size. On by default.
+  void setFitsScreen(bool fits) { m_fitsScreen = fits; }
 
   formats::NumberFormatsPanel* numberFormatsPanel() const { return m_formatsPanel; }
   QDockWidget* numberFormatsDock() const { return m_formatsDock; }
@@ -113,6 +116,7 @@ class MainWindow : public QMainWindow {
   QDockWidget* m_focusedDock = nullptr;
   bool m_persistLayout = true;
   bool m_fitQueued = false;
+  bool m_fitsScreen = true;
 };
 
 }  // namespace ampscope::ui

@@ -143,7 +143,10 @@ int main(int argc, char** argv) {
     window.setLayoutPersistence(false);
     window.restoreLayout();
     openLesson();
-    if (options.size.isValid()) window.resize(options.size);
+    if (options.size.isValid()) {
+      window.setFitsScreen(false);
+      window.resize(options.size);
+    }
     // The window never closes here, so its close event does not end the session: a headless run that
     // returns, whatever its exit code, is a clean exit and leaves no journal to restore.
     int code = ampscope::ui::kExitOk;
