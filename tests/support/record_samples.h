@@ -185,6 +185,19 @@ inline StreamSource probeSource() {
   return s;
 }
 
+// probeSource()'s stream header line with another run-id, and ModeSteps as stream lines.
+inline std::string probeHeaderLine(const std::string& runId = "5f0c2a9e1b7d4c3a") {
+  StreamSource source = probeSource();
+  source.runId = runId;
+  return probeStreamHeader(source, "ampscope_probe 0.2.0");
+}
+
+inline std::string streamLines(const std::vector<ModeStep>& steps) {
+  std::string text;
+  for (const auto& step : steps) appendRecordStreamLine(text, step);
+  return text;
+}
+
 // Histograms with the version 3 "formats" (every count different, so a swapped key shows).
 inline ExponentHistogram histogramWithFormats(int seed) {
   ExponentHistogram h = histogram(seed);

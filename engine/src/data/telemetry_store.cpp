@@ -8,6 +8,16 @@ namespace ampscope {
 
 namespace {
 
+// Without a config (a followed run, an opened stream) a series used a scaler if its scale ever left 1.
+bool scaleEverMoved(const ModeSeries* s) {
+  if (!s) return false;
+  for (const ScalarBucket& b : s->buckets)
+    if (b.minScale != 1.0 || b.maxScale != 1.0) return true;
+  for (const ScalarPoint& p : s->recent)
+    if (p.lossScale != 1.0) return true;
+  return false;
+}
+
 void addCounts(std::vector<RoundingCounts>& into, const std::vector<RoundingCounts>& from) {
   if (into.size() < from.size()) into.resize(from.size());
   for (std::size_t i = 0; i < from.size(); ++i) into[i].add(from[i]);
@@ -298,13 +308,7 @@ void TelemetryStore::appendFollowed(int run, const ModeStep& step) {
 
 bool TelemetryStore::usesScaler(SeriesKey key) const {
   if (key.run == kEngineRun) return usesScaler(key.mode);
-  const ModeSeries* s = series(key);
-  if (!s) return false;
-  for (const ScalarBucket& b : s->buckets)
-    if (b.minScale != 1.0 || b.maxScale != 1.0) return true;
-  for (const ScalarPoint& p : s->recent)
-    if (p.lossScale != 1.0) return true;
-  return false;
+  return scaleEverMoved(series(key));
 }
 
 void TelemetryStore::setConfig(const RunConfig& config) {
@@ -317,13 +321,7 @@ bool TelemetryStore::usesScaler(PrecisionMode mode) const {
   if (config_) {
     return config_->scaler.enabled && usesGradScaler(*config_, mode);
   }
-  const ModeSeries* s = series(SeriesKey{kEngineRun, mode});
-  if (!s) return false;
-  for (const ScalarBucket& b : s->buckets)
-    if (b.minScale != 1.0 || b.maxScale != 1.0) return true;
-  for (const ScalarPoint& p : s->recent)
-    if (p.lossScale != 1.0) return true;
-  return false;
+  return scaleEverMoved(series(SeriesKey{kEngineRun, mode}));
 }
 
 std::vector<PrecisionMode> TelemetryStore::modes() const {

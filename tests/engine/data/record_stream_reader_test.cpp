@@ -16,17 +16,8 @@
 namespace ampscope {
 namespace {
 
-std::string probeHeader(const std::string& runId = "5f0c2a9e1b7d4c3a") {
-  StreamSource source = samples::probeSource();
-  source.runId = runId;
-  return probeStreamHeader(source, "ampscope_probe 0.2.0");
-}
-
-std::string linesOf(const std::vector<ModeStep>& steps) {
-  std::string text;
-  for (const auto& step : steps) appendRecordStreamLine(text, step);
-  return text;
-}
+using samples::probeHeaderLine;
+using samples::streamLines;
 
 std::vector<int64_t> seqs(const std::vector<ModeStep>& steps) {
   std::vector<int64_t> list;
@@ -36,7 +27,7 @@ std::vector<int64_t> seqs(const std::vector<ModeStep>& steps) {
 
 TEST(RecordStreamReader, AnySplitIntoPiecesReadsLikeTheWholeFile) {
   const auto steps = samples::probeSteps(25);
-  const std::string text = probeHeader() + linesOf(steps);
+  const std::string text = probeHeaderLine() + streamLines(steps);
   std::mt19937 rng(7);
   for (int trial = 0; trial < 20; ++trial) {
     RecordStreamReader reader;
@@ -64,13 +55,13 @@ TEST(RecordStreamReader, AnySplitIntoPiecesReadsLikeTheWholeFile) {
 
 TEST(RecordStreamReader, AThousandMalformedLinesAreSkippedCountedAndReportedByLine) {
   const auto steps = samples::probeSteps(500);
-  const std::string good = linesOf(steps);
+  const std::string good = streamLines(steps);
   // 1,000 damaged lines between the 500 good ones: not JSON, a cut record, an unknown key, a wrong
   // type, binary junk.
   const std::vector<std::string> damage = {
       "{\"mode\":", "not json at all", R"({"mode":"fp32","step":1,"colour":2})", "[1,2,3]",
       std::string("\x01\xff\xfe{", 4)};
-  std::string text = probeHeader();
+  std::string text = probeHeaderLine();
   std::istringstream lines(good);
   std::string line;
   int damaged = 0;
@@ -105,7 +96,7 @@ TEST(RecordStreamReader, AnOversizedLineIsDiscardedWithoutBeingBuffered) {
   RecordStreamReader::Limits limits;
   limits.maxLineBytes = 4u << 20;
   RecordStreamReader reader(limits);
-  reader.feed(probeHeader());
+  reader.feed(probeHeaderLine());
   const std::string piece(1u << 20, 'x');
   std::size_t largest = 0;
   for (int i = 0; i < 100; ++i) {
@@ -114,7 +105,7 @@ TEST(RecordStreamReader, AnOversizedLineIsDiscardedWithoutBeingBuffered) {
   }
   EXPECT_LE(largest, limits.maxLineBytes);
   EXPECT_EQ(reader.bufferedBytes(), 0u) << "after the limit, nothing of the line is kept";
-  reader.feed("tail of the long line\n" + linesOf(samples::probeSteps(2)));
+  reader.feed("tail of the long line\n" + streamLines(samples::probeSteps(2)));
   EXPECT_EQ(reader.oversized(), 1);
   EXPECT_EQ(reader.malformed(), 0);
   EXPECT_EQ(reader.takeSteps().size(), 2u);
@@ -123,8 +114,8 @@ TEST(RecordStreamReader, AnOversizedLineIsDiscardedWithoutBeingBuffered) {
   EXPECT_EQ(errors[0].text(), "line 2: longer than 4194304 bytes; skipped");
   // A line of exactly the limit is read (the limit excludes the '\n').
   RecordStreamReader exact(limits);
-  exact.feed(probeHeader());
-  std::string record = linesOf(samples::probeSteps(1));
+  exact.feed(probeHeaderLine());
+  std::string record = streamLines(samples::probeSteps(1));
   record.pop_back();
   const std::size_t pad = limits.maxLineBytes - record.size();
   exact.feed(record + std::string(pad, ' ') + "\n");
@@ -133,10 +124,10 @@ TEST(RecordStreamReader, AnOversizedLineIsDiscardedWithoutBeingBuffered) {
 }
 
 TEST(RecordStreamReader, ANewerVersionIsReportedWithBothNumbersAndItsRecordsSkipped) {
-  std::string header = probeHeader();
+  std::string header = probeHeaderLine();
   header.replace(header.find("\"version\":3"), 11, "\"version\":9");
   RecordStreamReader reader;
-  reader.feed(header + linesOf(samples::probeSteps(3)));
+  reader.feed(header + streamLines(samples::probeSteps(3)));
   EXPECT_FALSE(reader.hasHeader());
   EXPECT_TRUE(reader.takeSteps().empty());
   EXPECT_EQ(reader.malformed(), 4);
@@ -148,7 +139,7 @@ TEST(RecordStreamReader, ANewerVersionIsReportedWithBothNumbersAndItsRecordsSkip
 }
 
 TEST(RecordStreamReader, ATruncatedLastLineWaitsForTheRest) {
-  const std::string text = probeHeader() + linesOf(samples::probeSteps(3));
+  const std::string text = probeHeaderLine() + streamLines(samples::probeSteps(3));
   const std::size_t cut = text.size() - 40;
   RecordStreamReader reader;
   reader.feed(text.substr(0, cut));
@@ -166,7 +157,7 @@ TEST(RecordStreamReader, SeqGapsCountAsDroppedRecords) {
   std::vector<ModeStep> sent;
   for (const int64_t seq : {1, 2, 5, 6, 10}) sent.push_back(all[static_cast<size_t>(seq - 1)]);
   RecordStreamReader reader;
-  reader.feed(probeHeader() + linesOf(sent));
+  reader.feed(probeHeaderLine() + streamLines(sent));
   EXPECT_EQ(seqs(reader.takeSteps()), (std::vector<int64_t>{1, 2, 5, 6, 10}));
   EXPECT_EQ(reader.dropped(), 2 + 3);
 }
@@ -174,13 +165,13 @@ TEST(RecordStreamReader, SeqGapsCountAsDroppedRecords) {
 TEST(RecordStreamReader, AReconnectToTheSameRunSkipsWhatWasSeenAndANewRunIdIsAChange) {
   const auto all = samples::probeSteps(12);
   RecordStreamReader reader;
-  reader.feed(probeHeader() + linesOf({all.begin(), all.begin() + 5}));
+  reader.feed(probeHeaderLine() + streamLines({all.begin(), all.begin() + 5}));
   EXPECT_EQ(seqs(reader.takeSteps()), (std::vector<int64_t>{1, 2, 3, 4, 5}));
   EXPECT_FALSE(reader.headerChanged()) << "the first header is not a change";
   // The connection is cut mid-line; the probe resends its history (seq 1..8) on the new one.
   reader.feed("{\"mode\":\"fp16-amp-sc");
   reader.restart();
-  reader.feed(probeHeader() + linesOf({all.begin(), all.begin() + 8}) + "{\"broken\n");
+  reader.feed(probeHeaderLine() + streamLines({all.begin(), all.begin() + 8}) + "{\"broken\n");
   EXPECT_EQ(seqs(reader.takeSteps()), (std::vector<int64_t>{6, 7, 8}));
   EXPECT_EQ(reader.duplicates(), 5);
   EXPECT_EQ(reader.dropped(), 0);
@@ -190,7 +181,7 @@ TEST(RecordStreamReader, AReconnectToTheSameRunSkipsWhatWasSeenAndANewRunIdIsACh
   EXPECT_EQ(errors[0].path.rfind("line 10", 0), 0u) << "lines count from the connection's start: " << errors[0].path;
   // The script was restarted: a new run-id, seq starts again at 1.
   reader.restart();
-  reader.feed(probeHeader("00000000000000ff") + linesOf({all.begin(), all.begin() + 2}));
+  reader.feed(probeHeaderLine("00000000000000ff") + streamLines({all.begin(), all.begin() + 2}));
   EXPECT_TRUE(reader.headerChanged());
   EXPECT_FALSE(reader.headerChanged()) << "once";
   EXPECT_EQ(reader.header().source.runId, "00000000000000ff");
@@ -201,7 +192,7 @@ TEST(RecordStreamReader, RecordsBeforeAnyHeaderOfAVersion3StreamAreRefused) {
   // A record line first means a version 1 stream (AmpScope 0.1.0 wrote no header): read with its
   // snake_case keys, so a kebab-case record there is refused naming its first unknown key.
   RecordStreamReader reader;
-  reader.feed(linesOf(samples::probeSteps(1)));
+  reader.feed(streamLines(samples::probeSteps(1)));
   EXPECT_EQ(reader.malformed(), 1);
   const auto errors = reader.takeErrors();
   ASSERT_EQ(errors.size(), 1u);

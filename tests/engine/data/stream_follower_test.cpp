@@ -25,17 +25,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string header(const std::string& runId = "5f0c2a9e1b7d4c3a") {
-  StreamSource source = samples::probeSource();
-  source.runId = runId;
-  return probeStreamHeader(source, "ampscope_probe 0.2.0");
-}
-
-std::string linesOf(const std::vector<ModeStep>& steps) {
-  std::string text;
-  for (const auto& step : steps) appendRecordStreamLine(text, step);
-  return text;
-}
+using samples::probeHeaderLine;
+using samples::streamLines;
 
 // Polls until `done` holds; a generous bound so a slow machine passes and a hang fails.
 bool pollUntil(StreamFollower& follower, std::vector<ModeStep>& got, const std::function<bool()>& done) {
@@ -169,7 +160,7 @@ TEST(StreamFollower, AFileIsFollowedAsItGrowsAndRereadWhenTruncatedOrReplaced) {
 
   // Appended in steps, a record split across two writes.
   const auto steps = samples::probeSteps(9);
-  const std::string text = header() + linesOf(steps);
+  const std::string text = probeHeaderLine() + streamLines(steps);
   const std::size_t third = text.size() / 3;
   append(path, text.substr(0, third));
   ASSERT_TRUE(pollUntil(follower, got, [&] { return follower.state() == StreamFollower::State::Connected; }));
@@ -183,7 +174,7 @@ TEST(StreamFollower, AFileIsFollowedAsItGrowsAndRereadWhenTruncatedOrReplaced) {
   // Truncated and rewritten by a new run (another run-id): read from the start.
   got.clear();
   fs::resize_file(path, 0);
-  append(path, header("00000000000000aa") + linesOf(samples::probeSteps(2)));
+  append(path, probeHeaderLine("00000000000000aa") + streamLines(samples::probeSteps(2)));
   ASSERT_TRUE(pollUntil(follower, got, [&] { return got.size() == 2; }));
   EXPECT_EQ(seqs(got), range(1, 2));
   EXPECT_TRUE(follower.reader().headerChanged());
@@ -191,7 +182,7 @@ TEST(StreamFollower, AFileIsFollowedAsItGrowsAndRereadWhenTruncatedOrReplaced) {
   // Replaced (written elsewhere, renamed over it): the new file from its start.
   got.clear();
   const std::string next = dir.file("next.jsonl");
-  append(next, header("00000000000000bb") + linesOf(samples::probeSteps(5)));
+  append(next, probeHeaderLine("00000000000000bb") + streamLines(samples::probeSteps(5)));
   fs::rename(next, path);
   ASSERT_TRUE(pollUntil(follower, got, [&] { return got.size() == 5; }));
   EXPECT_EQ(seqs(got), range(1, 5));
@@ -262,8 +253,8 @@ TEST(StreamFollower, ATcpStreamReconnectsAfterACutWithoutDuplicates) {
   ASSERT_TRUE(server->ok());
   const int port = server->port();
   // First connection: header and records 1..8, the 9th cut in the middle, then the server goes away.
-  const std::string ninth = linesOf({all[8]});
-  server->serve(header() + linesOf({all.begin(), all.begin() + 8}) + ninth.substr(0, ninth.size() / 2),
+  const std::string ninth = streamLines({all[8]});
+  server->serve(probeHeaderLine() + streamLines({all.begin(), all.begin() + 8}) + ninth.substr(0, ninth.size() / 2),
                 [&] { while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1)); }, "");
   StreamFollower follower(*parseFollowTarget("127.0.0.1:" + std::to_string(port), nullptr));
   ASSERT_TRUE(pollUntil(follower, got, [&] { return got.size() == 8; }));
@@ -284,9 +275,9 @@ TEST(StreamFollower, ATcpStreamReconnectsAfterACutWithoutDuplicates) {
   OneShotServer again(port);
   ASSERT_TRUE(again.ok());
   std::atomic<bool> secondRelease{false};
-  again.serve(header() + linesOf({all.begin(), all.begin() + 15}),
+  again.serve(probeHeaderLine() + streamLines({all.begin(), all.begin() + 15}),
               [&] { while (!secondRelease) std::this_thread::sleep_for(std::chrono::milliseconds(1)); },
-              linesOf({all.begin() + 15, all.end()}));
+              streamLines({all.begin() + 15, all.end()}));
   ASSERT_TRUE(pollUntil(follower, got, [&] { return got.size() == 15; }));
   secondRelease = true;
   ASSERT_TRUE(pollUntil(follower, got, [&] { return got.size() == 20; }));

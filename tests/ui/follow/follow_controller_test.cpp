@@ -22,6 +22,7 @@
 namespace ampscope::ui {
 namespace {
 
+using test::fileTarget;
 using test::header;
 using test::lines;
 using test::pollUntil;
@@ -32,12 +33,6 @@ void append(const std::string& path, const std::string& text) {
   out << text;
 }
 
-FollowTarget fileTarget(const std::string& path) {
-  std::string error;
-  const auto t = parseFollowTarget(path, &error);
-  EXPECT_TRUE(t.has_value()) << error;
-  return *t;
-}
 
 const ModeSeries* onlyFollowedSeries(const TelemetryStore& store) {
   for (SeriesKey k : store.seriesKeys())

@@ -3,6 +3,8 @@
 // arrived without timing anything (the follower never blocks; a reconnect waits for its backoff).
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <chrono>
 #include <cmath>
 #include <functional>
@@ -11,6 +13,7 @@
 #include <vector>
 
 #include "ampscope/engine/record_codec.h"
+#include "ampscope/engine/stream_follower.h"
 #include "ampscope/engine/telemetry.h"
 #include "ui/follow/follow_controller.h"
 
@@ -51,6 +54,14 @@ inline std::string lines(int64_t first, int64_t last, PrecisionMode mode = Preci
   std::string out;
   for (int64_t n = first; n <= last; ++n) appendRecordStreamLine(out, probeStep(n, mode));
   return out;
+}
+
+// A file target as the Follow Run dialog would make it (the test fails if the path is refused).
+inline FollowTarget fileTarget(const std::string& path) {
+  std::string error;
+  const auto t = parseFollowTarget(path, &error);
+  EXPECT_TRUE(t.has_value()) << error;
+  return t ? *t : FollowTarget{};
 }
 
 // Polls until `done` holds, at most `tries` times, sleeping a little between polls that brought nothing.

@@ -26,6 +26,7 @@
 namespace ampscope::ui {
 namespace {
 
+using test::fileTarget;
 using test::header;
 using test::lines;
 using test::pollUntil;
@@ -37,10 +38,6 @@ void writeFile(const std::string& path, const std::string& text) {
   out << text;
 }
 
-FollowTarget fileTarget(const std::string& path) {
-  std::string error;
-  return *parseFollowTarget(path, &error);
-}
 
 // A tensor whose scaled gradient holds `nan` NaNs and `inf` +infs among `numel` values.
 TensorStats gradient(const std::string& name, int64_t numel, int64_t nan, int64_t inf) {
