@@ -118,7 +118,6 @@ QWidget* NumberFormatsPanel::buildEntryBar() {
   m_message = new QLabel(entryRow);
   m_message->setObjectName(QStringLiteral("valueMessage"));
   m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  m_message->setWordWrap(true);  // a narrow dock wraps the line instead of cutting it
   m_message->setMinimumHeight(m_valueEdit->sizeHint().height());
 
   entryFlow->addWidget(valueGroup);

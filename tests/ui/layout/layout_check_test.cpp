@@ -18,6 +18,7 @@
 #include <QScreen>
 #include <QTest>
 #include <QTextDocument>
+#include <QtMath>
 
 #include "ui/i18n/language_manager.h"
 #include "ui/lessons/lesson_controller.h"
@@ -99,10 +100,25 @@ void checkLabels(const MainWindow& window, QStringList& failures) {
     QString text = label->text();
     // A mnemonic's '&' is not drawn ("&&" is one '&').
     if (label->buddy()) text.replace(QRegularExpression(QStringLiteral("&(.)")), QStringLiteral("\\1"));
-    if (Qt::mightBeRichText(text) || label->textFormat() == Qt::RichText) {
+    const bool rich = Qt::mightBeRichText(text) || label->textFormat() == Qt::RichText;
+    if (rich) {
+      // Rich text is laid out as QLabel lays it out (a subscript is narrower than its plain digit).
       QTextDocument document;
+      document.setDocumentMargin(0);
+      document.setDefaultFont(label->font());
       document.setHtml(text);
-      text = document.toPlainText();
+      if (document.toPlainText().contains(QChar(0x2026))) continue;
+      const QRect contents = label->contentsRect();
+      const QSizeF size(document.idealWidth(), document.size().height());
+      if (size.width() > contents.width() + 1 || size.height() > contents.height() + 1) {
+        failures << QStringLiteral("label %1 '%2': rich text %3x%4 does not fit %5x%6")
+                        .arg(widgetPath(label), document.toPlainText().left(40))
+                        .arg(qCeil(size.width()))
+                        .arg(qCeil(size.height()))
+                        .arg(contents.width())
+                        .arg(contents.height());
+      }
+      continue;
     }
     // A label showing an ellipsis was elided on purpose (the full text is in its tool tip).
     if (text.contains(QChar(0x2026))) continue;
