@@ -31,12 +31,14 @@ def _f32_bits(value):
     return struct.unpack("<i", packed)[0]
 
 
-# (minSub, minNorm, overflow threshold max + ulpMax/2) per format, round-to-nearest-even.
+# Per format, round-to-nearest-even: (minSub, minNorm, overflow threshold max + ulpMax/2, whether the
+# tie at that threshold overflows). It does unless the largest finite value's significand is even:
+# E4M3's 448 is 1.110b * 2^8 (1.111b * 2^8 is its NaN), so 464 rounds back to 448.
 _FORMAT_LIMITS = {
-    "fp16": (2.0 ** -24, 2.0 ** -14, 65520.0),
-    "bf16": (2.0 ** -133, 2.0 ** -126, 2.0 ** 128 - 2.0 ** 119),
-    "fp8-e4m3": (2.0 ** -9, 2.0 ** -6, 464.0),
-    "fp8-e5m2": (2.0 ** -16, 2.0 ** -14, 61440.0),
+    "fp16": (2.0 ** -24, 2.0 ** -14, 65520.0, True),
+    "bf16": (2.0 ** -133, 2.0 ** -126, 2.0 ** 128 - 2.0 ** 119, True),
+    "fp8-e4m3": (2.0 ** -9, 2.0 ** -6, 464.0, False),
+    "fp8-e5m2": (2.0 ** -16, 2.0 ** -14, 61440.0, True),
 }
 
 _INF_BITS = 0x7F800000
@@ -45,17 +47,14 @@ _NEG_INF_BITS = -0x00800000  # 0xff800000 as a signed int32
 # Every range is a half-open interval [lo, hi) of |x|'s bit pattern (monotonic in |x| for float32):
 #   flushed    0 < |x| <= minSub/2                -> [1, bits(minSub/2) + 1)
 #   subnormal  minSub/2 < |x| < minNorm - minSub/2 -> [bits(minSub/2) + 1, bits(minNorm - minSub/2))
-#   overflowed |x| >= threshold, finite           -> [bits(threshold), bits(inf)); E4M3: |x| > threshold
+#   overflowed |x| >= threshold, finite           -> [bits(threshold), bits(inf))  (E4M3: from bits + 1)
 _RANGES = []
 for _key in FORMAT_KEYS:
-    _min_sub, _min_norm, _overflow = _FORMAT_LIMITS[_key]
+    _min_sub, _min_norm, _overflow, _tie_overflows = _FORMAT_LIMITS[_key]
     _flush_end = _f32_bits(_min_sub / 2) + 1
     _RANGES.append((1, _flush_end))
     _RANGES.append((_flush_end, _f32_bits(_min_norm - _min_sub / 2)))
-    # The tie at the threshold overflows unless the largest finite value's significand is even:
-    # E4M3's 448 is 1.110b * 2^8 (1.111b * 2^8 is its NaN), so round-to-nearest-even keeps 464 at 448.
-    _overflow_start = _f32_bits(_overflow) + (1 if _key == "fp8-e4m3" else 0)
-    _RANGES.append((_overflow_start, _INF_BITS))
+    _RANGES.append((_f32_bits(_overflow) + (0 if _tie_overflows else 1), _INF_BITS))
 
 # The distinct interval ends, sorted: bucketize(|x| bits, BOUNDARIES, right=True) = the number of ends
 # <= |x|, so bucket j holds [BOUNDARIES[j-1], BOUNDARIES[j]) and each range is a run of buckets.
