@@ -177,12 +177,11 @@ bool FollowController::poll() {
     any = true;
   }
   for (auto& [target, label] : ranksToFollow) {
-    const std::string text = target.text();
-    const bool followed = std::any_of(follows_.begin(), follows_.end(),
-                                      [&text](const auto& f) { return f->target.text() == text; });
-    if (followed) continue;
-    follow(target, label);
-    follows_.back()->ranksLooked = true;  // a rank found this way does not look for the others again
+    // follow() returns the existing follow of a target already followed; either way that rank's
+    // siblings are this one's, so it need not look for them again.
+    const int id = follow(target, label);
+    for (auto& f : follows_)
+      if (f->id == id) f->ranksLooked = true;
   }
   if (any) emit dataAppended();
   if (any || status || !ranksToFollow.empty()) emit statusChanged();
