@@ -148,19 +148,19 @@ void HeatMapPlot::redraw() {
   const double firstStep = static_cast<double>(s->histogramRing.front().step);
   const double lastStep = static_cast<double>(s->histogramRing.back().step);
   map_->data()->setRange(QCPRange(firstStep, columns_ > 1 ? lastStep : firstStep + 1), QCPRange(lo, hi));
+  // The colour range is taken here, not from QCPColorMap::rescaleDataRange: empty cells are NaN, and
+  // QCustomPlot's bounds start from the first cell, so a NaN there leaves the range where it was.
+  int64_t most = 1;
   for (int c = 0; c < columns_; ++c) {
     const ExponentHistogram& h = useScaled ? s->histogramRing[static_cast<size_t>(c)].scaled
                                            : s->histogramRing[static_cast<size_t>(c)].unscaled;
     for (int r = 0; r < rows; ++r) {
       const int64_t n = h.countAt(lo + r);
+      most = std::max(most, n);
       map_->data()->setCell(c, r, n > 0 ? static_cast<double>(n) : std::nan(""));
     }
   }
-  map_->rescaleDataRange(true);
-  QCPRange range = map_->dataRange();
-  if (range.lower < 1) range.lower = 1;
-  if (range.upper <= range.lower) range.upper = range.lower * 10;
-  map_->setDataRange(range);
+  map_->setDataRange(QCPRange(1, most > 1 ? static_cast<double>(most) : 10.0));
   drawnStep_ = s->histogramRing.back().step;
   if (followLatest()) fitToData();
   replotQueued();

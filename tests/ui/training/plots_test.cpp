@@ -224,6 +224,43 @@ TEST(HeatMapPlot, OneColumnPerInstrumentedStep) {
   EXPECT_GT(plot.colorMap()->data()->cell(c, r), 0);
 }
 
+// Empty cells are NaN; the colour range must still reach the fullest bin (QCustomPlot's own bounds
+// start from the first cell and stop at a NaN there).
+TEST(HeatMapPlot, TheColourRangeReachesTheFullestBinWhenTheFirstCellIsEmpty) {
+  TelemetryStore store;
+  HeatMapPlot plot(&store);
+  plot.show();
+  SyntheticOptions o;
+  o.instrumentEvery = 5;
+  feed(store, 1, 50, o);
+  // A later step with one tiny value below everything before: the first column's lowest cell is empty.
+  StepRecord late;
+  late.step = 51;
+  ModeStep m;
+  m.mode = PrecisionMode::FP16Amp;
+  m.step = 51;
+  m.instrumented = true;
+  TensorStats t;
+  t.name = "fc1.weight";
+  t.numel = 1;
+  t.scaled.counts[static_cast<size_t>(-40 - ExponentHistogram::kMinExponent)] = 1;
+  t.unscaled = t.scaled;
+  m.tensors.push_back(t);
+  late.modes.push_back(m);
+  store.append(late);
+  plot.onDataAppended();
+  plot.setMode(PrecisionMode::FP16Amp);
+  QCPColorMapData* data = plot.colorMap()->data();
+  ASSERT_TRUE(std::isnan(data->cell(0, 0))) << "the lowest row of the first column holds no values";
+  double fullest = 0;
+  for (int c = 0; c < data->keySize(); ++c)
+    for (int r = 0; r < data->valueSize(); ++r)
+      if (!std::isnan(data->cell(c, r))) fullest = std::max(fullest, data->cell(c, r));
+  ASSERT_GT(fullest, 1);
+  EXPECT_EQ(plot.colorMap()->dataRange().lower, 1);
+  EXPECT_EQ(plot.colorMap()->dataRange().upper, fullest);
+}
+
 TEST(PlotPanel, HiddenPanelsCatchUpWhenShown) {
   TelemetryStore store;
   LossPlot plot(&store);
