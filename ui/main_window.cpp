@@ -88,6 +88,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_follow = new FollowWorkspace(this, run->store(), m_fileMenu, quit, m_viewMenu);
   connect(m_follow, &FollowWorkspace::dataAppended, m_training, &TrainingWorkspace::refreshFromStore);
   connect(m_follow, &FollowWorkspace::dataAppended, m_session, &SessionController::onFollowedData);
+  // A lesson's layout may have hidden the training plots (the number-format lessons show none): a run
+  // the user just chose to follow must be visible.
+  connect(m_follow, &FollowWorkspace::followStarted, this, [this] {
+    for (const char* id : {"loss", "scale", "histogram", "heatmap", "underflow"})
+      if (QDockWidget* dock = m_training->dock(QLatin1String(id))) dock->show();
+    for (const char* id : {"loss", "histogram", "underflow"})  // the front tab where docks share a place
+      if (QDockWidget* dock = m_training->dock(QLatin1String(id))) dock->raise();
+  });
   NonFiniteTable* nonFinite = m_follow->nonFiniteTable();
   const QString engineRun = tr("AmpScope run");
   connect(run, &RunController::runStarted, nonFinite, [nonFinite, engineRun] { nonFinite->clearRun(engineRun); });

@@ -80,7 +80,10 @@ FollowDialog* FollowWorkspace::showFollowDialog() {
   dialog->setAttribute(Qt::WA_DeleteOnClose);
   dialog->setWindowModality(Qt::WindowModal);
   connect(dialog, &QDialog::accepted, this, [this, dialog] {
-    if (const auto target = dialog->target()) controller_->follow(*target, dialog->runLabel());
+    if (const auto target = dialog->target()) {
+      controller_->follow(*target, dialog->runLabel());
+      emit followStarted();
+    }
   });
   dialog->open();
   return dialog;

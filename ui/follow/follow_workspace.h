@@ -44,6 +44,7 @@ class FollowWorkspace : public QObject {
 
  signals:
   void dataAppended();  // followed steps are in the store: the plots update
+  void followStarted();  // the user started following a run (its plots should be on screen)
 
  private:
   void rebuildStopMenu();

@@ -175,6 +175,21 @@ TEST_F(WindowFixture, AFollowedRunIsUnsavedDataClosingOffersToSave) {
   EXPECT_EQ(asked, 1);
 }
 
+TEST_F(WindowFixture, FollowingARunShowsTheTrainingPlotsALessonHid) {
+  QDockWidget* loss = window.trainingWorkspace()->dock(QStringLiteral("loss"));
+  QDockWidget* histogram = window.trainingWorkspace()->dock(QStringLiteral("histogram"));
+  ASSERT_TRUE(loss && histogram);
+  loss->hide();  // as the number-format lessons' layout leaves them
+  histogram->hide();
+  FollowDialog* dialog = follow->showFollowDialog();
+  dialog->setTargetText(dir.filePath(QStringLiteral("run.jsonl")));
+  ASSERT_TRUE(dialog->acceptable());
+  dialog->accept();
+  EXPECT_EQ(follow->controller()->follows().size(), 1u);
+  EXPECT_TRUE(loss->isVisible());
+  EXPECT_TRUE(histogram->isVisible());
+}
+
 TEST(FollowDialog, RefusesBadTargetsWithTheMessageAndAcceptsGoodOnes) {
   FollowDialog dialog;
   EXPECT_FALSE(dialog.acceptable());  // empty
