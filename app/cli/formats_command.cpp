@@ -54,7 +54,8 @@ void printTable(std::ostream& out, const std::vector<Row>& rows, const std::vect
 }
 
 std::string knownDTypes() {
-  return "fp64, fp32, tf32, fp16, bf16, fp8e4m3fn, fp8e5m2 (also float16, half, bfloat16, ...)";
+  return "fp64, fp32, tf32, fp16, bf16, fp8e4m3fn, fp8e5m2, fp4e2m1, e8m0 (also float16, half, bfloat16, "
+         "float4_e2m1fn_x2, float8_e8m0fnu, ...)";
 }
 
 // "fp16,bf16" -> dtypes; an unknown name is reported on stderr.
@@ -190,7 +191,12 @@ void printConvertHelp(std::ostream& out) {
          "Rounds each VALUE to each format (IEEE-754 round-to-nearest, ties to even, straight from the\n"
          "double) and prints the bits (sign exponent mantissa, and hex), the stored value, the absolute\n"
          "and relative rounding error, the class (zero, subnormal, normal, inf, nan) and what happened:\n"
-         "flushed-to-zero, subnormal, overflowed, exact.\n"
+         "flushed-to-zero, subnormal, overflowed, saturated, no-encoding, exact.\n"
+         "\n"
+         "Below each table: the saturating (satfinite) result of the FP8 and FP4 formats (E4M3FN: 448\n"
+         "instead of NaN, E5M2: 57344 instead of inf; E2M1 has no overflow encoding and always saturates),\n"
+         "and, where it differs, what PyTorch stores: it converts a Python float to float32 first and\n"
+         "rounds that again.\n"
          "\n"
          "VALUE: a number (1e-8, 65504, -0, 0x1.8p3), inf, -inf, nan, or a bit pattern 0x3c00 / 0b0011...\n"
          "read in --pattern-dtype (default fp16). Put -- before values that look like options.\n"
@@ -216,7 +222,9 @@ std::string flagsText(const RoundingResult& r) {
   if (r.flushedToZero) add("flushed-to-zero");
   if (r.becameSubnormal) add("subnormal");
   if (r.overflowed) add("overflowed");
-  if (!r.overflowed && r.absError == 0 && !std::isnan(r.stored)) add("exact");
+  if (r.saturated) add("saturated");
+  if (r.noEncoding) add("no-encoding");
+  if (!r.overflowed && !r.noEncoding && r.absError == 0 && !std::isnan(r.stored)) add("exact");
   return flags.empty() ? "-" : flags;
 }
 
@@ -241,8 +249,11 @@ void writeFinfoJson(JsonWriter& json, DType dtype) {
       .field("exponent_bits", spec.exponentBits)
       .field("mantissa_bits", spec.mantissaBits)
       .field("bias", spec.bias)
-      .field("storage_bytes", spec.storageBytes)
+      .field("storage_bits", spec.storageBits)
+      .field("storage_bytes", spec.storageBits / 8.0)
+      .field("has_sign", spec.hasSign)
       .field("has_infinity", spec.hasInfinity)
+      .field("has_nan", spec.hasNaN)
       .field("min", info.lowest)
       .field("max", info.max)
       .field("eps", info.eps)
@@ -253,6 +264,19 @@ void writeFinfoJson(JsonWriter& json, DType dtype) {
       .field("min_exponent", static_cast<int>(info.minExponent))
       .field("max_exponent", static_cast<int>(info.maxExponent))
       .endObject();
+}
+
+// The formats whose saturating conversion the text output shows beside the IEEE one.
+bool showsSaturating(DType dtype) {
+  return dtype == DType::FP8E4M3FN || dtype == DType::FP8E5M2 || dtype == DType::FP4E2M1;
+}
+
+void writeResultFields(JsonWriter& json, DType dtype, const RoundingResult& r) {
+  json.field("bits_hex", formatBitsHex(dtype, r.bits))
+      .field("stored", r.stored)
+      .field("class", valueClassName(r.cls))
+      .field("overflowed", r.overflowed)
+      .field("saturated", r.saturated);
 }
 
 }  // namespace
@@ -307,7 +331,9 @@ int runFormatsCommand(const std::vector<std::string>& args) {
   std::cout
       << "\nmin = -max; eps = 2^-mantissa (the gap after 1); tiny = smallest normal = 2^(1-bias);\n"
          "smallest subnormal = 2^(1-bias-mantissa). TF32 is stored in 4 bytes, its encoding has 19 bits.\n"
-         "FP8 E4M3FN has no infinity (448 is its max; beyond it is NaN).\n";
+         "FP8 E4M3FN has no infinity (448 is its max; beyond it is NaN).\n"
+         "FP4 E2M1 (OCP MX) has neither infinity nor NaN: beyond 6 it saturates. Two elements share a byte.\n"
+         "E8M0 (the OCP MX block scale) has no sign, no mantissa and no zero: 2^-127 .. 2^127, 0xFF is NaN.\n";
   if (options->elements) {
     std::cout << "\nMemory of " << printfDouble("%.6g", static_cast<double>(*options->elements))
               << " elements:\n";
@@ -315,7 +341,7 @@ int runFormatsCommand(const std::vector<std::string>& args) {
     for (const DType dtype : options->dtypes) {
       for (const MemoryFootprint& row : memory) {
         if (row.dtype != dtype) continue;
-        memoryRows.push_back({formatSpec(dtype).name, std::to_string(formatSpec(dtype).storageBytes),
+        memoryRows.push_back({formatSpec(dtype).name, printfDouble("%g", formatSpec(dtype).storageBits / 8.0),
                               printfDouble("%.0f", static_cast<double>(row.bytes)),
                               printfDouble("%.4f", row.gib)});
       }
@@ -378,7 +404,21 @@ int runConvertCommand(const std::vector<std::string>& args) {
             .field("flushed_to_zero", r.flushedToZero)
             .field("subnormal", r.becameSubnormal)
             .field("overflowed", r.overflowed)
-            .endObject();
+            .field("saturated", r.saturated)
+            .field("no_encoding", r.noEncoding);
+        json.key("saturating").beginObject();
+        writeResultFields(json, dtype, roundValueSaturating(dtype, parsed[i].value));
+        json.endObject();
+        const PyTorchConversion torch = pytorchConversion(dtype, parsed[i].value);
+        json.key("pytorch").beginObject().field("available", torch.available);
+        if (torch.available) {
+          json.field("via_float32", torch.viaFloat32)
+              .field("bits_hex", formatBitsHex(dtype, torch.bits))
+              .field("stored", torch.stored)
+              .field("differs", torch.differs);
+          if (torch.differs) json.field("reason", torch.reason);
+        }
+        json.endObject().endObject();
       }
       json.endArray().endObject();
     }
@@ -400,6 +440,21 @@ int runConvertCommand(const std::vector<std::string>& args) {
                       valueClassName(r.cls), flagsText(r)});
     }
     printTable(std::cout, rows, {false, false, false, true, true, true, true, false, false}, "  ");
+    // Extra lines start with their own word, so a dtype's row stays the only line that starts with it.
+    std::vector<Row> extra;
+    for (const DType dtype : options->dtypes) {
+      if (!showsSaturating(dtype)) continue;
+      const RoundingResult s = roundValueSaturating(dtype, parsed[i].value);
+      extra.push_back({"satfinite", formatSpec(dtype).name, formatBitsHex(dtype, s.bits),
+                       printfDouble("%.4e", s.stored), flagsText(s)});
+    }
+    if (!extra.empty()) printTable(std::cout, extra, {false, false, false, true, false}, "  ");
+    for (const DType dtype : options->dtypes) {
+      const PyTorchConversion torch = pytorchConversion(dtype, parsed[i].value);
+      if (!torch.differs) continue;
+      std::cout << "  pytorch " << formatSpec(dtype).name << ": " << formatBitsHex(dtype, torch.bits) << " "
+                << printfDouble("%.17g", torch.stored) << " -- " << torch.reason << '\n';
+    }
   }
   return kExitOk;
 }

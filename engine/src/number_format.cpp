@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "number_format_mx.h"
+
 namespace ampscope {
 
 namespace {
@@ -20,36 +22,47 @@ struct Layout {
   int mantissaBits;
   int bias;
   int totalBits;
+  bool hasSign;
   bool hasInfinity;
+  bool hasNaN;
   uint64_t mantissaMask;
   uint32_t exponentMax;  // all-ones exponent field
   int minQuantum;        // exponent of the smallest subnormal: 1 - bias - mantissaBits
 };
 
-FormatSpec makeSpec(DType dtype, const char* name, const char* torchName, int exponentBits, int mantissaBits,
-                    int storageBytes, bool hasInfinity) {
+constexpr std::size_t kFormatCount = 9;
+
+enum Specials { kInfAndNaN, kNaNOnly, kNeither };
+
+FormatSpec makeSpec(DType dtype, const char* name, const char* torchName, bool hasSign, int exponentBits,
+                    int mantissaBits, int storageBits, Specials specials) {
   FormatSpec spec;
   spec.dtype = dtype;
   spec.name = name;
   spec.torchName = torchName;
-  spec.totalBits = 1 + exponentBits + mantissaBits;
+  spec.totalBits = (hasSign ? 1 : 0) + exponentBits + mantissaBits;
   spec.exponentBits = exponentBits;
   spec.mantissaBits = mantissaBits;
   spec.bias = (1 << (exponentBits - 1)) - 1;
-  spec.storageBytes = storageBytes;
-  spec.hasInfinity = hasInfinity;
+  spec.storageBits = storageBits;
+  spec.hasSign = hasSign;
+  spec.hasInfinity = specials == kInfAndNaN;
+  spec.hasNaN = specials != kNeither;
   return spec;
 }
 
-const std::array<FormatSpec, 7>& specs() {
-  static const std::array<FormatSpec, 7> kSpecs = {
-      makeSpec(DType::FP64, "FP64", "float64", 11, 52, 8, true),
-      makeSpec(DType::FP32, "FP32", "float32", 8, 23, 4, true),
-      makeSpec(DType::TF32, "TF32", "tf32", 8, 10, 4, true),
-      makeSpec(DType::FP16, "FP16", "float16", 5, 10, 2, true),
-      makeSpec(DType::BF16, "BF16", "bfloat16", 8, 7, 2, true),
-      makeSpec(DType::FP8E4M3FN, "FP8 E4M3FN", "float8_e4m3fn", 4, 3, 1, false),
-      makeSpec(DType::FP8E5M2, "FP8 E5M2", "float8_e5m2", 5, 2, 1, true),
+const std::array<FormatSpec, kFormatCount>& specs() {
+  static const std::array<FormatSpec, kFormatCount> kSpecs = {
+      makeSpec(DType::FP64, "FP64", "float64", true, 11, 52, 64, kInfAndNaN),
+      makeSpec(DType::FP32, "FP32", "float32", true, 8, 23, 32, kInfAndNaN),
+      makeSpec(DType::TF32, "TF32", "tf32", true, 8, 10, 32, kInfAndNaN),
+      makeSpec(DType::FP16, "FP16", "float16", true, 5, 10, 16, kInfAndNaN),
+      makeSpec(DType::BF16, "BF16", "bfloat16", true, 8, 7, 16, kInfAndNaN),
+      makeSpec(DType::FP8E4M3FN, "FP8 E4M3FN", "float8_e4m3fn", true, 4, 3, 8, kNaNOnly),
+      makeSpec(DType::FP8E5M2, "FP8 E5M2", "float8_e5m2", true, 5, 2, 8, kInfAndNaN),
+      // PyTorch's FP4 dtype holds two elements per byte; one element is 4 bits of it.
+      makeSpec(DType::FP4E2M1, "FP4 E2M1", "float4_e2m1fn_x2", true, 2, 1, 4, kNeither),
+      makeSpec(DType::E8M0, "E8M0", "float8_e8m0fnu", false, 8, 0, 8, kNaNOnly),
   };
   return kSpecs;
 }
@@ -61,15 +74,17 @@ std::size_t indexOf(DType dtype) {
 }
 
 const Layout& layoutOf(DType dtype) {
-  static const std::array<Layout, 7> kLayouts = [] {
-    std::array<Layout, 7> layouts{};
+  static const std::array<Layout, kFormatCount> kLayouts = [] {
+    std::array<Layout, kFormatCount> layouts{};
     for (std::size_t i = 0; i < specs().size(); ++i) {
       const FormatSpec& s = specs()[i];
       layouts[i] = Layout{s.exponentBits,
                           s.mantissaBits,
                           s.bias,
                           s.totalBits,
+                          s.hasSign,
                           s.hasInfinity,
+                          s.hasNaN,
                           (uint64_t{1} << s.mantissaBits) - 1,
                           (uint32_t{1} << s.exponentBits) - 1,
                           1 - s.bias - s.mantissaBits};
@@ -83,7 +98,7 @@ uint64_t maskOf(const Layout& l) {
   return l.totalBits == 64 ? ~uint64_t{0} : (uint64_t{1} << l.totalBits) - 1;
 }
 
-uint64_t signBitOf(const Layout& l) { return uint64_t{1} << (l.totalBits - 1); }
+uint64_t signBitOf(const Layout& l) { return l.hasSign ? uint64_t{1} << (l.totalBits - 1) : 0; }
 
 uint64_t pack(const Layout& l, bool sign, uint64_t exponentField, uint64_t mantissaField) {
   return (sign ? signBitOf(l) : 0) | (exponentField << l.mantissaBits) | mantissaField;
@@ -104,19 +119,23 @@ int bitLength(uint64_t x) {
   return n;
 }
 
-// E4M3FN's NaN is S.1111.111; the IEEE-style formats reserve the whole all-ones exponent.
+// E4M3FN's NaN is S.1111.111 (E8M0's, without sign and mantissa, 1111.1111); the IEEE-style formats
+// reserve the whole all-ones exponent; E2M1 has no NaN.
 bool isNaNPattern(const Layout& l, uint32_t exponentField, uint64_t mantissaField) {
-  if (exponentField != l.exponentMax) return false;
+  if (!l.hasNaN || exponentField != l.exponentMax) return false;
   if (l.hasInfinity) return mantissaField != 0;
   return mantissaField == l.mantissaMask;
 }
 
 uint64_t largestFiniteMagnitude(const Layout& l) {
-  if (l.hasInfinity) return pack(l, false, l.exponentMax - 1, l.mantissaMask);
+  if (l.hasInfinity || l.mantissaBits == 0) return pack(l, false, l.exponentMax - 1, l.mantissaMask);
+  if (!l.hasNaN) return pack(l, false, l.exponentMax, l.mantissaMask);
   return pack(l, false, l.exponentMax, l.mantissaMask - 1);
 }
 
+// E2M1 has no NaN to give: a zero of the NaN's sign (roundValue marks it noEncoding).
 uint64_t nanPattern(const Layout& l, bool sign, uint64_t payloadFromDouble) {
+  if (!l.hasNaN) return pack(l, sign, 0, 0);
   if (!l.hasInfinity) return pack(l, sign, l.exponentMax, l.mantissaMask);
   // Keep the top mantissaBits of the double's 52-bit payload and force the quiet bit.
   const uint64_t payload = payloadFromDouble >> (52 - l.mantissaBits);
@@ -126,18 +145,40 @@ uint64_t nanPattern(const Layout& l, bool sign, uint64_t payloadFromDouble) {
 
 enum class OverflowMode { Ieee, Saturate };
 
-uint64_t encodeWith(DType dtype, double value, OverflowMode mode) {
+struct Encoded {
+  uint64_t bits = 0;
+  bool overflow = false;    // the value (inf included) rounded beyond the largest finite value
+  bool noEncoding = false;  // see RoundingResult::noEncoding
+};
+
+uint64_t encodeBits(DType dtype, double value, OverflowMode mode, bool* overflow);
+
+Encoded encodeWith(DType dtype, double value, OverflowMode mode) {
+  Encoded e;
+  if (dtype == DType::E8M0) {
+    e.bits = mx::e8m0Encode(value, mode == OverflowMode::Saturate, &e.overflow, &e.noEncoding);
+    return e;
+  }
+  e.bits = encodeBits(dtype, value, mode, &e.overflow);
+  e.noEncoding = std::isnan(value) && !formatSpec(dtype).hasNaN;
+  return e;
+}
+
+uint64_t encodeBits(DType dtype, double value, OverflowMode mode, bool* overflow) {
   const Layout& l = layoutOf(dtype);
   const uint64_t d = doubleBits(value);
   const bool sign = (d >> 63) != 0;
   const auto dExponent = static_cast<int>((d >> 52) & 0x7FF);
   const uint64_t dFraction = d & ((uint64_t{1} << 52) - 1);
 
-  const uint64_t overflowResult = mode == OverflowMode::Saturate
-                                      ? (largestFiniteMagnitude(l) | (sign ? signBitOf(l) : 0))
-                                      : infinityBits(dtype, sign);
+  // E2M1, with neither infinity nor NaN, can only saturate.
+  const bool saturate = mode == OverflowMode::Saturate || (!l.hasInfinity && !l.hasNaN);
+  const uint64_t overflowResult =
+      saturate ? (largestFiniteMagnitude(l) | (sign ? signBitOf(l) : 0)) : infinityBits(dtype, sign);
+  *overflow = false;
   if (dExponent == 0x7FF) {
     if (dFraction != 0) return nanPattern(l, sign, dFraction);
+    *overflow = mode == OverflowMode::Saturate || !l.hasInfinity;
     return overflowResult;  // an infinity: inf, or NaN for E4M3FN, or max when saturating
   }
   if (dExponent == 0 && dFraction == 0) return pack(l, sign, 0, 0);
@@ -176,11 +217,14 @@ uint64_t encodeWith(DType dtype, double value, OverflowMode mode) {
 
   const long long biased = static_cast<long long>(q) + l.mantissaBits + l.bias;
   const uint64_t mantissa = n - (uint64_t{1} << l.mantissaBits);
-  if (biased > static_cast<long long>(l.exponentMax)) return overflowResult;
-  const uint64_t magnitude = pack(l, false, static_cast<uint64_t>(biased), mantissa);
   // Rounding with an unbounded exponent first, then checking, is IEEE's overflow rule: anything that
   // rounds past the largest finite value overflows (for E4M3FN: onto the NaN pattern).
-  if (magnitude > largestFiniteMagnitude(l)) return overflowResult;
+  if (biased > static_cast<long long>(l.exponentMax) ||
+      pack(l, false, static_cast<uint64_t>(biased), mantissa) > largestFiniteMagnitude(l)) {
+    *overflow = true;
+    return overflowResult;
+  }
+  const uint64_t magnitude = pack(l, false, static_cast<uint64_t>(biased), mantissa);
   return magnitude | (sign ? signBitOf(l) : 0);
 }
 
@@ -196,6 +240,37 @@ std::string trim(const std::string& text) {
   while (begin < end && isSpace(text[begin])) ++begin;
   while (end > begin && isSpace(text[end - 1])) --end;
   return text.substr(begin, end - begin);
+}
+
+RoundingResult makeResult(DType dtype, double value, const Encoded& e) {
+  RoundingResult r;
+  r.input = value;
+  r.bits = e.bits;
+  r.stored = decode(dtype, r.bits);
+  r.cls = classify(dtype, r.bits);
+  r.noEncoding = e.noEncoding;
+  const bool inputFinite = std::isfinite(value);
+  const bool storedFinite = r.cls != ValueClass::Infinite && r.cls != ValueClass::NaN;
+  r.flushedToZero = inputFinite && value != 0 && r.cls == ValueClass::Zero;
+  r.becameSubnormal = r.cls == ValueClass::Subnormal;
+  r.overflowed = inputFinite && e.overflow && !storedFinite;
+  r.saturated = e.overflow && storedFinite;
+  if (r.overflowed || (std::isinf(value) && storedFinite && !r.noEncoding)) {
+    r.absError = std::numeric_limits<double>::infinity();
+    r.relError = std::numeric_limits<double>::infinity();
+  } else if (std::isnan(value) || std::isnan(r.stored)) {
+    r.absError = std::numeric_limits<double>::quiet_NaN();
+    r.relError = std::numeric_limits<double>::quiet_NaN();
+  } else if (std::isinf(value)) {
+    r.absError = 0;  // inf stored as the same inf
+    r.relError = 0;
+  } else {
+    // Exact: stored is within a factor of two of the input whenever it is non-zero (Sterbenz), and
+    // equals 0 otherwise. (E8M0's 2^-127 for a far smaller input is the exception: rounded, not exact.)
+    r.absError = std::fabs(r.stored - value);
+    r.relError = value == 0 ? 0 : r.absError / std::fabs(value);
+  }
+  return r;
 }
 
 ParsedValue parseError(const std::string& message) {
@@ -242,8 +317,9 @@ ParsedValue parseBitPattern(const std::string& text, const std::string& digits, 
 }  // namespace
 
 const std::vector<DType>& allDTypes() {
-  static const std::vector<DType> kAll = {DType::FP64, DType::FP32,      DType::TF32,   DType::FP16,
-                                          DType::BF16, DType::FP8E4M3FN, DType::FP8E5M2};
+  static const std::vector<DType> kAll = {DType::FP64,      DType::FP32,    DType::TF32,
+                                          DType::FP16,      DType::BF16,    DType::FP8E4M3FN,
+                                          DType::FP8E5M2,   DType::FP4E2M1, DType::E8M0};
   return kAll;
 }
 
@@ -271,6 +347,11 @@ std::optional<DType> parseDType(const std::string& name) {
       {"e4m3fn", DType::FP8E4M3FN},    {"e4m3", DType::FP8E4M3FN},
       {"fp8e4m3", DType::FP8E4M3FN},   {"fp8e5m2", DType::FP8E5M2},
       {"float8e5m2", DType::FP8E5M2},  {"e5m2", DType::FP8E5M2},
+      {"fp4", DType::FP4E2M1},         {"fp4e2m1", DType::FP4E2M1},
+      {"e2m1", DType::FP4E2M1},        {"float4e2m1fn", DType::FP4E2M1},
+      {"float4e2m1fnx2", DType::FP4E2M1}, {"e2m1fn", DType::FP4E2M1},
+      {"e8m0", DType::E8M0},           {"e8m0fnu", DType::E8M0},
+      {"fp8e8m0", DType::E8M0},        {"float8e8m0fnu", DType::E8M0},
   };
   for (const Alias& alias : kAliases) {
     if (key == alias.name) return alias.dtype;
@@ -278,10 +359,14 @@ std::optional<DType> parseDType(const std::string& name) {
   return std::nullopt;
 }
 
-uint64_t encode(DType dtype, double value) { return encodeWith(dtype, value, OverflowMode::Ieee); }
+uint64_t encode(DType dtype, double value) { return encodeWith(dtype, value, OverflowMode::Ieee).bits; }
 
 uint64_t encodeSaturating(DType dtype, double value) {
-  return encodeWith(dtype, value, OverflowMode::Saturate);
+  return encodeWith(dtype, value, OverflowMode::Saturate).bits;
+}
+
+RoundingResult roundValueSaturating(DType dtype, double value) {
+  return makeResult(dtype, value, encodeWith(dtype, value, OverflowMode::Saturate));
 }
 
 double decode(DType dtype, uint64_t bits) {
@@ -314,7 +399,7 @@ Decomposed decompose(DType dtype, uint64_t bits) {
   parts.sign = (bits & signBitOf(l)) != 0;
   parts.exponentField = static_cast<uint32_t>((bits >> l.mantissaBits) & l.exponentMax);
   parts.mantissaField = bits & l.mantissaMask;
-  if (parts.exponentField == 0) {
+  if (parts.exponentField == 0 && l.mantissaBits > 0) {  // E8M0's field 0 is 2^-127, a normal value
     parts.unbiasedExponent = 1 - l.bias;
     parts.cls = parts.mantissaField == 0 ? ValueClass::Zero : ValueClass::Subnormal;
   } else {
@@ -332,6 +417,9 @@ Decomposed decompose(DType dtype, uint64_t bits) {
 
 uint64_t compose(DType dtype, bool sign, uint32_t exponentField, uint64_t mantissaField) {
   const Layout& l = layoutOf(dtype);
+  if (sign && !l.hasSign) {
+    throw std::invalid_argument("compose: " + formatSpec(dtype).name + " has no sign bit");
+  }
   if (exponentField > l.exponentMax) {
     throw std::invalid_argument("compose: exponent field " + std::to_string(exponentField) +
                                 " does not fit " + formatSpec(dtype).name + "'s " +
@@ -352,6 +440,7 @@ uint64_t nextUp(DType dtype, uint64_t bits) {
   bits &= maskOf(l);
   const ValueClass cls = classify(dtype, bits);
   if (cls == ValueClass::NaN) return bits;
+  if (!l.hasSign) return bits == largestFiniteMagnitude(l) ? bits : bits + 1;  // E8M0: 2^127 stays
   const uint64_t magnitude = bits & ~signBitOf(l);
   const bool negative = (bits & signBitOf(l)) != 0;
   if (magnitude == 0) return 1;  // either zero steps to the smallest positive subnormal
@@ -365,6 +454,10 @@ uint64_t nextUp(DType dtype, uint64_t bits) {
 
 uint64_t nextDown(DType dtype, uint64_t bits) {
   const Layout& l = layoutOf(dtype);
+  if (!l.hasSign) {  // E8M0: 2^-127 stays (nothing below it), NaN stays
+    bits &= maskOf(l);
+    return bits == 0 || classify(dtype, bits) == ValueClass::NaN ? bits : bits - 1;
+  }
   // nextDown(x) = -nextUp(-x).
   const uint64_t negated = (bits & maskOf(l)) ^ signBitOf(l);
   return nextUp(dtype, negated) ^ signBitOf(l);
@@ -374,9 +467,10 @@ double ulp(DType dtype, double value) {
   const Layout& l = layoutOf(dtype);
   if (std::isnan(value)) return std::numeric_limits<double>::quiet_NaN();
   if (std::isinf(value)) return std::numeric_limits<double>::infinity();
-  const int emin = 1 - l.bias;
-  const int emax =
-      l.hasInfinity ? static_cast<int>(l.exponentMax) - 1 - l.bias : static_cast<int>(l.exponentMax) - l.bias;
+  // E8M0 has neither subnormals (field 0 is 2^-127) nor values in its all-ones exponent.
+  const int emin = l.mantissaBits == 0 ? -l.bias : 1 - l.bias;
+  const int emax = l.hasInfinity || l.mantissaBits == 0 ? static_cast<int>(l.exponentMax) - 1 - l.bias
+                                                        : static_cast<int>(l.exponentMax) - l.bias;
   int binade = emin;
   if (value != 0) binade = std::ilogb(value);
   binade = std::clamp(binade, emin, emax);
@@ -384,42 +478,19 @@ double ulp(DType dtype, double value) {
 }
 
 RoundingResult roundValue(DType dtype, double value) {
-  RoundingResult r;
-  r.input = value;
-  r.bits = encode(dtype, value);
-  r.stored = decode(dtype, r.bits);
-  r.cls = classify(dtype, r.bits);
-  const bool inputFinite = std::isfinite(value);
-  r.flushedToZero = inputFinite && value != 0 && r.cls == ValueClass::Zero;
-  r.becameSubnormal = r.cls == ValueClass::Subnormal;
-  r.overflowed = inputFinite && (r.cls == ValueClass::Infinite || r.cls == ValueClass::NaN);
-  if (r.overflowed) {
-    r.absError = std::numeric_limits<double>::infinity();
-    r.relError = std::numeric_limits<double>::infinity();
-  } else if (std::isnan(value) || std::isnan(r.stored)) {
-    r.absError = std::numeric_limits<double>::quiet_NaN();
-    r.relError = std::numeric_limits<double>::quiet_NaN();
-  } else if (std::isinf(value)) {
-    r.absError = 0;  // inf stored as the same inf
-    r.relError = 0;
-  } else {
-    // Exact: stored is within a factor of two of the input whenever it is non-zero (Sterbenz), and
-    // equals 0 otherwise.
-    r.absError = std::fabs(r.stored - value);
-    r.relError = value == 0 ? 0 : r.absError / std::fabs(value);
-  }
-  return r;
+  return makeResult(dtype, value, encodeWith(dtype, value, OverflowMode::Ieee));
 }
 
 FInfo finfo(DType dtype) {
   const Layout& l = layoutOf(dtype);
   FInfo info;
   info.max = decode(dtype, largestFiniteMagnitude(l));
-  info.lowest = -info.max;
-  info.minExponent = 1 - l.bias;
+  const int emin = l.mantissaBits == 0 ? -l.bias : 1 - l.bias;  // E8M0: field 0 is 2^-127
+  info.minExponent = emin;
   info.maxExponent = std::ilogb(info.max);
-  info.smallestNormal = std::ldexp(1.0, 1 - l.bias);
-  info.smallestSubnormal = std::ldexp(1.0, l.minQuantum);
+  info.smallestNormal = std::ldexp(1.0, emin);
+  info.smallestSubnormal = l.mantissaBits == 0 ? info.smallestNormal : std::ldexp(1.0, l.minQuantum);
+  info.lowest = l.hasSign ? -info.max : info.smallestNormal;
   info.eps = std::ldexp(1.0, -l.mantissaBits);
   // floor(M * log10 2) with log10 2 = 0.30102999566...: exact for every M here.
   info.decimalDigits = static_cast<int>(std::floor(l.mantissaBits * 0.30102999566398120));
@@ -445,11 +516,16 @@ uint64_t maxFiniteBits(DType dtype, bool negative) {
 
 uint64_t infinityBits(DType dtype, bool negative) {
   const Layout& l = layoutOf(dtype);
+  if (!l.hasNaN) return maxFiniteBits(dtype, negative);
   if (!l.hasInfinity) return pack(l, negative, l.exponentMax, l.mantissaMask);
   return pack(l, negative, l.exponentMax, 0);
 }
 
-uint64_t quietNaNBits(DType dtype) { return nanPattern(layoutOf(dtype), false, 0); }
+uint64_t quietNaNBits(DType dtype) {
+  const Layout& l = layoutOf(dtype);
+  if (!l.hasNaN) throw std::invalid_argument("quietNaNBits: " + formatSpec(dtype).name + " has no NaN");
+  return nanPattern(l, false, 0);
+}
 
 std::string valueClassName(ValueClass cls) {
   switch (cls) {
@@ -468,7 +544,7 @@ std::string formatBitsBinary(DType dtype, uint64_t bits) {
   std::string text;
   for (int i = l.totalBits - 1; i >= 0; --i) {
     text += ((bits >> i) & 1) != 0 ? '1' : '0';
-    if (i == l.totalBits - 1 || i == l.mantissaBits) text += ' ';
+    if ((l.hasSign && i == l.totalBits - 1) || (l.mantissaBits > 0 && i == l.mantissaBits)) text += ' ';
   }
   return text;
 }
@@ -555,7 +631,7 @@ std::vector<MemoryFootprint> memoryFootprints(long double elements) {
   }
   std::vector<MemoryFootprint> rows;
   for (const DType dtype : allDTypes()) {
-    const long double bytes = elements * formatSpec(dtype).storageBytes;
+    const long double bytes = std::ceil(elements * formatSpec(dtype).storageBits / 8.0L);
     rows.push_back({dtype, bytes, static_cast<double>(bytes / 1073741824.0L)});
   }
   return rows;
