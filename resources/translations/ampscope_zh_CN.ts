@@ -507,6 +507,46 @@ LibTorch %4
 <context>
     <name>FormatRowWidget</name>
     <message>
+        <source>%1 exponent bits, no sign · bias %2</source>
+        <translation>%1 位指数位，无符号位 · 偏置 %2</translation>
+    </message>
+    <message>
+        <source>no encoding</source>
+        <translation>无编码</translation>
+    </message>
+    <message>
+        <source>E8M0 has no sign and no zero: zero and negative values have no encoding (NaN here).</source>
+        <translation>E8M0 没有符号位也没有零：零和负值没有编码（此处为 NaN）。</translation>
+    </message>
+    <message>
+        <source>%1 has no NaN: a NaN has no encoding (zero here; in an MX block the scale carries NaN).</source>
+        <translation>%1 没有 NaN：NaN 没有编码（此处为零；在 MX 块中由缩放因子表示 NaN）。</translation>
+    </message>
+    <message>
+        <source>saturated → max</source>
+        <translation>饱和 → 最大值</translation>
+    </message>
+    <message>
+        <source>Beyond %1&apos;s max: it has no infinity or NaN, so the value is clamped to ±%2.</source>
+        <translation>超出 %1 的最大值：它没有无穷也没有 NaN，所以值被截断为 ±%2。</translation>
+    </message>
+    <message>
+        <source>saturating (satfinite): %1 (%2)</source>
+        <translation>饱和转换（satfinite）：%1（%2）</translation>
+    </message>
+    <message>
+        <source>PyTorch stores %1: %2</source>
+        <translation>PyTorch 存储 %1：%2</translation>
+    </message>
+    <message>
+        <source>1111 1111 is %1&apos;s only NaN pattern (no zero, no infinity)</source>
+        <translation>1111 1111 是 %1 唯一的 NaN 编码（没有零，没有无穷）</translation>
+    </message>
+    <message>
+        <source>2&lt;sup&gt;e&amp;minus;bias&lt;/sup&gt; =</source>
+        <translation>2&lt;sup&gt;e&amp;minus;偏置&lt;/sup&gt; =</translation>
+    </message>
+    <message>
         <source>1+%1+%2 bits · bias %3</source>
         <translation>1+%1+%2 位 · 偏置 %3</translation>
     </message>
@@ -2582,6 +2622,14 @@ Restore it?</source>
 </context>
 <context>
     <name>ampscope::ui::formats</name>
+    <message>
+        <source>OCP MX FP4: values 0 to 6, no infinity or NaN, saturates</source>
+        <translation>OCP MX FP4：取值 0 到 6，没有无穷和 NaN，溢出时饱和</translation>
+    </message>
+    <message>
+        <source>OCP MX block scale: powers of two 2^-127 to 2^127, no sign, no zero</source>
+        <translation>OCP MX 块缩放因子：2^-127 到 2^127 的 2 的幂，无符号位，没有零</translation>
+    </message>
     <message>
         <source>Enter a number of elements, e.g. 1e9 or 1,000,000,000.</source>
         <translation>请输入元素个数，例如 1e9 或 1,000,000,000。</translation>

@@ -256,4 +256,46 @@ TEST(Cli, VersionHelpAndUnknownCommand) {
 }
 
 }  // namespace
+TEST(CliConvert, ShowsSaturatingFp8AndFp4AndPyTorchsResult) {
+  // OFP8 v1.0: E4M3 max 448 (overflow is NaN), E5M2 max 57344 (overflow is inf); OCP MX v1.0: E2M1 max 6,
+  // no overflow encoding. 65519.99999 -> 65520 as float32, the FP16 overflow tie: inf in PyTorch.
+  const CliResult r = cli({"convert", "--dtypes", "fp16,e4m3fn,e5m2,fp4", "65519.99999"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  std::size_t from = 0;
+  EXPECT_EQ(rowStartingWith(r.out, "FP16", &from)[4], "0x7bff");
+  const std::vector<std::string> e4 = rowStartingWith(r.out, "satfinite", &from);
+  ASSERT_EQ(e4.size(), 6u) << r.out;
+  EXPECT_EQ(e4[3], "0x7e");
+  EXPECT_EQ(e4[4], "4.4800e+02");
+  EXPECT_EQ(e4[5], "saturated");
+  EXPECT_EQ(rowStartingWith(r.out, "satfinite", &from)[4], "5.7344e+04");
+  EXPECT_EQ(rowStartingWith(r.out, "satfinite", &from)[4], "6.0000e+00");
+  EXPECT_NE(r.out.find("pytorch FP16: 0x7c00 inf -- PyTorch rounds to float32 first: 65519.99999 -> 65520 "
+                       "(float32) -> inf (ties to even at the overflow threshold)"),
+            std::string::npos)
+      << r.out;
+  const CliResult json = cli({"convert", "--json", "--dtypes", "fp16,e4m3fn,e8m0", "65519.99999", "0"});
+  ASSERT_EQ(json.exitCode, 0) << json.err;
+  expectValidJson(json.out);
+  EXPECT_NE(json.out.find("\"reason\": \"PyTorch rounds to float32 first"), std::string::npos) << json.out;
+  EXPECT_NE(json.out.find("\"no_encoding\": true"), std::string::npos);  // E8M0 has no zero
+}
+
+TEST(CliFormats, ListsFp4AndE8M0WithHalfAByteForFp4) {
+  const CliResult r = cli({"formats", "--dtypes", "float4_e2m1fn_x2,float8_e8m0fnu", "--elements", "3"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const std::vector<std::string> fp4 = rowStartingWith(r.out, "FP4");
+  ASSERT_GE(fp4.size(), 9u) << r.out;
+  EXPECT_EQ(fp4[8], "6.000000e+00");  // OCP MX v1.0 section 5.3.3: max 6
+  std::size_t from = 0;
+  rowStartingWith(r.out, "Memory", &from);
+  const std::vector<std::string> memory = rowStartingWith(r.out, "FP4", &from);
+  ASSERT_EQ(memory.size(), 5u) << r.out;
+  EXPECT_EQ(memory[2], "0.5");
+  EXPECT_EQ(memory[3], "2");  // three elements: one full byte and half of another
+  const CliResult bad = cli({"convert", "--dtypes", "fp4,e9m0", "1"});
+  EXPECT_EQ(bad.exitCode, 2);
+  EXPECT_NE(bad.err.find("unknown dtype 'e9m0'"), std::string::npos) << bad.err;
+}
+
 }  // namespace ampscope

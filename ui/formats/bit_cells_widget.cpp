@@ -7,6 +7,7 @@
 #include <QToolTip>
 
 #include <algorithm>
+#include <vector>
 
 #include "ui/formats/format_text.h"
 
@@ -138,12 +139,16 @@ void BitCellsWidget::paintEvent(QPaintEvent*) {
     QString text;
     QString shortText;  // when the field is too narrow for the full name
   };
-  const Label labels[] = {
-      {spec.totalBits - 1, spec.totalBits - 1, tr("s"), tr("s")},
-      {spec.totalBits - 2, spec.mantissaBits, tr("exponent (%1)").arg(spec.exponentBits),
-       tr("exp (%1)").arg(spec.exponentBits)},
-      {spec.mantissaBits - 1, 0, tr("mantissa (%1)").arg(spec.mantissaBits), tr("m (%1)").arg(spec.mantissaBits)},
-  };
+  // E8M0 is all exponent: no sign cell, no mantissa cells.
+  const int exponentTop = spec.hasSign ? spec.totalBits - 2 : spec.totalBits - 1;
+  std::vector<Label> labels;
+  if (spec.hasSign) labels.push_back({spec.totalBits - 1, spec.totalBits - 1, tr("s"), tr("s")});
+  labels.push_back({exponentTop, spec.mantissaBits, tr("exponent (%1)").arg(spec.exponentBits),
+                    tr("exp (%1)").arg(spec.exponentBits)});
+  if (spec.mantissaBits > 0) {
+    labels.push_back({spec.mantissaBits - 1, 0, tr("mantissa (%1)").arg(spec.mantissaBits),
+                      tr("m (%1)").arg(spec.mantissaBits)});
+  }
   const int labelHeight = fontMetrics().height();
   for (const Label& label : labels) {
     const QRect first = m_geometry.cells[label.firstBit];

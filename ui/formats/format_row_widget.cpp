@@ -2,6 +2,7 @@
 
 #include <QGridLayout>
 #include <QLabel>
+#include <QStringList>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -67,17 +68,22 @@ FormatRowWidget::FormatRowWidget(DType dtype, QWidget* parent) : QFrame(parent),
   nameFont.setPointSizeF(nameFont.pointSizeF() * 1.2);
   name->setFont(nameFont);
   name->setToolTip(dtypeDescription(dtype));
-  auto* layoutLabel = makeCaption(tr("1+%1+%2 bits · bias %3").arg(spec.exponentBits).arg(spec.mantissaBits)
-                                      .arg(spec.bias),
+  auto* layoutLabel = makeCaption(spec.hasSign ? tr("1+%1+%2 bits · bias %3")
+                                                     .arg(spec.exponentBits)
+                                                     .arg(spec.mantissaBits)
+                                                     .arg(spec.bias)
+                                               : tr("%1 exponent bits, no sign · bias %2")
+                                                     .arg(spec.exponentBits)
+                                                     .arg(spec.bias),
                                   this);
   layoutLabel->setToolTip(tr("%1 sign bit, %2 exponent bits, %3 stored mantissa bits. The exponent is "
                              "stored with a bias of %4 = 2<sup>%2&minus;1</sup>&minus;1, so field e means "
                              "2<sup>e&minus;%4</sup>. %5 byte(s) per element in memory.")
-                              .arg(1)
+                              .arg(spec.hasSign ? 1 : 0)
                               .arg(spec.exponentBits)
                               .arg(spec.mantissaBits)
                               .arg(spec.bias)
-                              .arg(spec.storageBytes));
+                              .arg(spec.storageBits / 8.0));
   m_badge = new QLabel(this);
   m_badge->setObjectName(QStringLiteral("highlightBadge"));
   m_badge->setAlignment(Qt::AlignCenter);
@@ -102,6 +108,14 @@ FormatRowWidget::FormatRowWidget(DType dtype, QWidget* parent) : QFrame(parent),
                            "2<sup>e&minus;bias</sup> &times; 1.m<br>Subnormal (e = 0): (&minus;1)<sup>s"
                            "</sup> &times; 2<sup>1&minus;bias</sup> &times; 0.m<br>e all ones: "
                            "infinity (m = 0) or NaN (m &ne; 0)."));
+
+  m_notes = new QLabel(this);
+  m_notes->setObjectName(QStringLiteral("notes"));
+  m_notes->setTextFormat(Qt::RichText);
+  m_notes->setWordWrap(true);
+  m_notes->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_notes->setStyleSheet(kCaptionStyle);
+  m_notes->hide();
 
   // Column 2: stored value, error, encoding.
   auto* values = new QGridLayout;
@@ -178,7 +192,7 @@ FormatRowWidget::FormatRowWidget(DType dtype, QWidget* parent) : QFrame(parent),
 
 void FormatRowWidget::applyLayout(bool compact) {
   m_compact = compact;
-  const QList<QWidget*> parts{m_headerBox, m_bitCells, m_formula, m_valueBox, m_stepsBox};
+  const QList<QWidget*> parts{m_headerBox, m_bitCells, m_formula, m_notes, m_valueBox, m_stepsBox};
   for (QWidget* w : parts) {
     m_grid->removeWidget(w);
   }
@@ -195,6 +209,7 @@ void FormatRowWidget::applyLayout(bool compact) {
     m_grid->addWidget(m_formula, 2, 0, 1, 2);
     m_grid->addWidget(m_valueBox, 3, 0, Qt::AlignLeft);
     m_grid->addWidget(m_stepsBox, 3, 1, Qt::AlignRight | Qt::AlignVCenter);
+    m_grid->addWidget(m_notes, 4, 0, 1, 2);
     m_grid->setColumnStretch(0, 1);
   } else {
     // Side by side: name | bits over formula | values | step buttons.
@@ -207,6 +222,7 @@ void FormatRowWidget::applyLayout(bool compact) {
     m_grid->addWidget(m_formula, 1, 1);
     m_grid->addWidget(m_valueBox, 0, 2, 2, 1, Qt::AlignVCenter);
     m_grid->addWidget(m_stepsBox, 0, 3, 2, 1);
+    m_grid->addWidget(m_notes, 2, 1, 1, 3);
     m_grid->setColumnStretch(1, 1);
   }
 }
@@ -237,6 +253,7 @@ void FormatRowWidget::showEncoding(double input, uint64_t bits) {
 QString FormatRowWidget::badgeText() const { return m_badge->text(); }
 QString FormatRowWidget::storedText() const { return m_stored->text(); }
 QString FormatRowWidget::formulaText() const { return m_formula->text(); }
+QString FormatRowWidget::notesText() const { return m_notes->text(); }
 
 void FormatRowWidget::refresh() {
   const RoundingResult& r = m_result;
@@ -245,7 +262,21 @@ void FormatRowWidget::refresh() {
   QString badge;
   QRgb color = 0xff90a4ae;  // grey: rounded, nothing special
   QString tip;
-  if (r.cls == ValueClass::NaN && !std::isnan(r.input)) {
+  if (r.noEncoding) {
+    m_highlight = Highlight::NaN;
+    badge = tr("no encoding");
+    color = kNaNColor;
+    tip = m_dtype == DType::E8M0
+              ? tr("E8M0 has no sign and no zero: zero and negative values have no encoding (NaN here).")
+              : tr("%1 has no NaN: a NaN has no encoding (zero here; in an MX block the scale carries NaN).")
+                    .arg(dtypeDisplayName(m_dtype));
+  } else if (r.saturated) {
+    m_highlight = Highlight::Overflow;
+    badge = tr("saturated → max");
+    color = kOverflowColor;
+    tip = tr("Beyond %1's max: it has no infinity or NaN, so the value is clamped to ±%2.")
+              .arg(dtypeDisplayName(m_dtype), shortestText(finfo(m_dtype).max));
+  } else if (r.cls == ValueClass::NaN && !std::isnan(r.input)) {
     m_highlight = Highlight::Overflow;
     badge = tr("overflow → NaN");
     color = kOverflowColor;
@@ -307,6 +338,24 @@ void FormatRowWidget::refresh() {
   m_hex->setText(QString::fromStdString(formatBitsHex(m_dtype, r.bits)));
   m_class->setText(valueClassText(r.cls));
   m_formula->setText(formulaHtml());
+
+  QStringList notes;
+  const bool fp8 = m_dtype == DType::FP8E4M3FN || m_dtype == DType::FP8E5M2;
+  if (fp8) {
+    const RoundingResult s = roundValueSaturating(m_dtype, r.input);
+    if (s.bits != r.bits) {
+      notes << tr("saturating (satfinite): %1 (%2)")
+                   .arg(shortestText(s.stored), QString::fromStdString(formatBitsHex(m_dtype, s.bits)));
+    }
+  }
+  const PyTorchConversion torch = pytorchConversion(m_dtype, r.input);
+  if (torch.differs) {
+    // The reason is the engine's English line (the CLI prints the same); the caption is translated.
+    notes << tr("PyTorch stores %1: %2")
+                 .arg(shortestText(torch.stored), QString::fromStdString(torch.reason).toHtmlEscaped());
+  }
+  m_notes->setText(notes.join(QStringLiteral("<br>")));
+  m_notes->setVisible(!notes.isEmpty());
 }
 
 QString FormatRowWidget::formulaHtml() const {
@@ -320,6 +369,7 @@ QString FormatRowWidget::formulaHtml() const {
     case ValueClass::Infinite:
       return grey.arg(tr("e all ones, m = 0:")) + QStringLiteral(" %1").arg(d.sign ? "&minus;&infin;" : "+&infin;");
     case ValueClass::NaN:
+      if (!spec.hasSign) return grey.arg(tr("1111 1111 is %1's only NaN pattern (no zero, no infinity)").arg(dtypeDisplayName(m_dtype)));
       if (!spec.hasInfinity) return grey.arg(tr("S.1111.111 is %1's only NaN pattern (it has no infinity)").arg(dtypeDisplayName(m_dtype)));
       return grey.arg(tr("e all ones, m = %1 &ne; 0: NaN").arg(d.mantissaField));
     case ValueClass::Subnormal: {
@@ -334,6 +384,12 @@ QString FormatRowWidget::formulaHtml() const {
                  .arg(spec.mantissaBits);
     }
     case ValueClass::Normal: {
+      if (!spec.hasSign) {  // E8M0: a power of two and nothing else
+        return grey.arg(tr("2<sup>e&minus;bias</sup> =")) + QStringLiteral(" 2<sup>%1&minus;%2</sup> = 2<sup>%3</sup>")
+                                                               .arg(d.exponentField)
+                                                               .arg(spec.bias)
+                                                               .arg(signedInt(d.unbiasedExponent));
+      }
       const double significand = 1.0 + std::ldexp(static_cast<double>(d.mantissaField), -spec.mantissaBits);
       return grey.arg(tr("(&minus;1)<sup>s</sup>&times;2<sup>e&minus;bias</sup>&times;1.m =")) +
              QStringLiteral(" %1 &times; 2<sup>%2&minus;%3</sup> &times; %4  <span style='color:#78909c'>"

@@ -45,6 +45,9 @@ class FormatRowWidget : public QFrame {
   QString badgeText() const;
   QString storedText() const;
   QString formulaText() const;
+  // The saturating result (FP8, FP4) and PyTorch's result where they differ from the stored value;
+  // empty (and hidden) otherwise.
+  QString notesText() const;
 
   BitCellsWidget* bitCells() const { return m_bitCells; }
   QToolButton* nextButton() const { return m_next; }
@@ -79,6 +82,7 @@ class FormatRowWidget : public QFrame {
   QLabel* m_absError = nullptr;
   QLabel* m_relError = nullptr;
   QLabel* m_class = nullptr;
+  QLabel* m_notes = nullptr;
   QLabel* m_hex = nullptr;
   QToolButton* m_previous = nullptr;
   QToolButton* m_next = nullptr;

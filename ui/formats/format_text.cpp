@@ -59,6 +59,12 @@ QString dtypeDescription(DType dtype) {
                                          "OCP FP8, no infinity, max 448 (forward pass)");
     case DType::FP8E5M2:
       return QCoreApplication::translate("ampscope::ui::formats", "OCP FP8, FP16's range (gradients)");
+    case DType::FP4E2M1:
+      return QCoreApplication::translate("ampscope::ui::formats",
+                                         "OCP MX FP4: values 0 to 6, no infinity or NaN, saturates");
+    case DType::E8M0:
+      return QCoreApplication::translate("ampscope::ui::formats",
+                                         "OCP MX block scale: powers of two 2^-127 to 2^127, no sign, no zero");
   }
   return {};
 }
@@ -80,7 +86,7 @@ QString valueClassText(ValueClass cls) {
 }
 
 BitField bitFieldOf(const FormatSpec& spec, int bitIndex) {
-  if (bitIndex == spec.totalBits - 1) return BitField::Sign;
+  if (spec.hasSign && bitIndex == spec.totalBits - 1) return BitField::Sign;
   if (bitIndex >= spec.mantissaBits) return BitField::Exponent;
   return BitField::Mantissa;
 }

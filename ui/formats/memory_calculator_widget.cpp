@@ -27,6 +27,9 @@ namespace {
 
 enum Column { kDType, kBytesPerElement, kBytes, kGiB, kBar, kColumnCount };
 
+// "2", or "0.5" for FP4 (two elements per byte). Not localised: the CSV copy uses it too.
+QString bytesPerElementText(DType dtype) { return QString::number(formatSpec(dtype).storageBits / 8.0); }
+
 // The integer digits of a count or a byte total (exact: see groupedInteger).
 QString plainInteger(long double value) {
   return QString::number(static_cast<qlonglong>(std::llround(static_cast<double>(value))));
@@ -94,11 +97,11 @@ MemoryCalculatorWidget::MemoryCalculatorWidget(QWidget* parent) : QWidget(parent
     auto* barLayout = new QHBoxLayout(barCell);
     barLayout->setContentsMargins(6, 0, 6, 0);
     auto* bar = new QProgressBar(barCell);
-    bar->setRange(0, 8);
-    bar->setValue(formatSpec(dtype).storageBytes);
+    bar->setRange(0, 64);  // in bits: FP4 is half a byte
+    bar->setValue(formatSpec(dtype).storageBits);
     bar->setTextVisible(false);
     bar->setFixedHeight(12);
-    bar->setToolTip(tr("Relative size: %1 of FP64's 8 bytes.").arg(formatSpec(dtype).storageBytes));
+    bar->setToolTip(tr("Relative size: %1 of FP64's 8 bytes.").arg(bytesPerElementText(dtype)));
     barLayout->addWidget(bar);
     m_table->setCellWidget(row, kBar, barCell);
     ++row;
@@ -156,7 +159,7 @@ void MemoryCalculatorWidget::recompute() {
     if (row >= m_table->rowCount()) continue;
     char gib[64];
     std::snprintf(gib, sizeof gib, "%.4f", footprint.gib);
-    m_table->item(row, kBytesPerElement)->setText(QString::number(formatSpec(footprint.dtype).storageBytes));
+    m_table->item(row, kBytesPerElement)->setText(bytesPerElementText(footprint.dtype));
     m_table->item(row, kBytes)->setText(groupedInteger(footprint.bytes));
     m_table->item(row, kGiB)->setText(QString::fromLatin1(gib));
   }
@@ -173,7 +176,7 @@ QString MemoryCalculatorWidget::toCsv() const {
     char gib[64];
     std::snprintf(gib, sizeof gib, "%.4f", footprint.gib);
     csv += TableCsv::record({plainInteger(m_elements), QString::fromStdString(formatSpec(footprint.dtype).name),
-                             QString::number(formatSpec(footprint.dtype).storageBytes), plainInteger(footprint.bytes),
+                             bytesPerElementText(footprint.dtype), plainInteger(footprint.bytes),
                              QString::fromLatin1(gib), shortestText(footprint.gib)});
   }
   return csv;

@@ -121,8 +121,13 @@ TEST_F(NumberFormatsPanelTest, AcceptsSignedZeroInfinityAndNaN) {
 
   type(QStringLiteral("nan"));
   ASSERT_TRUE(panel.isInputValid());
-  for (DType dtype : allDTypes()) EXPECT_EQ(row(dtype)->result().cls, ValueClass::NaN);
+  for (DType dtype : allDTypes()) {
+    if (dtype == DType::FP4E2M1) continue;  // no NaN (OCP MX v1.0): below
+    EXPECT_EQ(row(dtype)->result().cls, ValueClass::NaN);
+  }
   EXPECT_EQ(row(DType::FP32)->highlight(), FormatRowWidget::Highlight::NaN);
+  EXPECT_TRUE(row(DType::FP4E2M1)->result().noEncoding);
+  EXPECT_EQ(row(DType::FP4E2M1)->badgeText(), QStringLiteral("no encoding"));
 }
 
 TEST_F(NumberFormatsPanelTest, FP16MaxIsExactAndOneStepMoreOverflows) {
@@ -141,7 +146,13 @@ TEST_F(NumberFormatsPanelTest, ClickingABitFlipsItAndEveryRowFollows) {
   clickBit(DType::FP16, 15);  // sign
   EXPECT_EQ(panel.valueEdit()->text(), QStringLiteral("-1"));
   EXPECT_EQ(row(DType::FP16)->bits(), 0xbc00u);
-  for (DType dtype : allDTypes()) EXPECT_EQ(row(dtype)->result().stored, -1.0);
+  for (DType dtype : allDTypes()) {
+    if (dtype == DType::E8M0) continue;  // no sign: below
+    EXPECT_EQ(row(dtype)->result().stored, -1.0);
+  }
+  EXPECT_TRUE(row(DType::E8M0)->result().noEncoding);
+  // PyTorch's cast drops the sign: the row says so beside the exact result.
+  EXPECT_TRUE(row(DType::E8M0)->notesText().contains(QStringLiteral("drops the sign"))) << row(DType::E8M0)->notesText().toStdString();
 
   type(QStringLiteral("1"));
   clickBit(DType::FP16, 10);  // lowest exponent bit: field 15 -> 14, so 2^-1
@@ -300,5 +311,20 @@ TEST_F(NumberFormatsPanelTest, FormulaShowsTheActualFieldsAndBias) {
   EXPECT_TRUE(formula.contains(QStringLiteral("1.599609375"))) << formula.toStdString();
 }
 
+TEST_F(NumberFormatsPanelTest, Fp8RowsShowTheSaturatingResultAndFp16PyTorchsDoubleRounding) {
+  // OFP8 v1.0: E4M3 overflow is NaN, saturating 448; E5M2 overflow is inf, saturating 57344.
+  type(QStringLiteral("1000"));
+  EXPECT_EQ(row(DType::FP8E4M3FN)->result().cls, ValueClass::NaN);
+  EXPECT_TRUE(row(DType::FP8E4M3FN)->notesText().contains(QStringLiteral("448 (0x7e)")));
+  EXPECT_TRUE(row(DType::FP8E5M2)->notesText().isEmpty());  // 1024: no overflow, nothing to add
+  EXPECT_EQ(row(DType::FP4E2M1)->result().stored, 6.0);     // OCP MX: E2M1 saturates
+  EXPECT_TRUE(row(DType::FP4E2M1)->badgeText().contains(QStringLiteral("saturated")));
+  type(QStringLiteral("65519.99999"));
+  EXPECT_EQ(row(DType::FP16)->result().stored, 65504.0);
+  EXPECT_TRUE(row(DType::FP16)->notesText().contains(QStringLiteral("PyTorch rounds to float32 first")));
+  EXPECT_TRUE(row(DType::FP8E5M2)->notesText().contains(QStringLiteral("57344")));
+}
+
 }  // namespace
+
 }  // namespace ampscope::ui::formats
