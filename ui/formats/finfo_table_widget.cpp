@@ -76,7 +76,7 @@ FinfoTableWidget::FinfoTableWidget(QWidget* parent) : QWidget(parent) {
     name->setFont(bold);
     m_table->setItem(row, kDType, name);
     put(kTorch, QString::fromStdString(spec.torchName), false);
-    put(kLayout, QStringLiteral("1+%1+%2").arg(spec.exponentBits).arg(spec.mantissaBits), false);
+    put(kLayout, QStringLiteral("%1+%2+%3").arg(spec.hasSign ? 1 : 0).arg(spec.exponentBits).arg(spec.mantissaBits), false);
     put(kMax, scientific(info.max, 6), true);
     put(kLowest, scientific(info.lowest, 6), true);
     put(kTiny, scientific(info.smallestNormal, 6), true);
