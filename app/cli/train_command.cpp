@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ampscope/engine/comparison.h"
+#include "ampscope/engine/path_timing.h"
 #include "ampscope/engine/record_codec.h"
 #include "ampscope/engine/run_config.h"
 #include "ampscope/engine/run_summary.h"
@@ -154,6 +155,8 @@ int runTrainCommand(const std::vector<std::string>& args) {
     jsonl << recordStreamHeader(config);
   }
 
+  // auto's timing of native against emulated, kept per machine in the user's cache folder.
+  enablePathTiming({defaultPathTimingFile(), nullptr});
   Comparison comparison(config);
   std::vector<ModeSummary> summaries;
   std::cout << "model " << modelName(config.model) << ", " << config.steps << " steps, batch "
@@ -165,6 +168,8 @@ int runTrainCommand(const std::vector<std::string>& args) {
     summaries.push_back(summary);
     std::cout << "  " << std::left << std::setw(16) << modeName(capability.mode)
               << (capability.native ? "native    " : "emulated  ") << capability.detail << "\n";
+    const std::string path = pathLine(capability);
+    if (!path.empty()) std::cout << "  " << std::string(16, ' ') << path << "\n";
   }
   if (options.opDtypes) printOpDtypes(comparison, config);
 

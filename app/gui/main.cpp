@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <optional>
 
+#include "ampscope/engine/path_timing.h"
 #include "ampscope/engine/version.h"
 #include "ui/about_dialog.h"
 #include "ui/app_options.h"
@@ -93,6 +94,9 @@ int main(int argc, char** argv) {
     qputenv("QT_QPA_PLATFORM", "offscreen");
   }
 
+  // auto's timing of native against emulated, kept per machine in the user's cache folder; done when
+  // a run first needs it.
+  ampscope::enablePathTiming({ampscope::defaultPathTimingFile(), nullptr});
   QApplication app(argc, argv);
   QApplication::setApplicationName(QStringLiteral("AmpScope"));
   QApplication::setOrganizationName(QStringLiteral("AmpScope"));

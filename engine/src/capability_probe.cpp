@@ -1,14 +1,25 @@
 // probeCapabilities: tries each mode's native path once on this LibTorch (CPU), and falls back to the
-// exact emulation where a kernel or the autocast dtype is missing. Results are cached per process.
+// exact emulation where a kernel or the autocast dtype is missing. Where both paths exist, the run's
+// precision-path picks one: auto times a few TinyMLP steps of each on this machine (once: the numbers
+// are kept in the path-timing cache file) and takes the faster (path_timing.h).
 #include <torch/torch.h>
 #include <torch/version.h>
 
+#include <time.h>
+
+#include <algorithm>
+#include <chrono>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 
 #include "ampscope/engine/comparison.h"
+#include "ampscope/engine/path_timing.h"
 #include "autocast_scope.h"
+#include "mode_trainer.h"
+#include "models/model.h"
+#include "synthetic_data.h"
 
 namespace ampscope {
 namespace {
@@ -52,35 +63,43 @@ std::string tryPureKernels(torch::ScalarType dtype) {
   }
 }
 
-ModeCapability probeOne(PrecisionMode mode) {
-  ModeCapability capability;
-  capability.mode = mode;
+std::string libtorchVersion() {
+  return std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR) + "." +
+         std::to_string(TORCH_VERSION_PATCH);
+}
+
+// Whether the native path runs, and the sentence of each path.
+struct Availability {
+  bool native = true;
+  std::string nativeDetail;
+  std::string emulatedDetail;
+};
+
+Availability probeOne(PrecisionMode mode) {
+  Availability a;
   const std::string version = std::to_string(TORCH_VERSION_MAJOR) + "." +
                               std::to_string(TORCH_VERSION_MINOR);
   switch (mode) {
     case PrecisionMode::FP32:
-      capability.native = true;
-      capability.detail = "FP32 CPU kernels (native).";
+      a.nativeDetail = "FP32 CPU kernels (native).";
       break;
     case PrecisionMode::BF16Amp: {
       const std::string error = tryAutocast(torch::kBFloat16);
-      capability.native = error.empty();
-      capability.detail = capability.native
-                              ? "BF16 CPU autocast (native), FP32 master weights."
-                              : "BF16 emulated (exact RNE at autocast's cast points): CPU autocast "
-                                "failed: " + error;
+      a.native = error.empty();
+      a.nativeDetail = "BF16 CPU autocast (native), FP32 master weights.";
+      a.emulatedDetail = "BF16 emulated (exact RNE at autocast's cast points), FP32 master weights";
+      a.emulatedDetail += a.native ? "." : "; CPU autocast failed: " + error;
       break;
     }
     case PrecisionMode::FP16Amp:
     case PrecisionMode::FP16AmpScaled: {
       const std::string error = tryAutocast(torch::kHalf);
-      capability.native = error.empty();
-      capability.detail =
-          capability.native
-              ? "FP16 CPU autocast (native), FP32 master weights."
-              : "FP16 emulated: FP32 arithmetic rounded exactly (RNE) to FP16 wherever autocast "
-                "would cast, forward and backward (tensors stay FP32 in memory, so memory figures are "
-                "the emulation's); LibTorch " + version + " CPU autocast says: " + error;
+      a.native = error.empty();
+      a.nativeDetail = "FP16 CPU autocast (native), FP32 master weights.";
+      a.emulatedDetail =
+          "FP16 emulated: FP32 arithmetic rounded exactly (RNE) to FP16 wherever autocast would cast, "
+          "forward and backward (tensors stay FP32 in memory, so memory figures are the emulation's)";
+      a.emulatedDetail += a.native ? "." : "; LibTorch " + version + " CPU autocast says: " + error;
       break;
     }
     case PrecisionMode::FP16Pure:
@@ -88,34 +107,157 @@ ModeCapability probeOne(PrecisionMode mode) {
       const torch::ScalarType dtype =
           mode == PrecisionMode::FP16Pure ? torch::kHalf : torch::kBFloat16;
       const std::string error = tryPureKernels(dtype);
-      capability.native = error.empty();
+      a.native = error.empty();
       const std::string name = mode == PrecisionMode::FP16Pure ? "FP16" : "BF16";
-      capability.detail =
-          capability.native
-              ? name + " CPU kernels (native): parameters, activations and the update in " + name + "."
-              : name + " emulated: every op's output, every gradient and the stored parameters and "
-                       "optimizer state rounded exactly (RNE) to " + name + " (held in FP32 tensors, so "
-                       "memory figures are the emulation's); LibTorch " + version +
-                    " CPU says: " + error;
+      a.nativeDetail =
+          name + " CPU kernels (native): parameters, activations and the update in " + name + ".";
+      a.emulatedDetail = name + " emulated: every op's output, every gradient and the stored parameters "
+                                "and optimizer state rounded exactly (RNE) to " + name +
+                         " (held in FP32 tensors, so memory figures are the emulation's)";
+      a.emulatedDetail += a.native ? "." : "; LibTorch " + version + " CPU says: " + error;
       break;
     }
   }
-  return capability;
+  return a;
+}
+
+// CPU time of the calling thread when it computes alone (one intra-op thread: other processes and
+// threads do not count), else wall time (the pool's threads work for it and waiting counts).
+double nowUs() {
+  if (at::get_num_threads() == 1) {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) * 1e6 + static_cast<double>(t.tv_nsec) * 1e-3;
+  }
+  return std::chrono::duration<double, std::micro>(
+             std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// A few warm TinyMLP steps of each path, alternating so that a slow moment hits both; the fastest
+// step of each counts (interruptions only ever add time). The training thread's thread count is
+// already set. The global generator's state is put back: the run seeds it afterwards, but a caller
+// that does not must see no change.
+PathTiming timeTinyMlpSteps(PrecisionMode mode, int /*threads*/) {
+  constexpr int kWarmSteps = 2;
+  constexpr int kTimedSteps = 5;
+  auto generator = at::detail::getDefaultCPUGenerator();
+  at::Tensor generatorState;
+  {
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    generatorState = generator.get_state();
+  }
+  RunConfig config = presetFor(ModelKind::TinyMLP);
+  config.modes = {mode};
+  torch::manual_seed(0);
+  auto reference = detail::makeModel(ModelKind::TinyMLP);
+  ModeCapability native;
+  native.mode = mode;
+  ModeCapability emulated = native;
+  emulated.native = false;
+  detail::ModeTrainer nativeTrainer(config, native, *reference);
+  detail::ModeTrainer emulatedTrainer(config, emulated, *reference);
+  const detail::SyntheticData data(ModelKind::TinyMLP, 0, config.batchSize);
+  PathTiming best{1e300, 1e300};
+  for (int i = 1; i <= kWarmSteps + kTimedSteps; ++i) {
+    const detail::Batch batch = data.batch(i);
+    double start = nowUs();
+    nativeTrainer.step(i, batch, false, false);
+    const double nativeUs = nowUs() - start;
+    start = nowUs();
+    emulatedTrainer.step(i, batch, false, false);
+    const double emulatedUs = nowUs() - start;
+    if (i > kWarmSteps) {
+      best.nativeUs = std::min(best.nativeUs, nativeUs);
+      best.emulatedUs = std::min(best.emulatedUs, emulatedUs);
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    generator.set_state(generatorState);
+  }
+  return best;
+}
+
+struct TimingState {
+  bool enabled = false;
+  PathTimingOptions options;
+  std::unique_ptr<PathTimingCache> cache;
+};
+
+std::mutex& stateMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+TimingState& timingState() {
+  static TimingState state;
+  return state;
+}
+
+// The timing of `mode` on this machine: from the cache, else measured now and stored. Caller holds
+// stateMutex(). nullopt when timing is off or the measurement failed (*problem says why).
+std::optional<PathTiming> timingFor(PrecisionMode mode, int threads, std::string* problem) {
+  TimingState& state = timingState();
+  if (!state.enabled) return std::nullopt;
+  static const std::pair<std::string, std::string> cpu = cpuIdentity();
+  const std::string key = machineKey(cpu.first, cpu.second, libtorchVersion(), threads);
+  if (auto cached = state.cache->find(key, mode)) return cached;
+  try {
+    const PathTiming timing =
+        state.options.timer ? state.options.timer(mode, threads) : timeTinyMlpSteps(mode, threads);
+    if (!(timing.nativeUs > 0) || !(timing.emulatedUs > 0)) return std::nullopt;
+    state.cache->store(key, mode, timing);
+    return timing;
+  } catch (const std::exception& error) {
+    *problem = firstLine(error.what());
+    return std::nullopt;
+  }
 }
 
 }  // namespace
 
-std::vector<ModeCapability> probeCapabilities(const std::vector<PrecisionMode>& modes) {
-  static std::mutex mutex;
-  static std::map<PrecisionMode, ModeCapability> cache;
-  std::lock_guard<std::mutex> lock(mutex);
+void enablePathTiming(PathTimingOptions options) {
+  std::lock_guard<std::mutex> lock(stateMutex());
+  TimingState& state = timingState();
+  state.enabled = true;
+  state.cache = std::make_unique<PathTimingCache>(options.cacheFile);
+  state.options = std::move(options);
+}
+
+void disablePathTiming() {
+  std::lock_guard<std::mutex> lock(stateMutex());
+  TimingState& state = timingState();
+  state.enabled = false;
+  state.cache.reset();
+  state.options = {};
+}
+
+std::vector<ModeCapability> probeCapabilities(const std::vector<PrecisionMode>& modes, PrecisionPath path,
+                                              int threads) {
+  static std::map<PrecisionMode, Availability> availability;
+  std::lock_guard<std::mutex> lock(stateMutex());
   std::vector<ModeCapability> result;
   for (PrecisionMode mode : modes) {
-    auto it = cache.find(mode);
-    if (it == cache.end()) {
-      it = cache.emplace(mode, probeOne(mode)).first;
+    auto it = availability.find(mode);
+    if (it == availability.end()) it = availability.emplace(mode, probeOne(mode)).first;
+    const Availability& a = it->second;
+    ModeCapability capability;
+    capability.mode = mode;
+    capability.nativeAvailable = a.native;
+    std::optional<PathTiming> timing;
+    std::string problem;
+    if (mode != PrecisionMode::FP32 && a.native && path == PrecisionPath::Auto) {
+      timing = timingFor(mode, threads, &problem);
     }
-    result.push_back(it->second);
+    if (timing) {
+      capability.nativeStepUs = timing->nativeUs;
+      capability.emulatedStepUs = timing->emulatedUs;
+    }
+    const PathDecision decision = decidePath(mode, a.native, path, timing);
+    capability.native = decision.native;
+    capability.pathNote = decision.note;
+    if (!problem.empty()) capability.pathNote += " (timing failed: " + problem + ")";
+    capability.detail = decision.native ? a.nativeDetail : a.emulatedDetail;
+    result.push_back(std::move(capability));
   }
   return result;
 }

@@ -91,7 +91,7 @@ Comparison::Comparison(const RunConfig& config) {
   keepTrainingBuffersOnTheHeap();
   impl_ = std::make_unique<Impl>(config);
   impl_->configureThread();
-  impl_->capabilities = probeCapabilities(config.modes);
+  impl_->capabilities = probeCapabilities(config.modes, config.precisionPath, config.threadsPerMode);
   torch::manual_seed(config.seed);
   impl_->reference = detail::makeModel(config.model);
   for (const auto& capability : impl_->capabilities) {

@@ -191,6 +191,10 @@ LibTorch %4
         <source>Intra-op threads of each mode&apos;s training thread</source>
         <translation>每个模式的训练线程使用的算子内线程数</translation>
     </message>
+    <message>
+        <source>How BF16/FP16 modes run where LibTorch has native kernels: auto (the faster on this CPU, timed once), native, or emulated (FP32 arithmetic rounded exactly)</source>
+        <translation>在 LibTorch 有原生内核时 BF16/FP16 模式的运行方式：auto（在本机 CPU 上取较快者，只计时一次）、native（原生）或 emulated（FP32 运算并精确舍入）</translation>
+    </message>
 </context>
 <context>
     <name>ExportDialog</name>
@@ -1791,6 +1795,22 @@ zeros</source>
         <source>Threads</source>
         <translation>线程数</translation>
     </message>
+    <message>
+        <source>Precision path</source>
+        <translation>精度路径</translation>
+    </message>
+    <message>
+        <source>Auto (the faster on this CPU)</source>
+        <translation>自动（本机 CPU 上较快者）</translation>
+    </message>
+    <message>
+        <source>Native kernels</source>
+        <translation>原生内核</translation>
+    </message>
+    <message>
+        <source>Emulated (exact rounding)</source>
+        <translation>模拟（精确舍入）</translation>
+    </message>
 </context>
 <context>
     <name>ScalePlot</name>
@@ -2339,6 +2359,34 @@ Restore it?</source>
     <message>
         <source>failed</source>
         <translation>失败</translation>
+    </message>
+    <message>
+        <source>native</source>
+        <translation>原生</translation>
+    </message>
+    <message>
+        <source>emulated</source>
+        <translation>模拟</translation>
+    </message>
+    <message>
+        <source>%1: emulated; this LibTorch has no native path</source>
+        <translation>%1：模拟；此 LibTorch 没有原生路径</translation>
+    </message>
+    <message>
+        <source>%1: %2; a TinyMLP step on this CPU takes %3 µs native, %4 µs emulated (auto takes the emulation when it is at least 1.1× faster)</source>
+        <translation>%1：%2；在本机 CPU 上一个 TinyMLP 步骤原生耗时 %3 µs，模拟耗时 %4 µs（模拟至少快 1.1× 时 auto 才选模拟）</translation>
+    </message>
+    <message>
+        <source>%1: %2, set by precision-path</source>
+        <translation>%1：%2，由 precision-path 设定</translation>
+    </message>
+    <message>
+        <source>%1: %2 (the paths were not timed)</source>
+        <translation>%1：%2（未对两条路径计时）</translation>
+    </message>
+    <message>
+        <source>: %1× faster than native on this CPU</source>
+        <translation>：在本机 CPU 上比原生快 %1×</translation>
     </message>
 </context>
 <context>

@@ -160,6 +160,7 @@ TEST(CliTrain, TheJsonlHeaderHoldsTheValueOfEveryFlagGiven) {
       {"clip.max-norm", "2.5"},
       {"instrument-every", "3"},
       {"threads", "2"},
+      {"precision-path", "emulated"},
   };
   RunConfig expected = presetFor(ModelKind::DeepMLP);
   const RunConfig modelPreset = expected;

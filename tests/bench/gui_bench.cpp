@@ -1,11 +1,14 @@
 // ampscope_gui_bench: what the live-training GUI costs, measured. Not a test.
 //
-//   ampscope_gui_bench [--seconds S]          all three measurements below
+//   ampscope_gui_bench [--seconds S] [--threads 1,2] [--latency-only]
+//                                             all three measurements below (--latency-only: the first),
+//                                             the latency once per intra-op thread count of the list
 //   ampscope_gui_bench --screenshots PREFIX   the deep-MLP underflow preset run in the real main window,
 //                                             saved as PREFIX-window.png and PREFIX-<panel>.png
 //
 // 1. Event-loop latency: a 1 ms precise QTimer records how late each timeout fires while the workspace
-//    trains six modes of the tiny Transformer with every plot visible (p50 / p99 / max of lateness).
+//    trains six modes of the tiny Transformer with every plot visible (p50 / p99 / max of lateness),
+//    and the training's steps/s, at each thread count (RunConfig::threadsPerMode) asked for.
 // 2. Replot: the loss plot holding 6 series × 100,000 points, QCustomPlot::replotTime() averaged.
 // 3. Memory: RSS (/proc/self/statm) while 100,000 synthetic steps of 6 modes, instrumented every step,
 //    go through the TelemetryStore and the plots: it must level off, not grow with the step count.
@@ -70,7 +73,7 @@ const std::vector<PrecisionMode> kSixModes = {PrecisionMode::FP32,    PrecisionM
                                               PrecisionMode::FP16Amp, PrecisionMode::BF16Amp,
                                               PrecisionMode::FP16Pure, PrecisionMode::BF16Pure};
 
-void measureLatency(double seconds) {
+void measureLatency(double seconds, int threads) {
   MainWindow window;
   window.setLayoutPersistence(false);
   window.resize(1600, 1000);
@@ -79,6 +82,7 @@ void measureLatency(double seconds) {
   RunConfig config = presetFor(ModelKind::TinyTransformer);
   config.modes = kSixModes;
   config.steps = 1000000;
+  config.threadsPerMode = threads;
   ws->applyConfig(config);
   ws->runOrPause();
   pump(500);  // warm-up: the first steps pay allocation and start-up
@@ -106,8 +110,10 @@ void measureLatency(double seconds) {
   tick.stop();
   const double cpu = threadCpuSeconds() - cpuBefore;
   const int64_t steps = ws->store()->lastStep() - stepsBefore;
-  std::printf("event-loop latency, six modes training tiny-transformer (%.0f s, %lld lock-steps, %.1f steps/s):\n",
-              seconds, static_cast<long long>(steps), static_cast<double>(steps) / seconds);
+  std::printf("event-loop latency, six modes training tiny-transformer, %d intra-op thread%s (%.0f s, %lld "
+              "lock-steps, %.1f steps/s):\n",
+              threads, threads == 1 ? "" : "s", seconds, static_cast<long long>(steps),
+              static_cast<double>(steps) / seconds);
   std::printf("  1 ms timer lateness over %zu ticks: p50 %.2f ms, p99 %.2f ms, max %.2f ms\n", lateness.size(),
               percentile(lateness, 0.50), percentile(lateness, 0.99), percentile(lateness, 1.0));
   std::printf("  GUI thread CPU: %.2f s of %.0f s wall (%.0f%% busy, incl. the 1 ms timer itself); %d drains\n", cpu,
@@ -225,8 +231,16 @@ int main(int argc, char** argv) {
   double seconds = 10;
   const int secondsAt = static_cast<int>(args.indexOf(QStringLiteral("--seconds")));
   if (secondsAt >= 0 && secondsAt + 1 < args.size()) seconds = args.at(secondsAt + 1).toDouble();
-  measureReplot();
-  measureMemory();
-  measureLatency(seconds);
+  std::vector<int> threads = {1};
+  const int threadsAt = static_cast<int>(args.indexOf(QStringLiteral("--threads")));
+  if (threadsAt >= 0 && threadsAt + 1 < args.size()) {
+    threads.clear();
+    for (const QString& n : args.at(threadsAt + 1).split(QLatin1Char(','))) threads.push_back(std::max(1, n.toInt()));
+  }
+  if (!args.contains(QStringLiteral("--latency-only"))) {
+    measureReplot();
+    measureMemory();
+  }
+  for (int n : threads) measureLatency(seconds, n);
   return 0;
 }

@@ -117,6 +117,16 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
                          Qt::ToolTipRole);
       clip_->setToolTip(help);
       form->addRow(fieldLabel(key), clip_);
+    } else if (key == QLatin1String("precision-path")) {
+      auto* combo = new QComboBox(box);
+      combo->addItem(tr("Auto (the faster on this CPU)"), QStringLiteral("auto"));
+      combo->addItem(tr("Native kernels"), QStringLiteral("native"));
+      combo->addItem(tr("Emulated (exact rounding)"), QStringLiteral("emulated"));
+      combo->setToolTip(help);
+      combo->setObjectName(key);
+      form->addRow(fieldLabel(key), combo);
+      choices_.insert(key, combo);
+      connect(combo, &QComboBox::currentIndexChanged, this, &RunPanel::reparse);
     } else if (field.type == FieldType::Switch) {
       auto* check = new QCheckBox(fieldLabel(key), box);
       check->setToolTip(help);
@@ -196,6 +206,7 @@ QString RunPanel::fieldLabel(const QString& key) const {
       {QStringLiteral("clip.max-norm"), QT_TR_NOOP("Max norm")},
       {QStringLiteral("instrument-every"), QT_TR_NOOP("Instrument every")},
       {QStringLiteral("threads"), QT_TR_NOOP("Threads")},
+      {QStringLiteral("precision-path"), QT_TR_NOOP("Precision path")},
   };
   const char* label = kLabels.value(key, nullptr);
   return label ? tr(label) : key;  // a new field shows its key until it gets a label
@@ -218,6 +229,10 @@ void RunPanel::setConfig(const RunConfig& config) {
   }
   for (auto it = switches_.begin(); it != switches_.end(); ++it) {
     it.value()->setChecked(findConfigField(it.key().toStdString())->access.getSwitch(config));
+  }
+  for (auto it = choices_.begin(); it != choices_.end(); ++it) {
+    const std::string name = findConfigField(it.key().toStdString())->access.getName(config);
+    it.value()->setCurrentIndex(it.value()->findData(QString::fromStdString(name)));
   }
   loading_ = false;
   reparse();
@@ -275,6 +290,9 @@ void RunPanel::reparse() {
   }
   for (auto it = switches_.begin(); it != switches_.end(); ++it) {
     findConfigField(it.key().toStdString())->access.setSwitch(c, it.value()->isChecked());
+  }
+  for (auto it = choices_.begin(); it != choices_.end(); ++it) {
+    findConfigField(it.key().toStdString())->access.setName(c, it.value()->currentData().toString().toStdString());
   }
 
   // The engine's rules, for the fields that parsed.

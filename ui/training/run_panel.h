@@ -36,6 +36,8 @@ class RunPanel : public QWidget {
   // "modes" for the mode list.
   QLineEdit* field(const QString& name) const { return edits_.value(name); }
   QCheckBox* switchField(const QString& name) const { return switches_.value(name); }
+  // Choice fields without a widget of their own (precision-path): a combo box whose items hold the names.
+  QComboBox* choiceField(const QString& name) const { return choices_.value(name); }
   QString fieldError(const QString& name) const;
   QStringList errorFields() const;
   QListWidget* modeList() const { return modes_; }
@@ -60,6 +62,7 @@ class RunPanel : public QWidget {
   QComboBox* clip_;
   QHash<QString, QLineEdit*> edits_;
   QHash<QString, QCheckBox*> switches_;
+  QHash<QString, QComboBox*> choices_;
   QHash<QString, QLabel*> errorLabels_;
   QLabel* generalError_;
   RunConfig config_;

@@ -336,17 +336,46 @@ void TrainingWorkspace::updateStatus() {
   QStringList parts;
   const std::vector<ModeCapability> caps = s->modes().empty() ? std::vector<ModeCapability>{}
                                                               : controller_->capabilities();
+  // Why each mode runs its path (native kernels or the exact emulation): shown in the tooltip, and
+  // next to the mode when the timing on this CPU chose the emulation.
+  const bool pathSet = controller_->config().precisionPath != PrecisionPath::Auto;
+  QStringList reasons;
+  auto pathReason = [&](const ModeCapability& c) {
+    const QString name = ModePalette::name(c.mode);
+    const QString path = c.native ? tr("native") : tr("emulated");
+    if (c.mode == PrecisionMode::FP32) return QString();
+    if (!c.nativeAvailable) return tr("%1: emulated; this LibTorch has no native path").arg(name);
+    if (c.nativeStepUs > 0 && c.emulatedStepUs > 0) {
+      return tr("%1: %2; a TinyMLP step on this CPU takes %3 µs native, %4 µs emulated (auto takes the "
+                "emulation when it is at least 1.1× faster)")
+          .arg(name, path)
+          .arg(c.nativeStepUs, 0, 'f', 0)
+          .arg(c.emulatedStepUs, 0, 'f', 0);
+    }
+    if (pathSet) return tr("%1: %2, set by precision-path").arg(name, path);
+    return tr("%1: %2 (the paths were not timed)").arg(name, path);
+  };
   for (PrecisionMode mode : s->modes()) {
     QString part = QStringLiteral("<span style='color:%1'>■</span> %2")
                        .arg(ModePalette::color(mode).name(), ModePalette::name(mode));
-    for (const ModeCapability& c : caps)
-      if (c.mode == mode) part += c.native ? tr(" · native") : tr(" · <i>emulated</i>");
+    for (const ModeCapability& c : caps) {
+      if (c.mode != mode) continue;
+      part += c.native ? tr(" · native") : tr(" · <i>emulated</i>");
+      if (!c.native && c.nativeAvailable && c.nativeStepUs > 0 && c.emulatedStepUs > 0)
+        part += tr(": %1× faster than native on this CPU").arg(c.nativeStepUs / c.emulatedStepUs, 0, 'f', 1);
+      const QString reason = pathReason(c);
+      if (!reason.isEmpty()) reasons << reason;
+    }
     const ModeSeries* series = s->series(mode);
     if (series && series->divergedAt)
       part += tr(" <span style='color:#c00000'><b>✕ diverged @%1</b></span>").arg(*series->divergedAt);
     parts << part;
   }
   modesLabel_->setText(parts.join(QStringLiteral("&nbsp;&nbsp;")));
+  QString tip = tr("Per mode: native (real low-precision kernels) or emulated (FP32 arithmetic with "
+                   "exact IEEE rounding where autocast would cast), and where a mode diverged.");
+  if (!reasons.isEmpty()) tip += QStringLiteral("\n\n") + reasons.join(QLatin1Char('\n'));
+  modesLabel_->setToolTip(tip);
 }
 
 }  // namespace ampscope::ui

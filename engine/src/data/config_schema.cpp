@@ -26,6 +26,16 @@ namespace {
 constexpr double kMaxSeed = 9007199254740991.0;  // 2^53 - 1
 constexpr double kLargeReal = 1e30;
 
+// Fields added after AmpScope 0.1 wrote its first sessions: a session without one reads as the default,
+// and a writer leaves one out while it holds the default, so such a session still opens in 0.1 (which
+// refuses keys it does not know).
+constexpr std::string_view kAddedAfterFirstSessions[] = {"precision-path"};
+bool addedAfterFirstSessions(const ConfigField& field) {
+  for (std::string_view key : kAddedAfterFirstSessions)
+    if (field.key == key) return true;
+  return false;
+}
+
 std::vector<std::string> modelNames() {
   std::vector<std::string> names;
   for (ModelKind kind : {ModelKind::TinyMLP, ModelKind::DeepMLP, ModelKind::TinyTransformer})
@@ -39,6 +49,12 @@ std::vector<std::string> clipOrderNames() {
   std::vector<std::string> names;
   for (ClipOrder order : {ClipOrder::Off, ClipOrder::AfterUnscale, ClipOrder::BeforeUnscale})
     names.push_back(clipOrderName(order));
+  return names;
+}
+std::vector<std::string> precisionPathNames() {
+  std::vector<std::string> names;
+  for (PrecisionPath path : {PrecisionPath::Auto, PrecisionPath::Native, PrecisionPath::Emulated})
+    names.push_back(precisionPathName(path));
   return names;
 }
 std::vector<std::string> modeNames() {
@@ -188,6 +204,18 @@ std::vector<ConfigField> makeTable() {
                QT_TRANSLATE_NOOP("ConfigSchema", "Intra-op threads of each mode's training thread"), "run",
                integer([](const RunConfig& c) { return static_cast<int64_t>(c.threadsPerMode); },
                        [](RunConfig& c, int64_t v) { c.threadsPerMode = static_cast<int>(v); })});
+  t.push_back({"precision-path", "--precision-path", "", "", F::Choice, "", 0, 0, false, false, "PATH",
+               QT_TRANSLATE_NOOP("ConfigSchema",
+                                 "How BF16/FP16 modes run where LibTorch has native kernels: auto (the faster on "
+                                 "this CPU, timed once), native, or emulated (FP32 arithmetic rounded exactly)"),
+               "run",
+               choice([](const RunConfig& c) { return precisionPathName(c.precisionPath); },
+                      [](RunConfig& c, std::string_view v) {
+                        const auto p = parsePrecisionPath(std::string(v));
+                        if (p) c.precisionPath = *p;
+                        return p.has_value();
+                      },
+                      precisionPathNames)});
   return t;
 }
 
@@ -482,6 +510,7 @@ void writeConfigJson(JsonWriter& out, const RunConfig& config) {
     const std::size_t dot = field.key.find('.');
     const std::string_view parent = dot == std::string_view::npos ? std::string_view() : field.key.substr(0, dot);
     const std::string_view name = dot == std::string_view::npos ? field.key : field.key.substr(dot + 1);
+    if (addedAfterFirstSessions(field) && fieldText(config, field) == fieldText(RunConfig{}, field)) continue;
     if (parent != open) {
       if (!open.empty()) out.endObject();
       if (!parent.empty()) out.key(parent).beginObject();
@@ -618,7 +647,7 @@ std::vector<ConfigError> readConfigJson(const JsonValue& object, RunConfig& conf
       } else if (parent) {
         continue;  // a parent of the wrong type is reported already
       }
-      if (!member) errors.push_back({pathPrefix + std::string(field.key), "missing"});
+      if (!member && !addedAfterFirstSessions(field)) errors.push_back({pathPrefix + std::string(field.key), "missing"});
     }
   }
   return errors;

@@ -92,6 +92,22 @@ std::optional<ClipOrder> parseClipOrder(const std::string& name) {
   return std::nullopt;
 }
 
+std::string precisionPathName(PrecisionPath path) {
+  switch (path) {
+    case PrecisionPath::Auto: return "auto";
+    case PrecisionPath::Native: return "native";
+    case PrecisionPath::Emulated: return "emulated";
+  }
+  return "unknown";
+}
+
+std::optional<PrecisionPath> parsePrecisionPath(const std::string& name) {
+  for (PrecisionPath path : {PrecisionPath::Auto, PrecisionPath::Native, PrecisionPath::Emulated}) {
+    if (name == precisionPathName(path)) return path;
+  }
+  return std::nullopt;
+}
+
 RunConfig presetFor(ModelKind model) {
   RunConfig config;
   config.model = model;

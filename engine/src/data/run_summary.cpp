@@ -68,6 +68,16 @@ std::string progressLine(const StepRecord& record) {
   return out.str();
 }
 
+std::string pathLine(const ModeCapability& capability) {
+  if (capability.mode == PrecisionMode::FP32 || capability.pathNote.empty()) return std::string();
+  std::string line = modeName(capability.mode) + " \u00b7 " + capability.pathNote;
+  if (capability.nativeStepUs > 0 && capability.emulatedStepUs > 0) {
+    line += " (native " + std::to_string(std::llround(capability.nativeStepUs)) + " us, emulated " +
+            std::to_string(std::llround(capability.emulatedStepUs)) + " us a TinyMLP step)";
+  }
+  return line;
+}
+
 std::string summaryTable(const std::vector<ModeSummary>& summaries) {
   std::ostringstream out;
   out << "Summary (step time: mean after " << kSummaryWarmupSteps
@@ -90,6 +100,10 @@ std::string summaryTable(const std::vector<ModeSummary>& summaries) {
         << std::setw(11) << formatNumber(mean, 3) << std::setw(12) << formatNumber(s.firstStepMs, 3)
         << std::setw(12) << formatBytes(s.peakBytes) << "  " << (s.capability.native ? "native" : "emulated")
         << "\n";
+  }
+  for (const auto& s : summaries) {
+    const std::string line = pathLine(s.capability);
+    if (!line.empty()) out << "  " << line << "\n";
   }
   return out.str();
 }

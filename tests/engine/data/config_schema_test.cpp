@@ -84,8 +84,8 @@ RunConfig randomConfig(std::mt19937_64& rng) {
 }
 
 TEST(ConfigSchema, EveryRunConfigMemberHasOneRowWithAUniqueKeyFlagAndHelp) {
-  // RunConfig's members (run_config.h): 16 top-level ones, ScalerConfig's 5 make 21 - 1 (scaler itself).
-  EXPECT_EQ(configFields().size(), 21u);
+  // RunConfig's members (run_config.h): 17 top-level ones, ScalerConfig's 5 make 22 - 1 (scaler itself).
+  EXPECT_EQ(configFields().size(), 22u);
   std::set<std::string_view> keys, flags;
   for (const ConfigField& field : configFields()) {
     EXPECT_TRUE(keys.insert(field.key).second) << field.key;
@@ -400,6 +400,35 @@ TEST(ConfigSchema, FieldPythonWritesPythonLiterals) {
   EXPECT_EQ(fieldPython(config, *findConfigField("modes")), "['fp32', 'fp16-amp-scaled', 'bf16-amp']");
   EXPECT_EQ(fieldPython(config, *findConfigField("batch")), "32");
   EXPECT_EQ(findConfigField("batch")->pythonName, "batch_size");
+}
+
+// precision-path came after AmpScope 0.1's sessions: a session that keeps auto is written without it
+// (so 0.1, which refuses unknown keys, still opens it) and a session without it reads as auto.
+TEST(ConfigSchema, PrecisionPathIsWrittenOnlyWhenSetAndMayBeAbsentFromASession) {
+  RunConfig config;
+  config.precisionPath = PrecisionPath::Emulated;
+  std::string text;
+  JsonWriter writer(text);
+  writeConfigJson(writer, config);
+  EXPECT_NE(text.find(",\"threads\":1,\"precision-path\":\"emulated\"}"), std::string::npos) << text;
+  JsonParseError error;
+  RunConfig back;
+  EXPECT_TRUE(readConfigJson(*parseJson(text, &error), back, /*requireAll=*/true).empty());
+  EXPECT_EQ(back.precisionPath, PrecisionPath::Emulated);
+
+  std::string defaults;
+  JsonWriter defaultWriter(defaults);
+  writeConfigJson(defaultWriter, RunConfig{});
+  EXPECT_EQ(defaults.find("precision-path"), std::string::npos) << defaults;
+  RunConfig fromSession;  // the session reader starts from the defaults
+  const auto errors = readConfigJson(*parseJson(defaults, &error), fromSession, /*requireAll=*/true);
+  EXPECT_TRUE(errors.empty()) << errors.front().field << ": " << errors.front().message;
+  EXPECT_EQ(fromSession.precisionPath, PrecisionPath::Auto);
+
+  const auto bad = readConfigJson(*parseJson(R"({"precision-path": "fastest"})", &error), back, false);
+  ASSERT_EQ(bad.size(), 1u);
+  EXPECT_EQ(bad[0].field, "precision-path");
+  EXPECT_NE(bad[0].message.find("auto, native, emulated"), std::string::npos) << bad[0].message;
 }
 
 }  // namespace

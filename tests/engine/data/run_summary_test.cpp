@@ -63,12 +63,16 @@ TEST(RunSummary, RoundingTotalsAndZeroGradientShareComeFromInstrumentedSteps) {
 
 TEST(RunSummary, TablesHaveATitleAndARowPerMode) {
   ModeSummary summary;
-  summary.capability = {PrecisionMode::BF16Amp, true, "native"};
+  summary.capability.mode = PrecisionMode::BF16Amp;
+  summary.capability.detail = "native";
+  summary.capability.pathNote = "native: set by precision-path";
   summary.add(stepOf(1, 2));
   const std::string table = summaryTable({summary});
   EXPECT_EQ(table.rfind("Summary (step time: mean after 5 warm-up steps;", 0), 0u) << table;
   EXPECT_NE(table.find("\nbf16-amp "), std::string::npos) << table;
   EXPECT_NE(table.find("  native\n"), std::string::npos) << table;
+  // Under the table, why each low-precision mode runs its path.
+  EXPECT_NE(table.find("\n  bf16-amp \u00b7 native: set by precision-path\n"), std::string::npos) << table;
 
   MemoryLedger ledger;
   ledger.parameters = 1024 * 1024;  // 1.00 MiB

@@ -220,6 +220,7 @@ TEST(RunPanel, SetConfigThenConfigIsBitForBitForEveryField) {
   c.clipMaxNorm = 0.7;
   c.instrumentEvery = 3;
   c.threadsPerMode = 256;
+  c.precisionPath = PrecisionPath::Emulated;
   ASSERT_TRUE(validate(c).empty());
   RunPanel panel;
   panel.setConfig(c);
@@ -233,6 +234,8 @@ TEST(RunPanel, SetConfigThenConfigIsBitForBitForEveryField) {
       ASSERT_NE(panel.field(key), nullptr) << field.key;
     } else if (field.type == FieldType::Switch) {
       ASSERT_NE(panel.switchField(key), nullptr) << field.key;
+    } else if (field.key == "precision-path") {
+      ASSERT_NE(panel.choiceField(key), nullptr) << field.key;
     }
   }
   EXPECT_EQ(back.lr, 0.1 + 0.2);

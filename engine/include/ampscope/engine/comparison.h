@@ -52,7 +52,10 @@ class Comparison {
   std::unique_ptr<Impl> impl_;
 };
 
-// What the running LibTorch can do natively, probed once per process.
-std::vector<ModeCapability> probeCapabilities(const std::vector<PrecisionMode>& modes);
+// What the running LibTorch can do natively (probed once per process), and the path each mode takes
+// under `path` with `threads` intra-op threads: Auto times both paths where both exist and path timing
+// is on (path_timing.h), and keeps native otherwise.
+std::vector<ModeCapability> probeCapabilities(const std::vector<PrecisionMode>& modes,
+                                              PrecisionPath path = PrecisionPath::Auto, int threads = 1);
 
 }  // namespace ampscope

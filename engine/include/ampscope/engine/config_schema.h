@@ -92,6 +92,8 @@ inline constexpr int64_t kStepMemoryLimitBytes = int64_t{4} << 30;
 StepMemoryEstimate stepMemoryEstimate(const RunConfig& config);
 
 // Writes every field, nested by key ("scaler": {...}), in table order: the same config, the same bytes.
+// A field added after AmpScope 0.1's sessions (precision-path) is left out while it holds its default,
+// and reading a session (requireAll) takes its absence as the default.
 void writeConfigJson(JsonWriter& out, const RunConfig& config);
 
 // Reads the members of `object` into `config`. Unknown keys are errors naming the key; a field whose

@@ -27,6 +27,11 @@ enum class ClipOrder {
   AfterUnscale,   // the chapter's order: unscale_ -> clip_grad_norm_ -> step
   BeforeUnscale,  // deliberately wrong, for the lesson: clips the *scaled* gradients
 };
+// How a low-precision mode that has both a native LibTorch path and the exact emulation runs:
+// Auto takes the faster on the running CPU (timed once per machine, capability_probe.cpp); Native and
+// Emulated force one. Native where the LibTorch has no native path falls back to the emulation, and
+// the capability says so (it is not a configuration error: the same lesson runs on every LibTorch).
+enum class PrecisionPath { Auto, Native, Emulated };
 
 const std::vector<PrecisionMode>& allPrecisionModes();
 std::string modeName(PrecisionMode mode);            // "fp16-amp-scaled"
@@ -38,6 +43,8 @@ std::string optimizerName(OptimizerKind optimizer);  // "sgd", "adamw"
 std::optional<OptimizerKind> parseOptimizer(const std::string& name);
 std::string clipOrderName(ClipOrder order);          // "off", "after-unscale", "before-unscale"
 std::optional<ClipOrder> parseClipOrder(const std::string& name);
+std::string precisionPathName(PrecisionPath path);  // "auto", "native", "emulated"
+std::optional<PrecisionPath> parsePrecisionPath(const std::string& name);
 
 // torch.amp.GradScaler's constructor arguments, with its defaults.
 struct ScalerConfig {
@@ -67,6 +74,7 @@ struct RunConfig {
   double clipMaxNorm = 1.0;
   int64_t instrumentEvery = 10;    // histograms/underflow counts every N steps (1 = every step)
   int threadsPerMode = 1;          // intra-op threads the training thread uses
+  PrecisionPath precisionPath = PrecisionPath::Auto;
 };
 
 // A preset per model: the chapter's TinyMLP(128,512,10); the deep MLP whose defaults make FP16 without

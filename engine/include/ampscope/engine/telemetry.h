@@ -146,6 +146,13 @@ struct ModeCapability {
   PrecisionMode mode = PrecisionMode::FP32;
   bool native = true;         // false: emulated with exact RNE rounding in FP32 arithmetic
   std::string detail;         // one sentence: "BF16 CPU autocast (native)", "FP16 emulated: ..."
+  // The path choice (path_timing.h): whether a native path exists at all, the CPU time per TinyMLP
+  // step of each path where they were timed (0 = not timed), and why this path, in one line:
+  // "emulated: 5.2x faster than native on this CPU".
+  bool nativeAvailable = true;
+  double nativeStepUs = 0;
+  double emulatedStepUs = 0;
+  std::string pathNote;
 };
 
 }  // namespace ampscope

@@ -1,0 +1,245 @@
+// The precision-path choice and its per-machine cache, with made-up timings (nothing is timed here).
+#include "ampscope/engine/path_timing.h"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "ampscope/engine/json.h"
+#include "ampscope/engine/run_summary.h"
+
+namespace ampscope {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A folder of this test's own, removed afterwards.
+class TempDir {
+ public:
+  TempDir() {
+    path_ = fs::temp_directory_path() / ("ampscope-path-timing-" + std::to_string(::getpid()) + "-" +
+                                         std::to_string(counter_++));
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::permissions(path_, fs::perms::owner_all, ec);
+    fs::remove_all(path_, ec);
+  }
+  fs::path operator/(const std::string& name) const { return path_ / name; }
+  const fs::path& path() const { return path_; }
+
+ private:
+  static inline int counter_ = 0;
+  fs::path path_;
+};
+
+std::string readAll(const fs::path& file) {
+  std::ifstream in(file);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void writeAll(const fs::path& file, const std::string& text) {
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  out << text;
+}
+
+const std::string kKey = machineKey("Test CPU @ 1 GHz", "fpu sse2 avx2", "1.13.1", 1);
+
+// The issue's figures for this direction: a Zen 3 without BF16 instructions, bf16-amp native 4761 us
+// against the emulation near FP32 (about 915 us): the emulation is 5.2x faster.
+TEST(PathChoice, AutoTakesTheEmulationWhenItIsClearlyFaster) {
+  const PathDecision d = decidePath(PrecisionMode::BF16Amp, true, PrecisionPath::Auto, PathTiming{4761, 915});
+  EXPECT_FALSE(d.native);
+  EXPECT_EQ(d.note, "emulated: 5.2x faster than native on this CPU");
+}
+
+// This machine's direction (a CPU with BF16 instructions): native 845 us, emulated slower.
+TEST(PathChoice, AutoKeepsNativeWhenItIsFaster) {
+  const PathDecision d = decidePath(PrecisionMode::BF16Pure, true, PrecisionPath::Auto, PathTiming{845, 1690});
+  EXPECT_TRUE(d.native);
+  EXPECT_EQ(d.note, "native: 2.0x faster than emulated on this CPU");
+}
+
+// kEmulationMustBeFaster = 1.10: 1.05x is a near tie, native stays; exactly 1.10x switches.
+TEST(PathChoice, ANearTieKeepsNative) {
+  const PathDecision tie = decidePath(PrecisionMode::BF16Amp, true, PrecisionPath::Auto, PathTiming{1050, 1000});
+  EXPECT_TRUE(tie.native);
+  EXPECT_EQ(tie.note, "native: emulated only 1.1x faster on this CPU (too close to switch)");
+  EXPECT_FALSE(decidePath(PrecisionMode::BF16Amp, true, PrecisionPath::Auto, PathTiming{1100, 1000}).native);
+}
+
+TEST(PathChoice, ASettingForcesEitherPathWhatEverTheTimings) {
+  const PathTiming emulationFaster{4761, 915};
+  const PathDecision native = decidePath(PrecisionMode::BF16Amp, true, PrecisionPath::Native, emulationFaster);
+  EXPECT_TRUE(native.native);
+  EXPECT_EQ(native.note, "native: set by precision-path");
+  const PathDecision emulated = decidePath(PrecisionMode::BF16Amp, true, PrecisionPath::Emulated, PathTiming{1, 9});
+  EXPECT_FALSE(emulated.native);
+  EXPECT_EQ(emulated.note, "emulated: set by precision-path");
+}
+
+// FP16 autocast is missing on LibTorch 1.13's CPU: native cannot be had, and asking for it says so.
+TEST(PathChoice, NativeWhereThereIsNoneFallsBackToTheEmulationWithANote) {
+  const PathDecision asked = decidePath(PrecisionMode::FP16Amp, false, PrecisionPath::Native, std::nullopt);
+  EXPECT_FALSE(asked.native);
+  EXPECT_EQ(asked.note, "emulated: precision-path asks for native, but this LibTorch has no native path");
+  const PathDecision plain = decidePath(PrecisionMode::FP16Pure, false, PrecisionPath::Auto, std::nullopt);
+  EXPECT_FALSE(plain.native);
+  EXPECT_EQ(plain.note, "emulated: this LibTorch has no native path");
+}
+
+TEST(PathChoice, FP32HasOnePathAndNoNote) {
+  for (PrecisionPath p : {PrecisionPath::Auto, PrecisionPath::Native, PrecisionPath::Emulated}) {
+    const PathDecision d = decidePath(PrecisionMode::FP32, true, p, PathTiming{1, 100});
+    EXPECT_TRUE(d.native);
+    EXPECT_TRUE(d.note.empty());
+  }
+}
+
+TEST(PathChoice, WithoutTimingsAutoKeepsNative) {
+  EXPECT_TRUE(decidePath(PrecisionMode::BF16Amp, true, PrecisionPath::Auto, std::nullopt).native);
+  EXPECT_TRUE(decidePath(PrecisionMode::BF16Amp, true, PrecisionPath::Auto, PathTiming{0, 5}).native);
+}
+
+TEST(PathChoice, TheSummaryLineSaysWhichPathAndWhy) {
+  ModeCapability c;
+  c.mode = PrecisionMode::BF16Amp;
+  c.native = false;
+  c.nativeStepUs = 4761.4;
+  c.emulatedStepUs = 915.2;
+  c.pathNote = "emulated: 5.2x faster than native on this CPU";
+  EXPECT_EQ(pathLine(c), "bf16-amp \u00b7 emulated: 5.2x faster than native on this CPU (native 4761 us, "
+                         "emulated 915 us a TinyMLP step)");
+  c.nativeStepUs = 0;
+  EXPECT_EQ(pathLine(c), "bf16-amp \u00b7 emulated: 5.2x faster than native on this CPU");
+  c.mode = PrecisionMode::FP32;
+  EXPECT_EQ(pathLine(c), "");
+}
+
+TEST(MachineKey, NamesTheCpuLibTorchAndThreadsAndDigestsTheFlags) {
+  EXPECT_EQ(kKey.rfind("cpu=Test CPU @ 1 GHz;flags=", 0), 0u) << kKey;
+  EXPECT_NE(kKey.find(";libtorch=1.13.1;threads=1"), std::string::npos) << kKey;
+  EXPECT_NE(machineKey("Test CPU @ 1 GHz", "fpu sse2 avx2 avx512_bf16", "1.13.1", 1), kKey);
+  EXPECT_NE(machineKey("Test CPU @ 1 GHz", "fpu sse2 avx2", "1.13.1", 2), kKey);
+  EXPECT_NE(machineKey("Test CPU @ 1 GHz", "fpu sse2 avx2", "2.1.0", 1), kKey);
+}
+
+TEST(PathTimingCache, ATimingStoredIsFoundAgainByAFreshReaderOfTheFile) {
+  TempDir dir;
+  const fs::path file = dir / "nested/precision-paths.json";  // the folder is created
+  {
+    PathTimingCache cache(file.string());
+    EXPECT_FALSE(cache.find(kKey, PrecisionMode::BF16Amp));
+    cache.store(kKey, PrecisionMode::BF16Amp, {4761, 915});
+    cache.store(kKey, PrecisionMode::BF16Pure, {5000.5, 1200.25});
+    EXPECT_TRUE(cache.writeProblem().empty()) << cache.writeProblem();
+  }
+  PathTimingCache again(file.string());
+  const auto amp = again.find(kKey, PrecisionMode::BF16Amp);
+  ASSERT_TRUE(amp);
+  EXPECT_EQ(amp->nativeUs, 4761);
+  EXPECT_EQ(amp->emulatedUs, 915);
+  const auto pure = again.find(kKey, PrecisionMode::BF16Pure);
+  ASSERT_TRUE(pure);
+  EXPECT_EQ(pure->emulatedUs, 1200.25);
+  EXPECT_FALSE(again.find(kKey, PrecisionMode::FP16Amp));
+  EXPECT_FALSE(again.find(machineKey("Other", "", "1.13.1", 1), PrecisionMode::BF16Amp));
+  EXPECT_TRUE(again.readProblem().empty()) << again.readProblem();
+
+  // Another machine's entry is added beside, not over, this one's.
+  again.store(machineKey("Other", "", "1.13.1", 1), PrecisionMode::BF16Amp, {1, 2});
+  PathTimingCache third(file.string());
+  EXPECT_TRUE(third.find(kKey, PrecisionMode::BF16Amp));
+  EXPECT_TRUE(third.find(machineKey("Other", "", "1.13.1", 1), PrecisionMode::BF16Amp));
+  // The layout the header documents.
+  JsonParseError error;
+  const auto doc = parseJson(readAll(file), &error);
+  ASSERT_TRUE(doc) << error.message;
+  EXPECT_EQ(doc->find("format")->string(), "ampscope-precision-paths");
+  EXPECT_EQ(doc->find("version")->integer(), 1);
+  EXPECT_EQ(doc->find("machines")->items().size(), 2u);
+}
+
+TEST(PathTimingCache, ADamagedFileIsIgnoredAndRewritten) {
+  TempDir dir;
+  const fs::path file = dir / "precision-paths.json";
+  for (const std::string damaged :
+       {std::string("{\"format\":\"ampscope-precision-paths\",\"version\":1,\"machines\":["),  // cut short
+        std::string("\x00\xff garbage", 10), std::string("[]"),
+        std::string("{\"format\":\"something-else\",\"version\":1,\"machines\":[]}"),
+        std::string("{\"format\":\"ampscope-precision-paths\",\"version\":2,\"machines\":[]}")}) {
+    writeAll(file, damaged);
+    PathTimingCache cache(file.string());
+    EXPECT_FALSE(cache.find(kKey, PrecisionMode::BF16Amp));
+    EXPECT_FALSE(cache.readProblem().empty());
+    cache.store(kKey, PrecisionMode::BF16Amp, {3, 1});
+    EXPECT_TRUE(cache.writeProblem().empty());
+    PathTimingCache reread(file.string());
+    ASSERT_TRUE(reread.find(kKey, PrecisionMode::BF16Amp));
+    EXPECT_TRUE(reread.readProblem().empty()) << reread.readProblem();
+  }
+}
+
+// One bad entry (a negative, a string, an unknown mode) is skipped; the good ones are kept.
+TEST(PathTimingCache, BadEntriesAreSkippedOneByOne) {
+  TempDir dir;
+  const fs::path file = dir / "precision-paths.json";
+  writeAll(file, "{\"format\":\"ampscope-precision-paths\",\"version\":1,\"machines\":[{\"key\":\"" + kKey +
+                     "\",\"modes\":{\"bf16-amp\":{\"native-us\":-1,\"emulated-us\":2},"
+                     "\"bf16-pure\":{\"native-us\":\"x\",\"emulated-us\":2},"
+                     "\"fp99\":{\"native-us\":1,\"emulated-us\":2},"
+                     "\"fp16-amp\":{\"native-us\":7,\"emulated-us\":8}}},{\"key\":3}]}");
+  PathTimingCache cache(file.string());
+  EXPECT_FALSE(cache.find(kKey, PrecisionMode::BF16Amp));
+  EXPECT_FALSE(cache.find(kKey, PrecisionMode::BF16Pure));
+  const auto fp16 = cache.find(kKey, PrecisionMode::FP16Amp);
+  ASSERT_TRUE(fp16);
+  EXPECT_EQ(fp16->nativeUs, 7);
+}
+
+// A folder that cannot be written keeps the timing in memory and says why; nothing throws.
+TEST(PathTimingCache, AWriteThatFailsIsNotFatal) {
+  TempDir dir;
+  const fs::path blocker = dir / "a-file";
+  writeAll(blocker, "x");
+  PathTimingCache cache((blocker / "precision-paths.json").string());  // a folder inside a file
+  cache.store(kKey, PrecisionMode::BF16Amp, {2, 1});
+  EXPECT_FALSE(cache.writeProblem().empty());
+  EXPECT_TRUE(cache.find(kKey, PrecisionMode::BF16Amp));
+}
+
+TEST(PathTimingCache, WithoutAFileTimingsLiveInMemory) {
+  PathTimingCache cache("");
+  cache.store(kKey, PrecisionMode::BF16Amp, {2, 1});
+  EXPECT_TRUE(cache.find(kKey, PrecisionMode::BF16Amp));
+  EXPECT_TRUE(cache.writeProblem().empty());
+}
+
+TEST(PathTimingCache, TheDefaultFileFollowsTheEnvironment) {
+  const char* saved[] = {std::getenv("AMPSCOPE_CACHE_DIR"), std::getenv("XDG_CACHE_HOME"), std::getenv("HOME")};
+  const std::string keep[] = {saved[0] ? saved[0] : "", saved[1] ? saved[1] : "", saved[2] ? saved[2] : ""};
+  ::setenv("AMPSCOPE_CACHE_DIR", "/tmp/a", 1);
+  ::setenv("XDG_CACHE_HOME", "/tmp/x", 1);
+  ::setenv("HOME", "/tmp/h", 1);
+  EXPECT_EQ(defaultPathTimingFile(), "/tmp/a/precision-paths.json");
+  ::unsetenv("AMPSCOPE_CACHE_DIR");
+  EXPECT_EQ(defaultPathTimingFile(), "/tmp/x/ampscope/precision-paths.json");
+  ::unsetenv("XDG_CACHE_HOME");
+  EXPECT_EQ(defaultPathTimingFile(), "/tmp/h/.cache/ampscope/precision-paths.json");
+  const char* names[] = {"AMPSCOPE_CACHE_DIR", "XDG_CACHE_HOME", "HOME"};
+  for (int i = 0; i < 3; ++i) {
+    if (saved[i]) ::setenv(names[i], keep[i].c_str(), 1); else ::unsetenv(names[i]);
+  }
+}
+
+}  // namespace
+}  // namespace ampscope
