@@ -22,6 +22,11 @@ int main(int argc, char** argv) {
     QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir.path());
     QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settingsDir.path());
     if (qEnvironmentVariableIsEmpty("XDG_RUNTIME_DIR")) qputenv("XDG_RUNTIME_DIR", settingsDir.path().toLocal8Bit());
+    // The precision-path timings (and anything else cached) stay out of the user's cache, for this
+    // process and the ampscope processes the tests start.
+    if (qEnvironmentVariableIsEmpty("AMPSCOPE_CACHE_DIR")) {
+      qputenv("AMPSCOPE_CACHE_DIR", (settingsDir.path() + QStringLiteral("/cache")).toLocal8Bit());
+    }
   }
   QCoreApplication::setOrganizationName(
       QStringLiteral("AmpScopeTests-%1").arg(QCoreApplication::applicationPid()));
