@@ -23,6 +23,8 @@
 #include <ctime>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 #include <sys/resource.h>
 #include <unistd.h>
 #include <fcntl.h>
@@ -69,6 +71,22 @@ double wallSeconds() {
   timespec now{};
   clock_gettime(CLOCK_REALTIME, &now);
   return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) / 1e9;
+}
+
+// The bytes the records take in memory (their vectors' capacity, strings not counted beyond the struct),
+// and how many of them are the exponent histograms of the instrumented steps.
+std::pair<double, double> recordsMiB(const std::vector<StepRecord>& records) {
+  std::size_t total = records.capacity() * sizeof(StepRecord);
+  std::size_t histograms = 0;
+  for (const StepRecord& record : records) {
+    total += record.modes.capacity() * sizeof(ModeStep);
+    for (const ModeStep& step : record.modes) {
+      total += step.tensors.capacity() * sizeof(TensorStats) +
+               step.roundingPoints.capacity() * sizeof(RoundingPointStats);
+      histograms += step.tensors.size() * 2 * sizeof(ExponentHistogram);
+    }
+  }
+  return {static_cast<double>(total) / (1024.0 * 1024.0), static_cast<double>(histograms) / (1024.0 * 1024.0)};
 }
 
 int make(const char* streamPath, const char* outPath) {
@@ -151,6 +169,9 @@ int openSession(const char* path) {
   std::printf("peak RSS during the open   %.0f MiB (+%.0f MiB = %.2fx the file)\n", peak, peak - rssBefore,
               (peak - rssBefore) / fileMiB);
   std::printf("RSS after the open         %.0f MiB (+%.0f MiB)\n", rssAfter, rssAfter - rssBefore);
+  const auto [recordsSize, histogramsSize] = recordsMiB(sessions->recorder()->records());
+  std::printf("the records in memory      %.0f MiB, of which %.0f MiB exponent histograms (%zu bytes each)\n",
+              recordsSize, histogramsSize, sizeof(ExponentHistogram));
   return 0;
 }
 
