@@ -6,7 +6,9 @@ offscreen, the tiny MLP in all six precision modes, its own XDG folders), waits 
 way plus a random delay, kills it with SIGKILL, and recovers the journal it left as the next start would
 (`journal-read`). The loss is the kill time minus the wall time at which the last recovered step reached
 the session (the run's step log, written with one write(2) per batch, survives the kill). The journal
-fsyncs at most once a second, so each loss should stay under about a second plus one write.
+is written every quarter second (what is written survives a killed process; fsync, once a second, is for
+power cuts), so each loss should stay under about a quarter second plus one write. Steps the engine had
+made but not yet handed to the session are not counted: no journal could hold them.
 
 Not part of the test suite (it takes minutes):
     tests/bench/journal_kill9.py build/tests/bench/ampscope_session_bench [--rounds 20] [--seed 1]
