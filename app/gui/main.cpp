@@ -132,10 +132,11 @@ int main(int argc, char** argv) {
     const ampscope::ui::Lesson* lesson = lessons.controller()->currentLesson();
     return lesson ? lesson->id : QString();
   });
-  sessions->setLoadHandler([&window, &lessons](const ampscope::ui::Session& session) {
+  // The lesson first, then what the window does with a session (config, records, followed runs): the
+  // window's handler is wrapped, not replaced.
+  sessions->setLoadHandler([&lessons, windowHandler = sessions->loadHandler()](const ampscope::ui::Session& session) {
     if (!session.lesson.isEmpty()) lessons.controller()->openLesson(session.lesson);
-    window.trainingWorkspace()->applyConfig(session.config);
-    window.trainingWorkspace()->controller()->showRecords(session.config, session.records);
+    if (windowHandler) windowHandler(session);
   });
   // After the layout is restored: the lesson brings its panels forward in it.
   const auto openLesson = [&] {

@@ -2009,6 +2009,22 @@ Restore it?</source>
         <source>Clear Recent</source>
         <translation>清除最近记录</translation>
     </message>
+    <message>
+        <source>Opening %1…</source>
+        <translation>正在打开 %1…</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message numerus="yes">
+        <source>Opening %1…
+Read %2 of %3 MB; decoded %n record(s).</source>
+        <translation>
+            <numerusform>正在打开 %1…
+已读取 %2 / %3 MB；已解码 %n 条记录。</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>SessionFile</name>
@@ -2143,6 +2159,10 @@ Restore it?</source>
     <message>
         <source>the file holds more than %1 MiB, the most a session may hold</source>
         <translation>文件超过 %1 MiB，即会话文件的上限</translation>
+    </message>
+    <message>
+        <source>opening was cancelled</source>
+        <translation>已取消打开</translation>
     </message>
 </context>
 <context>

@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -15,7 +17,7 @@ namespace ampscope::ui {
 
 AutosaveManager::AutosaveManager(QObject* parent, const QString& path, int intervalMs)
     : QObject(parent), path_(path.isEmpty() ? defaultPath() : path) {
-  timer_.setInterval(intervalMs);
+  setIntervalMs(intervalMs);
   connect(&timer_, &QTimer::timeout, this, &AutosaveManager::onTimeout);
 }
 
@@ -26,7 +28,10 @@ QString AutosaveManager::defaultPath() {
          QLatin1String(SessionFile::kSuffix) + QStringLiteral("-journal");
 }
 
-void AutosaveManager::setIntervalMs(int intervalMs) { timer_.setInterval(intervalMs); }
+void AutosaveManager::setIntervalMs(int intervalMs) {
+  syncIntervalMs_ = intervalMs;
+  timer_.setInterval(std::min(intervalMs, kWriteIntervalMs));
+}
 
 void AutosaveManager::setSource(const SessionRecorder* recorder) {
   source_ = recorder;
@@ -39,7 +44,7 @@ void AutosaveManager::start() {
 
 void AutosaveManager::stop() {
   timer_.stop();
-  if (dirty_) saveNow();
+  if (dirty_ || syncPending_) saveNow();
 }
 
 void AutosaveManager::markDirty() { dirty_ = true; }
@@ -70,7 +75,9 @@ void AutosaveManager::refreshCache() {
   cachedRecords_ = records.size();
 }
 
-bool AutosaveManager::saveNow() {
+bool AutosaveManager::saveNow() { return flush(true); }
+
+bool AutosaveManager::flush(bool sync) {
   if (!source_ || shutDown_ || writing_.load()) return false;
   waitForWrite();  // the previous writer has finished; reap its thread
   if (failed_.exchange(false)) journalValid_ = false;
@@ -92,8 +99,14 @@ bool AutosaveManager::saveNow() {
   journaledChunks_ = chunks_.size();
   journalValid_ = true;
   dirty_ = false;
+  // A rewrite always syncs (QSaveFile's commit); an append when asked or when the last sync is old.
+  // (With an interval no longer than a write tick, every write syncs, as each tick is a sync interval.)
+  sync = sync || !append || syncIntervalMs_ <= timer_.interval() || !lastSync_.isValid() ||
+         lastSync_.elapsed() >= syncIntervalMs_;
+  if (sync) lastSync_.start();
+  syncPending_ = !sync;
   writing_ = true;
-  writer_ = std::thread([this, append, parts = std::move(parts), path = path_] {
+  writer_ = std::thread([this, append, sync, parts = std::move(parts), path = path_] {
     bool ok = true;
     QString reason;
     if (append) {
@@ -103,7 +116,7 @@ bool AutosaveManager::saveNow() {
         if (!ok) break;
         ok = file.write(part) == part.size();
       }
-      ok = ok && file.flush() && ::fsync(file.handle()) == 0;
+      ok = ok && file.flush() && (!sync || ::fsync(file.handle()) == 0);
       if (!ok) reason = file.errorString();
     } else {
       QSaveFile file(path);  // commit() syncs the new file before it replaces the old one
@@ -140,12 +153,17 @@ bool AutosaveManager::saveNow() {
 }
 
 void AutosaveManager::onTimeout() {
-  if (dirty_) saveNow();
+  if (dirty_) {
+    flush(false);
+  } else if (syncPending_ && lastSync_.elapsed() >= syncIntervalMs_) {
+    flush(true);  // nothing new: an empty append that only syncs what the last ticks wrote
+  }
 }
 
 void AutosaveManager::discard() {
   waitForWrite();  // a write still running would bring the file back after the removal
   failed_ = false;
+  syncPending_ = false;
   journalValid_ = false;  // the next flush starts a new journal with its header
   QFile::remove(path_);
 }

@@ -1,6 +1,9 @@
 // AutosaveManager: a journal of the running session on disk, so a crash or a kill -9 loses at most about
-// one flush interval (a second) of training. While started, a timer fires every `intervalMs`; when
-// records arrived since the last flush (markDirty()) it appends them to the journal file and fsyncs it.
+// a quarter of a second of training, and a power cut about a second. While started, a timer fires every
+// writeIntervalMs() (a quarter second, or `intervalMs` when that is shorter); when records arrived since
+// the last flush (markDirty()) it appends them to the journal file. What is written survives a killed
+// process (the kernel holds it); fsync, for a power cut, runs at most once per `intervalMs`: with a write
+// when the last sync is that old, or on a tick of its own for written data still unsynced.
 // A clean shutdown (cleanShutdown()) removes the file; so at the next start a journal that is still there
 // means the previous run ended abnormally, and hasRecoverableSession() tells the app to offer a restore.
 //
@@ -19,6 +22,7 @@
 #pragma once
 
 #include <QByteArray>
+#include <QElapsedTimer>
 #include <QObject>
 #include <QString>
 #include <QTimer>
@@ -40,6 +44,8 @@ class AutosaveManager : public QObject {
  public:
   // At most this long between a record's arrival and its fsync (plus the write itself).
   static constexpr int kDefaultIntervalMs = 1000;
+  // At most this long between a record's arrival and its write(2) (plus encoding it).
+  static constexpr int kWriteIntervalMs = 250;
 
   // `path` empty: defaultPath().
   explicit AutosaveManager(QObject* parent = nullptr, const QString& path = QString(),
@@ -48,7 +54,8 @@ class AutosaveManager : public QObject {
 
   static QString defaultPath();
   QString path() const { return path_; }
-  int intervalMs() const { return timer_.interval(); }
+  int intervalMs() const { return syncIntervalMs_; }
+  int writeIntervalMs() const { return timer_.interval(); }
   void setIntervalMs(int intervalMs);
 
   // What to journal; it must outlive this manager (or be replaced first).
@@ -61,7 +68,8 @@ class AutosaveManager : public QObject {
   bool isDirty() const { return dirty_; }
   // The next flush rewrites the journal as one compact file (after a save); marks it dirty.
   void compact();
-  // Starts writing now (if there is a source and no write is running); true if a write started.
+  // Starts writing now, with an fsync (if there is a source and no write is running); true if a write
+  // started.
   bool saveNow();
   // Blocks until a write in flight has finished (its saved/saveFailed signal is still queued).
   void waitForWrite();
@@ -83,9 +91,13 @@ class AutosaveManager : public QObject {
  private:
   void onTimeout();
   void refreshCache();
+  bool flush(bool sync);
 
   QString path_;
   QTimer timer_;
+  int syncIntervalMs_ = kDefaultIntervalMs;
+  QElapsedTimer lastSync_;    // since the last write that synced (invalid before the first)
+  bool syncPending_ = false;  // written without an fsync since
   const SessionRecorder* source_ = nullptr;
   bool dirty_ = false;
   bool shutDown_ = false;

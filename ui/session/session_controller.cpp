@@ -5,6 +5,7 @@
 #include <QDateTime>
 #include <QDesktopServices>
 #include <QDir>
+#include <QEventLoop>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QGuiApplication>
@@ -12,9 +13,11 @@
 #include <QLocale>
 #include <QMenu>
 #include <QMessageBox>
+#include <QProgressDialog>
 #include <QStandardPaths>
 #include <QUrl>
 #include <QWidget>
+#include <algorithm>
 
 #include "ampscope/engine/reproduce_export.h"
 #include "ui/session/run_exporter.h"
@@ -65,10 +68,11 @@ SessionController::SessionController(QWidget* window, const QString& autosavePat
     }
     return QString();
   };
-  questionPrompt_ = [this](const QString& title, const QString& text) {
+  questionPrompt_ = [this](const QString& title, const QString& text, DefaultAnswer defaultAnswer) {
     if (!interactive()) return false;
-    return QMessageBox::question(window_.data(), title, text, QMessageBox::Yes | QMessageBox::No,
-                                 QMessageBox::Yes) == QMessageBox::Yes;
+    QMessageBox* box = questionBox(window_.data(), title, text, defaultAnswer);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    return box->exec() == QMessageBox::Yes;
   };
   messageSink_ = [this](const QString& title, const QString& text, bool error) {
     if (!interactive()) {
@@ -145,8 +149,26 @@ void SessionController::setFollowedRunsProvider(std::function<std::vector<Follow
 }
 void SessionController::setPathPrompt(PathPrompt prompt) { pathPrompt_ = std::move(prompt); }
 void SessionController::setQuestionPrompt(QuestionPrompt prompt) {
+  if (!prompt) return setQuestionPrompt(DefaultedQuestionPrompt());
+  setQuestionPrompt([prompt = std::move(prompt)](const QString& title, const QString& text, DefaultAnswer) {
+    return prompt(title, text);
+  });
+}
+void SessionController::setQuestionPrompt(DefaultedQuestionPrompt prompt) {
   questionPrompt_ = std::move(prompt);
   customQuestionPrompt_ = true;
+}
+
+QMessageBox* SessionController::questionBox(QWidget* parent, const QString& title, const QString& text,
+                                            DefaultAnswer defaultAnswer) {
+  auto* box = new QMessageBox(QMessageBox::Question, title, text, QMessageBox::Yes | QMessageBox::No, parent);
+  box->setDefaultButton(defaultAnswer == DefaultAnswer::Yes ? QMessageBox::Yes : QMessageBox::No);
+  box->setEscapeButton(QMessageBox::No);
+  return box;
+}
+
+bool SessionController::ask(const QString& title, const QString& text, DefaultAnswer defaultAnswer) {
+  return questionPrompt_ && questionPrompt_(title, text, defaultAnswer);
 }
 void SessionController::setMessageSink(MessageSink sink) { messageSink_ = std::move(sink); }
 
@@ -169,18 +191,56 @@ QString SessionController::suggestedName(const QString& suffix) const {
 }
 
 bool SessionController::openFile(const QString& path) {
-  QString error;
-  const auto session = SessionFile::open(path, &error);
+  if (loader_.isRunning()) return false;  // one open at a time (the progress dialog is modal anyway)
+  const QString name = QFileInfo(path).fileName();
+  // Shown only when the open takes a moment: a short session opens without a flash.
+  QProgressDialog progress(window_.data());
+  progress.setWindowTitle(tr("Open Session"));
+  progress.setLabelText(tr("Opening %1…").arg(name));
+  progress.setCancelButtonText(tr("Cancel"));
+  progress.setWindowModality(Qt::WindowModal);
+  progress.setMinimumDuration(400);
+  progress.setAutoClose(false);
+  progress.setAutoReset(false);
+  progress.setRange(0, 1000);
+  const QMetaObject::Connection cancel =
+      connect(&progress, &QProgressDialog::canceled, &loader_, &SessionLoader::cancel);
+  const QMetaObject::Connection shown =
+      connect(&loader_, &SessionLoader::progressed, &progress, [&progress, name](const SessionFile::Progress& p) {
+        const double mb = 1e6;
+        progress.setLabelText(tr("Opening %1…\nRead %2 of %3 MB; decoded %n record(s).", nullptr,
+                                 static_cast<int>(p.records))
+                                  .arg(name, QString::number(static_cast<double>(p.bytesRead) / mb, 'f', 1),
+                                       QString::number(static_cast<double>(p.fileBytes) / mb, 'f', 1)));
+        // Reading is the first half of the bar, decoding the second.
+        const double done = p.fileBytes > 0 ? static_cast<double>(p.bytesRead + p.bytesDecoded) /
+                                                  (2.0 * static_cast<double>(p.fileBytes))
+                                            : 0.0;
+        progress.setValue(static_cast<int>(std::min(1.0, done) * 999));
+      });
+  QEventLoop wait;
+  connect(&loader_, &SessionLoader::finished, &wait, &QEventLoop::quit);
+  loader_.start(path);
+  progress.setValue(0);  // starts the dialog's clock for the minimum duration
+  wait.exec();
+  disconnect(shown);
+  disconnect(cancel);  // closing the dialog says "canceled" too
+  progress.close();
+
+  if (loader_.wasCancelled()) return false;
+  std::optional<Session> session = loader_.takeSession();
   if (!session) {
-    report(tr("Cannot open the session"), error, true);
+    report(tr("Cannot open the session"), loader_.error(), true);
     if (!QFileInfo::exists(path)) recent_.remove(path);
     return false;
   }
   autosave_.stop();
-  recorder_.load(*session);
   setPath(path);
   recent_.add(path);
+  // The handler sees the followed runs, which the recorder drops; then the records move into the
+  // recorder instead of being copied.
   if (loadHandler_) loadHandler_(*session);
+  recorder_.load(std::move(*session));
   setModified(false);  // after the handler: restoring its followed runs reports their data as new
   emit sessionLoaded(path);
   return true;
@@ -269,13 +329,14 @@ bool SessionController::reproduceInPyTorch(const QString& chosen) {
     QString listed = names.join(QStringLiteral(", "));
     const int more = static_cast<int>(result.foreignCount) - static_cast<int>(names.size());
     if (more > 0) listed += tr(" and %n more", nullptr, more);
+    // "No" is the default: Enter must not write into someone's folder.
     const bool force =
-        questionPrompt_ &&
-        questionPrompt_(tr("Reproduce in PyTorch"),
-                        tr("The folder holds files AmpScope did not write: %1. Write into it anyway?\n\nThey "
-                           "are kept: only the export's own files (run.py, README.txt, weights/, batches/) "
-                           "are written.")
-                            .arg(listed));
+        ask(tr("Reproduce in PyTorch"),
+            tr("The folder holds files AmpScope did not write: %1. Write into it anyway?\n\nThey "
+               "are kept: only the export's own files (run.py, README.txt, weights/, batches/) "
+               "are written.")
+                .arg(listed),
+            DefaultAnswer::No);
     if (!force) return false;
     QApplication::setOverrideCursor(Qt::WaitCursor);
     result = exportReproduction(session.config, steps, directory, session.records, true);
@@ -303,11 +364,11 @@ bool SessionController::offerRecovery() {
   const QFileInfo info(autosave_.path());
   const QString when = QLocale().toString(info.lastModified(), QLocale::ShortFormat);
   const bool restore =
-      questionPrompt_ &&
-      questionPrompt_(tr("Restore the last session?"),
-                      tr("AmpScope did not shut down cleanly. A session autosaved at %1 can be restored "
-                         "(its configuration and every step recorded until then).\n\nRestore it?")
-                          .arg(when));
+      ask(tr("Restore the last session?"),
+          tr("AmpScope did not shut down cleanly. A session autosaved at %1 can be restored "
+             "(its configuration and every step recorded until then).\n\nRestore it?")
+              .arg(when),
+          DefaultAnswer::Yes);
   if (!restore) {
     autosave_.discard();
     return false;
@@ -335,9 +396,8 @@ bool SessionController::offerRecovery() {
 bool SessionController::confirmClose() {
   if (!modified_) return true;
   if (recorder_.isEmpty() && (!followedProvider_ || followedProvider_().empty())) return true;
-  if (!questionPrompt_ ||
-      !questionPrompt_(tr("Save the session?"),
-                       tr("The recorded run has not been saved. Save it before closing?"))) {
+  if (!ask(tr("Save the session?"), tr("The recorded run has not been saved. Save it before closing?"),
+           DefaultAnswer::Yes)) {
     return true;  // "No": close without saving
   }
   return save();

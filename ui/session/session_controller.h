@@ -22,10 +22,12 @@
 #include "ui/session/autosave_manager.h"
 #include "ui/session/recent_files.h"
 #include "ui/session/session_file.h"
+#include "ui/session/session_loader.h"
 #include "ui/session/session_recorder.h"
 
 class QAction;
 class QMenu;
+class QMessageBox;
 class QWidget;
 
 namespace ampscope::ui {
@@ -37,8 +39,12 @@ class SessionController : public QObject {
   enum class PathKind { OpenSession, SaveSession, ExportCsv, ExportJson, ReproduceFolder };
   // Returns the chosen path, or an empty string when the user cancelled.
   using PathPrompt = std::function<QString(PathKind kind, const QString& suggestion)>;
+  // The button a question's dialog presses on Enter: "no" where "yes" writes into someone's files.
+  enum class DefaultAnswer { Yes, No };
   // Returns true for "yes" (restore, save, ...).
   using QuestionPrompt = std::function<bool(const QString& title, const QString& text)>;
+  using DefaultedQuestionPrompt =
+      std::function<bool(const QString& title, const QString& text, DefaultAnswer defaultAnswer)>;
   using MessageSink = std::function<void(const QString& title, const QString& text, bool error)>;
 
   // `window`: dialog parent and the widget whose windowTitle/windowModified it maintains (may be null).
@@ -52,17 +58,20 @@ class SessionController : public QObject {
 
   // Shows a session in the plots (config, lesson, records): the owner's part.
   void setLoadHandler(std::function<void(const Session&)> handler);
+  const std::function<void(const Session&)>& loadHandler() const { return loadHandler_; }
   // The followed runs to save with the engine's records (File > Save); they are not autosaved.
   void setFollowedRunsProvider(std::function<std::vector<FollowedRun>()> provider);
   // The lesson the current run belongs to, asked when a run starts.
   void setLessonProvider(std::function<QString()> provider);
   void setPathPrompt(PathPrompt prompt);
   void setQuestionPrompt(QuestionPrompt prompt);
+  void setQuestionPrompt(DefaultedQuestionPrompt prompt);
   void setMessageSink(MessageSink sink);
 
   SessionRecorder* recorder() { return &recorder_; }
   AutosaveManager* autosave() { return &autosave_; }
   RecentFiles* recentFiles() { return &recent_; }
+  SessionLoader* loader() { return &loader_; }
   QString currentPath() const { return path_; }
   bool isModified() const { return modified_; }
 
@@ -74,7 +83,14 @@ class SessionController : public QObject {
   QAction* reproduceAction() const { return reproduce_; }
   QMenu* recentMenu() const { return recentMenu_; }
 
+  // The dialog the default question prompt shows (not yet shown), Yes and No buttons.
+  static QMessageBox* questionBox(QWidget* parent, const QString& title, const QString& text,
+                                  DefaultAnswer defaultAnswer);
+
   // Each returns true on success (false also when the user cancelled).
+  // openFile reads and decodes on the loader's worker thread and waits for it in a local event loop, the
+  // window kept drawing and a progress dialog (after a moment) offering Cancel; the opened session
+  // replaces the current one only once it is complete, so a cancelled or failed open changes nothing.
   bool openFile(const QString& path);
   bool save();
   bool saveAs();
@@ -112,12 +128,14 @@ class SessionController : public QObject {
   void report(const QString& title, const QString& text, bool error);
   QString askPath(PathKind kind, const QString& suggestion);
   QString suggestedName(const QString& suffix) const;
+  bool ask(const QString& title, const QString& text, DefaultAnswer defaultAnswer);
 
   QPointer<QWidget> window_;
   QString baseTitle_;
   SessionRecorder recorder_;
   AutosaveManager autosave_;
   RecentFiles recent_;
+  SessionLoader loader_;
   QString path_;
   bool modified_ = false;
   bool rebuildingRecent_ = false;
@@ -126,7 +144,7 @@ class SessionController : public QObject {
   std::function<QString()> lessonProvider_;
   std::function<std::vector<FollowedRun>()> followedProvider_;
   PathPrompt pathPrompt_;
-  QuestionPrompt questionPrompt_;
+  DefaultedQuestionPrompt questionPrompt_;
   MessageSink messageSink_;
 
   QAction* open_ = nullptr;

@@ -3,6 +3,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QSaveFile>
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <string_view>
@@ -37,6 +38,7 @@ QString SessionFile::describe(const SessionError& e) {
           .arg(kVersion);
     case Kind::Field:
       return tr("field \"%1\": %2").arg(QString::fromStdString(e.path), QString::fromStdString(e.message));
+    case Kind::Cancelled: return tr("opening was cancelled");
   }
   return QString::fromStdString(e.text());
 }
@@ -45,10 +47,17 @@ QByteArray SessionFile::toJson(const Session& session) {
   return QByteArray::fromStdString(encodeSession(session.config, session.lesson.toStdString(), session.records, session.followed));
 }
 
-std::optional<Session> SessionFile::fromJson(const QByteArray& json, const QString& source, QString* error) {
+std::optional<Session> SessionFile::fromJson(const QByteArray& json, const QString& source, QString* error,
+                                             const ProgressHook& progress) {
   SessionError codecError;
+  SessionDecodeProgress decodeProgress;
+  if (progress) {
+    decodeProgress = [&progress, size = json.size()](std::size_t bytesParsed, std::size_t records) {
+      return progress({size, size, static_cast<qint64>(bytesParsed), static_cast<qint64>(records)});
+    };
+  }
   auto decoded = decodeSession(std::string_view(json.constData(), static_cast<std::size_t>(json.size())),
-                               &codecError);
+                               &codecError, decodeProgress);
   if (!decoded) {
     if (error) *error = source + QStringLiteral(": ") + describe(codecError);
     return std::nullopt;
@@ -76,7 +85,7 @@ bool SessionFile::save(const QString& path, const Session& session, QString* err
   return true;
 }
 
-std::optional<Session> SessionFile::open(const QString& path, QString* error) {
+std::optional<Session> SessionFile::open(const QString& path, QString* error, const ProgressHook& progress) {
   const auto fail = [&](const QString& reason) -> std::optional<Session> {
     if (error) *error = SessionFile::tr("Cannot open %1: %2").arg(path, reason);
     return std::nullopt;
@@ -112,13 +121,32 @@ std::optional<Session> SessionFile::open(const QString& path, QString* error) {
     ::close(fd);
     return fail(file.errorString());
   }
-  // The size may grow between fstat and the read: never read past the bound.
-  const QByteArray json = file.read(kMaxBytes + 1);
+  // Read in chunks, to report progress and to be cancelled. The size may grow between fstat and the
+  // read: never read past the bound.
+  constexpr qint64 kChunk = qint64{4} * 1024 * 1024;
+  const qint64 fileBytes = static_cast<qint64>(info.st_size);
+  QByteArray json;
+  json.reserve(fileBytes + 1);
+  for (;;) {
+    const qint64 at = json.size();
+    // Up to the size fstat gave, so the buffer is allocated once; past it only when the file grew.
+    if (at >= fileBytes && file.atEnd()) break;
+    const qint64 want = std::min(at < fileBytes ? std::min(kChunk, fileBytes - at) : kChunk, kMaxBytes + 1 - at);
+    if (want <= 0) break;
+    json.resize(at + want);
+    const qint64 got = file.read(json.data() + at, want);
+    json.resize(at + std::max<qint64>(got, 0));
+    if (got < 0 || file.error() != QFileDevice::NoError) return fail(file.errorString());
+    if (got == 0) break;
+    if (progress && !progress({std::max(fileBytes, json.size()), json.size(), 0, 0})) {
+      return fail(tr("opening was cancelled"));
+    }
+  }
   if (json.size() > kMaxBytes) {
     return fail(tr("the file holds more than %1 MiB, the most a session may hold").arg(kMaxBytes / (1024 * 1024)));
   }
-  if (file.error() != QFileDevice::NoError) return fail(file.errorString());
-  return fromJson(json, QFileInfo(path).fileName(), error);
+  file.close();
+  return fromJson(json, QFileInfo(path).fileName(), error, progress);
 }
 
 }  // namespace ampscope::ui

@@ -12,6 +12,7 @@
 #include <QByteArray>
 #include <QCoreApplication>
 #include <QString>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -39,16 +40,29 @@ class SessionFile {
   // The largest file open() reads: about 100x a long six-mode run, far below what would exhaust memory.
   static constexpr qint64 kMaxBytes = qint64{512} * 1024 * 1024;
 
+  // How far open() got: the file's size, the bytes read of it, how far into them the decoder is, and the
+  // records it decoded.
+  struct Progress {
+    qint64 fileBytes = 0;
+    qint64 bytesRead = 0;
+    qint64 bytesDecoded = 0;
+    qint64 records = 0;
+  };
+  // Called from the thread that runs open(), every read chunk and every decoded record. Returning false
+  // cancels: open() returns nullopt with the error "cancelled".
+  using ProgressHook = std::function<bool(const Progress&)>;
+
   // Writes atomically. Returns false and sets *error (path and reason) on failure.
   static bool save(const QString& path, const Session& session, QString* error);
   // Reads and validates. Only a regular file of at most kMaxBytes is read: a folder, a named pipe or a
   // device is refused by its type without blocking. On failure returns nullopt and sets *error; the
-  // file is never modified.
-  static std::optional<Session> open(const QString& path, QString* error);
+  // file is never modified. Touches no widget: a worker thread may run it (SessionLoader does).
+  static std::optional<Session> open(const QString& path, QString* error, const ProgressHook& progress = {});
 
   static QByteArray toJson(const Session& session);
-  // `source` prefixes error messages (the file name).
-  static std::optional<Session> fromJson(const QByteArray& json, const QString& source, QString* error);
+  // `source` prefixes error messages (the file name). `progress` sees bytesDecoded and records.
+  static std::optional<Session> fromJson(const QByteArray& json, const QString& source, QString* error,
+                                         const ProgressHook& progress = {});
   // The codec's error in the user's language ("field \"records[3].step\": ..."; field messages stay English).
   static QString describe(const SessionError& error);
 };

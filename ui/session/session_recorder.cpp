@@ -23,8 +23,10 @@ void SessionRecorder::begin(const RunConfig& config, const QString& lesson) {
   emit changed();
 }
 
-void SessionRecorder::load(const Session& session) {
-  session_ = session;
+void SessionRecorder::load(const Session& session) { load(Session(session)); }
+
+void SessionRecorder::load(Session&& session) {
+  session_ = std::move(session);
   session_.followed.clear();  // followed runs live in the follow controller, which saves them
   hasConfig_ = true;
   resetThinning();

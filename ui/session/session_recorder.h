@@ -33,6 +33,7 @@ class SessionRecorder : public QObject {
   void begin(const RunConfig& config, const QString& lesson = QString());
   // The records of a session that was opened (they become the current ones).
   void load(const Session& session);
+  void load(Session&& session);  // without copying a long session's records
   void append(const std::vector<StepRecord>& batch);
   void clear();
 

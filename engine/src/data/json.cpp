@@ -242,9 +242,16 @@ struct ParseFailure {
   std::string message;
 };
 
+// The sink asked to stop; not a failure of the text.
+struct ParseStopped {
+  std::size_t offset;
+};
+
 class Parser {
  public:
   Parser(std::string_view text, JsonLimits limits) : text_(text), limits_(limits) {}
+  Parser(std::string_view text, JsonLimits limits, std::string_view streamMember, const JsonItemSink* sink)
+      : text_(text), limits_(limits), streamMember_(streamMember), sink_(sink) {}
 
   JsonValue document() {
     skipBlanks();
@@ -308,7 +315,9 @@ class Parser {
       if (pos_ >= text_.size() || text_[pos_] != ':') fail("expected ':' after a member name");
       ++pos_;
       skipBlanks();
-      JsonValue v = value(depth + 1);
+      JsonValue v = depth == 0 && sink_ && key == streamMember_ && pos_ < text_.size() && text_[pos_] == '['
+                        ? streamedArray(depth + 1)
+                        : value(depth + 1);
       members.emplace_back(std::move(key), std::move(v));
       skipBlanks();
       if (pos_ >= text_.size()) fail("unexpected end of text inside an object (the file may be cut short)");
@@ -344,6 +353,40 @@ class Parser {
       if (text_[pos_] == ']') {
         ++pos_;
         return JsonValue::makeArray(std::move(items));
+      }
+      fail("expected ',' or ']' in an array");
+    }
+  }
+
+  // array(), with each item handed to the sink instead of kept.
+  JsonValue streamedArray(int depth) {
+    if (depth > limits_.maxDepth) fail("nested deeper than " + std::to_string(limits_.maxDepth) + " levels");
+    ++pos_;
+    skipBlanks();
+    if (pos_ < text_.size() && text_[pos_] == ']') {
+      ++pos_;
+      return JsonValue::makeArray({});
+    }
+    bool delivering = true;
+    for (std::size_t index = 0;; ++index) {
+      skipBlanks();
+      JsonValue item = value(depth + 1);
+      if (delivering) {
+        switch ((*sink_)(std::move(item), index, pos_)) {
+          case JsonSinkAnswer::Next: break;
+          case JsonSinkAnswer::Ignore: delivering = false; break;
+          case JsonSinkAnswer::Stop: throw ParseStopped{pos_};
+        }
+      }
+      skipBlanks();
+      if (pos_ >= text_.size()) fail("unexpected end of text inside an array (the file may be cut short)");
+      if (text_[pos_] == ',') {
+        ++pos_;
+        continue;
+      }
+      if (text_[pos_] == ']') {
+        ++pos_;
+        return JsonValue::makeArray({});
       }
       fail("expected ',' or ']' in an array");
     }
@@ -465,16 +508,25 @@ class Parser {
 
   std::string_view text_;
   JsonLimits limits_;
+  std::string_view streamMember_;
+  const JsonItemSink* sink_ = nullptr;
   std::size_t pos_ = 0;
 };
 
-}  // namespace
-
-std::optional<JsonValue> parseJson(std::string_view text, JsonParseError* error, JsonLimits limits) {
+std::optional<JsonValue> parseWith(Parser parser, std::string_view text, JsonParseError* error) {
   try {
-    return Parser(text, limits).document();
+    return parser.document();
+  } catch (const ParseStopped& stopped) {
+    if (error) {
+      *error = JsonParseError{};
+      error->offset = stopped.offset;
+      error->stopped = true;
+      error->message = "stopped before the end of the text";
+    }
+    return std::nullopt;
   } catch (const ParseFailure& failure) {
     if (error) {
+      error->stopped = false;
       error->offset = failure.offset;
       error->line = 1;
       error->column = 1;
@@ -490,6 +542,18 @@ std::optional<JsonValue> parseJson(std::string_view text, JsonParseError* error,
     }
     return std::nullopt;
   }
+}
+
+}  // namespace
+
+std::optional<JsonValue> parseJson(std::string_view text, JsonParseError* error, JsonLimits limits) {
+  return parseWith(Parser(text, limits), text, error);
+}
+
+std::optional<JsonValue> parseJsonStreamingMember(std::string_view text, JsonParseError* error,
+                                                  std::string_view member, const JsonItemSink& sink,
+                                                  JsonLimits limits) {
+  return parseWith(Parser(text, limits, member, &sink), text, error);
 }
 
 }  // namespace ampscope

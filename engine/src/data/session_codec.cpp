@@ -61,6 +61,7 @@ std::string SessionError::text() const {
       return "written by a newer AmpScope (session format version " + found +
              "; this AmpScope reads up to version " + std::to_string(kSessionVersion) + "). Update AmpScope to open it.";
     case Kind::Field: return "field \"" + path + "\": " + message;
+    case Kind::Cancelled: return "opening was cancelled";
   }
   return message;
 }
@@ -129,7 +130,8 @@ std::string encodeSession(const RunConfig& config, std::string_view lesson, cons
   return out;
 }
 
-std::optional<Session> decodeSession(std::string_view json, SessionError* error) {
+std::optional<Session> decodeSession(std::string_view json, SessionError* error,
+                                     const SessionDecodeProgress& progress) {
   auto fail = [&](SessionError e) -> std::optional<Session> {
     if (error) *error = std::move(e);
     return std::nullopt;
@@ -141,8 +143,30 @@ std::optional<Session> decodeSession(std::string_view json, SessionError* error)
     return e;
   };
   if (json.find_first_not_of(" \t\r\n") == std::string_view::npos) return fail(errorOf(Kind::Empty));
+  // The records are decoded as the parser reaches them and their trees dropped one by one (a long
+  // session's tree was several times the size of the file). What needs the config (modes, step order) is
+  // checked after the parse, in record order, and the first record that did not decode is reported after
+  // the checks of the records before it: the same error comes first as with the whole tree.
+  std::vector<StepRecord> decoded;
+  std::optional<FieldFailure> undecodable;
+  bool anyRecord = false;  // the records array has an item (the tree keeps it empty)
+  const std::string_view recordsKey = kKeys[kRecords];
+  const JsonItemSink sink = [&](JsonValue&& item, std::size_t index, std::size_t end) {
+    anyRecord = true;
+    const std::string path = std::string(recordsKey) + '[' + std::to_string(index) + ']';
+    RecordError recordError;
+    auto record = readStepRecordJson(item, path, &recordError);
+    if (!record) {
+      undecodable = FieldFailure{recordError.path, recordError.message};
+      return JsonSinkAnswer::Ignore;
+    }
+    decoded.push_back(std::move(*record));
+    if (progress && !progress(end, decoded.size())) return JsonSinkAnswer::Stop;
+    return JsonSinkAnswer::Next;
+  };
   JsonParseError parseError;
-  const auto root = parseJson(json, &parseError);
+  const auto root = parseJsonStreamingMember(json, &parseError, recordsKey, sink);
+  if (!root && parseError.stopped) return fail(errorOf(Kind::Cancelled));
   if (!root) {
     SessionError e = errorOf(Kind::Syntax);
     e.line = parseError.line;
@@ -175,8 +199,7 @@ std::optional<Session> decodeSession(std::string_view json, SessionError* error)
     if (*version == 1 && f.get(kFollowed)) failAt(f.at(kFollowed), "unknown key (in a version 1 session)");
     // Version 2: a session of followed runs alone may have no config.
     const JsonValue* config = f.get(kConfig);
-    if (!config && (*version == 1 || !f.get(kFollowed) || (f.get(kRecords) && f.get(kRecords)->isArray() &&
-                                                          !f.get(kRecords)->items().empty()))) {
+    if (!config && (*version == 1 || !f.get(kFollowed) || anyRecord)) {
       f.required(kConfig);
     }
     if (config) {
@@ -187,16 +210,13 @@ std::optional<Session> decodeSession(std::string_view json, SessionError* error)
     }
 
     const Path recordsPath = f.at(kRecords);
-    const auto& records = data::readArray(f.required(kRecords), recordsPath);
-    session.records.reserve(records.size());
+    data::readArray(f.required(kRecords), recordsPath);  // an array: its items went to the sink
     const auto& modes = session.config.modes;
     std::vector<bool> seen(modes.size());
     int64_t previous = 0;
-    for (std::size_t i = 0; i < records.size(); ++i) {
+    for (std::size_t i = 0; i < decoded.size(); ++i) {
       const std::string path = recordsPath.str() + '[' + std::to_string(i) + ']';
-      RecordError recordError;
-      auto record = readStepRecordJson(records[i], path, &recordError);
-      if (!record) throw FieldFailure{recordError.path, recordError.message};
+      const StepRecord* record = &decoded[i];
       if (record->step <= previous) {
         throw FieldFailure{path + ".step", "steps must increase (step " + std::to_string(record->step) +
                                                " after " + std::to_string(previous) + ")"};
@@ -218,8 +238,9 @@ std::optional<Session> decodeSession(std::string_view json, SessionError* error)
                                                      std::to_string(record->step)};
         }
       }
-      session.records.push_back(std::move(*record));
     }
+    if (undecodable) throw *undecodable;
+    session.records = std::move(decoded);
     if (const JsonValue* followed = f.get(kFollowed)) {
       const Path followedPath = f.at(kFollowed);
       const auto& runs = data::readArray(*followed, followedPath);

@@ -196,5 +196,58 @@ TEST(ParseJson, IntegersAreExactBeyondTwoToThe53) {
   EXPECT_EQ(v->items()[5].integer(), std::optional<int64_t>(42));
 }
 
+// parseJsonStreamingMember: the top-level member's items go to the sink one by one and are not kept;
+// a member of the same name deeper down is an ordinary value.
+TEST(ParseJsonStreaming, HandsTheItemsOfTheTopLevelMemberToTheSink) {
+  const std::string text = R"({"a":1,"items":[{"items":[7]},2,[3]],"b":"x"})";
+  std::vector<std::string> seen;
+  std::vector<std::size_t> ends;
+  JsonParseError error;
+  const auto root = parseJsonStreamingMember(
+      text, &error, "items", [&](JsonValue&& item, std::size_t index, std::size_t end) {
+        seen.push_back(std::to_string(index) + ":" + JsonValue::typeName(item.type()));
+        ends.push_back(end);
+        return JsonSinkAnswer::Next;
+      });
+  ASSERT_TRUE(root) << error.message;
+  EXPECT_EQ(seen, (std::vector<std::string>{"0:an object", "1:a number", "2:an array"}));
+  EXPECT_EQ(ends, (std::vector<std::size_t>{text.find(",2,"), text.find(",[3]"), text.find("]]") + 1}));
+  ASSERT_TRUE(root->find("items"));
+  EXPECT_TRUE(root->find("items")->isArray());
+  EXPECT_TRUE(root->find("items")->items().empty()) << "the items are not kept";
+  EXPECT_EQ(root->find("b")->string(), "x");
+}
+
+TEST(ParseJsonStreaming, IgnoreStillChecksTheRestAndStopEndsAtOnce) {
+  std::size_t calls = 0;
+  const auto ignoreAll = [&](JsonValue&&, std::size_t, std::size_t) {
+    ++calls;
+    return JsonSinkAnswer::Ignore;
+  };
+  JsonParseError error;
+  EXPECT_TRUE(parseJsonStreamingMember(R"({"items":[1,2,3]})", &error, "items", ignoreAll));
+  EXPECT_EQ(calls, 1u);
+  EXPECT_FALSE(parseJsonStreamingMember(R"({"items":[1,2,3})", &error, "items", ignoreAll));
+  EXPECT_FALSE(error.stopped);
+  EXPECT_EQ(error.message, "expected ',' or ']' in an array");
+  EXPECT_EQ(error.column, 16);
+
+  calls = 0;
+  EXPECT_FALSE(parseJsonStreamingMember(R"({"items":[1,2,3]})", &error, "items",
+                                        [&](JsonValue&&, std::size_t, std::size_t) {
+                                          ++calls;
+                                          return JsonSinkAnswer::Stop;
+                                        }));
+  EXPECT_TRUE(error.stopped);
+  EXPECT_EQ(calls, 1u);
+  // A member that is not an array, or a document that is not an object, parses as parseJson does.
+  const auto notArray = parseJsonStreamingMember(R"({"items":{"x":1}})", &error, "items", ignoreAll);
+  ASSERT_TRUE(notArray);
+  EXPECT_TRUE(notArray->find("items")->isObject());
+  const auto array = parseJsonStreamingMember(R"([{"items":[1]}])", &error, "items", ignoreAll);
+  ASSERT_TRUE(array);
+  EXPECT_EQ(array->items()[0].find("items")->items().size(), 1u);
+}
+
 }  // namespace
 }  // namespace ampscope

@@ -248,5 +248,74 @@ TEST(SessionCodecV2, DamagedFollowedRunsAreRefusedNamingTheField) {
             "field \"followed[0].steps[1].seq\": must be at least 1");
 }
 
+// Each record is decoded as the parser reaches it, and what needs the config is checked after the parse:
+// the error reported is still the first in record order, whichever check finds it.
+TEST(SessionCodecStreaming, TheFirstBadRecordInFileOrderIsReported) {
+  const std::string json = encodeSession(sampleSession());
+  // Record 1 (the second) out of order, record 2 (the third) with a loss that is a word.
+  std::string text = replaced(json, "{\"step\":2,", "{\"step\":1,");
+  const size_t line3 = text.find("\n{\"step\":3,");
+  const size_t loss = text.find("\"loss\":", line3);
+  text.replace(loss, text.find(',', loss) - loss, "\"loss\":\"lots\"");
+  EXPECT_EQ(refused(text).text(), "field \"records[1].step\": steps must increase (step 1 after 1)");
+  // The other way round: the word in record 1, the disorder in record 2.
+  text = json;
+  const size_t line2 = text.find("\n{\"step\":2,");
+  const size_t loss2 = text.find("\"loss\":", line2);
+  text.replace(loss2, text.find(',', loss2) - loss2, "\"loss\":\"lots\"");
+  text = replaced(text, "{\"step\":3,", "{\"step\":1,");
+  EXPECT_EQ(refused(text).text(),
+            "field \"records[1].modes[0].loss\": expected a number or \"nan\", \"inf\", \"-inf\"");
+}
+
+TEST(SessionCodecStreaming, RecordsBeforeTheConfigAreStillCheckedAgainstIt) {
+  const Session session = sampleSession();
+  // The members in another order: JSON objects are unordered, the codec must not depend on it.
+  std::string json = R"({"format":"ampscope-session","version":1,"records":[)";
+  for (std::size_t i = 0; i < session.records.size(); ++i) appendSessionRecordJson(json, session.records[i], i);
+  json += "],\"config\":" + configText(session.config) + "}";
+  SessionError error;
+  const auto decoded = decodeSession(json, &error);
+  ASSERT_TRUE(decoded) << error.text();
+  EXPECT_EQ(encodeSession(decoded->config, "", decoded->records),
+            encodeSession(session.config, "", session.records));
+  EXPECT_EQ(refused(replaced(json, R"({"mode":"fp16-pure","step":1,)", R"({"mode":"bf16-amp","step":1,)")).text(),
+            "field \"records[0].modes[2].mode\": 'bf16-amp' is not in config.modes");
+  // A syntax error after a record that does not decode is still a syntax error (the whole text is read).
+  std::string bad = replaced(json, R"({"mode":"fp16-pure","step":1,)", R"({"mode":"fp16-pure","step":"one",)");
+  EXPECT_EQ(refused(bad).kind, SessionError::Kind::Field);
+  bad.pop_back();
+  EXPECT_EQ(refused(bad).kind, SessionError::Kind::Syntax);
+}
+
+TEST(SessionCodecStreaming, ProgressCountsTheRecordsAndCanCancel) {
+  const Session session = sampleSession();
+  ASSERT_GE(session.records.size(), 3u);
+  const std::string json = encodeSession(session);
+  std::vector<std::size_t> counts;
+  std::size_t lastBytes = 0;
+  bool bytesGrow = true;
+  SessionError error;
+  ASSERT_TRUE(decodeSession(json, &error, [&](std::size_t bytes, std::size_t records) {
+    bytesGrow = bytesGrow && bytes > lastBytes && bytes <= json.size();
+    lastBytes = bytes;
+    counts.push_back(records);
+    return true;
+  })) << error.text();
+  EXPECT_TRUE(bytesGrow);
+  ASSERT_EQ(counts.size(), session.records.size());
+  for (std::size_t i = 0; i < counts.size(); ++i) EXPECT_EQ(counts[i], i + 1);
+  // The line of the last record ends just before the footer.
+  EXPECT_EQ(lastBytes, json.size() - kSessionFooterJson.size());
+
+  int calls = 0;
+  EXPECT_FALSE(decodeSession(json, &error, [&](std::size_t, std::size_t records) {
+    ++calls;
+    return records < 2;
+  }));
+  EXPECT_EQ(error.kind, SessionError::Kind::Cancelled);
+  EXPECT_EQ(calls, 2) << "nothing is decoded after the answer to stop";
+}
+
 }  // namespace
 }  // namespace ampscope

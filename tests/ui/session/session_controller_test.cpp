@@ -9,10 +9,15 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QMenu>
+#include <QMessageBox>
+#include <QPushButton>
 #include <QTemporaryDir>
+#include <QThread>
 #include <QWidget>
 #include <filesystem>
 
+#include "support/synthetic_records.h"
+#include "ui/session/session_loader.h"
 #include "ui/session/session_recorder.h"
 
 namespace ampscope::ui {
@@ -340,6 +345,138 @@ TEST(SessionController, WithoutAnyoneToAskItNeitherBlocksNorDiscardsAnAutosave) 
   next.onRecords(steps(1, 2));
   EXPECT_TRUE(next.confirmClose()) << "no dialog offscreen: closing goes ahead";
   EXPECT_FALSE(next.saveAs()) << "the file dialog is cancelled, not shown";
+}
+
+// A session of `count` six-mode steps with histograms on every step: several MB, so reading and
+// decoding it takes many progress reports.
+Session largeSession(int64_t count) {
+  Session session;
+  session.config = presetFor(ModelKind::TinyMLP);
+  test::SyntheticOptions options;
+  options.modes = {PrecisionMode::FP32,    PrecisionMode::FP16AmpScaled, PrecisionMode::FP16Amp,
+                   PrecisionMode::BF16Amp, PrecisionMode::FP16Pure,      PrecisionMode::BF16Pure};
+  session.config.modes = options.modes;
+  for (int64_t step = 1; step <= count; ++step) session.records.push_back(test::syntheticRecord(step, options));
+  return session;
+}
+
+// Opening reads and decodes on the loader's thread (the progress reports come from it) and delivers
+// exactly what the file holds: re-encoded, the same bytes.
+TEST(SessionController, OpensOnAWorkerThreadToTheSameSession) {
+  Harness h;
+  const QString path = h.dir.filePath(QStringLiteral("large.ampscope"));
+  QString error;
+  ASSERT_TRUE(SessionFile::save(path, largeSession(300), &error)) << error.toStdString();
+  QFile file(path);
+  ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+  const QByteArray bytes = file.readAll();
+
+  std::vector<bool> offTheGuiThread;
+  qint64 lastRecords = 0;
+  QObject::connect(h.controller.loader(), &SessionLoader::progressed, h.controller.loader(),
+                   [&](const SessionFile::Progress& p) {
+                     offTheGuiThread.push_back(QThread::currentThread() != qApp->thread());
+                     lastRecords = p.records;
+                   }, Qt::DirectConnection);
+  ASSERT_TRUE(h.controller.openFile(path)) << h.errors.join('\n').toStdString();
+  ASSERT_EQ(h.loaded.size(), 1u);
+  EXPECT_EQ(SessionFile::toJson(h.loaded[0]), bytes);
+  EXPECT_EQ(SessionFile::toJson(h.controller.recorder()->session()), bytes);
+  ASSERT_FALSE(offTheGuiThread.empty()) << "the first chunk read is reported at once";
+  EXPECT_EQ(std::count(offTheGuiThread.begin(), offTheGuiThread.end(), true),
+            static_cast<std::ptrdiff_t>(offTheGuiThread.size()));
+  EXPECT_LE(lastRecords, 300);
+  EXPECT_EQ(h.controller.currentPath(), path);
+}
+
+// Cancel, whenever it comes, leaves the session that was there: no records, no path, no handler call.
+TEST(SessionController, CancellingAnOpenLeavesTheCurrentSession) {
+  Harness h;
+  h.controller.onRunStarted(fp32Config());
+  h.controller.onRecords(steps(1, 5));
+  const QString path = h.dir.filePath(QStringLiteral("large.ampscope"));
+  QString error;
+  ASSERT_TRUE(SessionFile::save(path, largeSession(600), &error)) << error.toStdString();
+
+  int reports = 0;
+  QObject::connect(h.controller.loader(), &SessionLoader::progressed, &h.window,
+                   [&](const SessionFile::Progress&) {
+                     ++reports;
+                     h.controller.loader()->cancel();
+                   });
+  EXPECT_FALSE(h.controller.openFile(path));
+  EXPECT_GE(reports, 1);
+  EXPECT_TRUE(h.controller.loader()->wasCancelled());
+  EXPECT_TRUE(h.errors.isEmpty()) << "cancelling is no error: " << h.errors.join('\n').toStdString();
+  EXPECT_TRUE(h.loaded.empty());
+  EXPECT_EQ(h.controller.recorder()->lastStep(), 5);
+  EXPECT_TRUE(h.controller.currentPath().isEmpty());
+  EXPECT_TRUE(h.controller.isModified());
+  EXPECT_TRUE(h.controller.recentFiles()->files().isEmpty());
+
+  // The next open of the same file goes through.
+  QObject::disconnect(h.controller.loader(), &SessionLoader::progressed, &h.window, nullptr);
+  ASSERT_TRUE(h.controller.openFile(path)) << h.errors.join('\n').toStdString();
+  EXPECT_EQ(h.controller.recorder()->lastStep(), 600);
+}
+
+TEST(SessionController, ADamagedSessionOpenedOnTheWorkerStillNamesTheField) {
+  Harness h;
+  h.controller.onRunStarted(fp32Config());
+  h.controller.onRecords(steps(1, 5));
+  QByteArray json = SessionFile::toJson(largeSession(40));
+  const qsizetype line = json.indexOf("\n{\"step\":31,");
+  const qsizetype loss = json.indexOf("\"loss\":", line);
+  json.replace(loss, json.indexOf(',', loss) - loss, "\"loss\":[]");
+  const QString path = h.dir.filePath(QStringLiteral("damaged.ampscope"));
+  QFile file(path);
+  ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+  file.write(json);
+  file.close();
+  EXPECT_FALSE(h.controller.openFile(path));
+  ASSERT_EQ(h.errors.size(), 1);
+  EXPECT_TRUE(h.errors[0].contains(QStringLiteral("damaged.ampscope")));
+  EXPECT_TRUE(h.errors[0].contains(QStringLiteral("field \"records[30].modes[0].loss\"")))
+      << h.errors[0].toStdString();
+  EXPECT_EQ(h.controller.recorder()->lastStep(), 5);
+  EXPECT_TRUE(h.loaded.empty());
+}
+
+// Writing into a folder of someone else's files is asked with "No" as the default (Enter, a stray
+// keypress); restoring a crashed session and saving before closing keep "Yes".
+TEST(SessionController, TheReproduceQuestionDefaultsToNo) {
+  Harness h;
+  std::vector<std::pair<QString, SessionController::DefaultAnswer>> asked;
+  h.controller.setQuestionPrompt(
+      [&](const QString& title, const QString&, SessionController::DefaultAnswer defaultAnswer) {
+        asked.emplace_back(title, defaultAnswer);
+        return false;
+      });
+  h.controller.onRunStarted(fp32Config());
+  h.controller.onRecords(steps(1, 2));
+  const QString folder = h.dir.filePath(QStringLiteral("theirs"));
+  ASSERT_TRUE(QDir().mkpath(folder));
+  QFile note(folder + QStringLiteral("/note.txt"));
+  ASSERT_TRUE(note.open(QIODevice::WriteOnly));
+  note.close();
+  EXPECT_FALSE(h.controller.reproduceInPyTorch(folder));
+  EXPECT_TRUE(h.controller.confirmClose());
+  ASSERT_EQ(asked.size(), 2u);
+  EXPECT_EQ(asked[0].first, QStringLiteral("Reproduce in PyTorch"));
+  EXPECT_EQ(asked[0].second, SessionController::DefaultAnswer::No);
+  EXPECT_EQ(asked[1].first, QStringLiteral("Save the session?"));
+  EXPECT_EQ(asked[1].second, SessionController::DefaultAnswer::Yes);
+
+  // The dialog the default prompt shows: its default (Enter) button is the one asked for.
+  std::unique_ptr<QMessageBox> no(
+      SessionController::questionBox(&h.window, QStringLiteral("t"), QStringLiteral("q"),
+                                     SessionController::DefaultAnswer::No));
+  EXPECT_EQ(no->defaultButton(), no->button(QMessageBox::No));
+  EXPECT_EQ(no->escapeButton(), no->button(QMessageBox::No));
+  std::unique_ptr<QMessageBox> yes(
+      SessionController::questionBox(&h.window, QStringLiteral("t"), QStringLiteral("q"),
+                                     SessionController::DefaultAnswer::Yes));
+  EXPECT_EQ(yes->defaultButton(), yes->button(QMessageBox::Yes));
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -132,6 +133,7 @@ struct JsonParseError {
   int line = 1;
   int column = 1;
   std::string message;
+  bool stopped = false;  // not an error in the text: the item sink below asked to stop
   std::string where() const;  // "line L, column C"
 };
 
@@ -141,5 +143,19 @@ struct JsonLimits {
 
 // The whole text must be one JSON value (blanks around it allowed).
 std::optional<JsonValue> parseJson(std::string_view text, JsonParseError* error, JsonLimits limits = {});
+
+// What a JsonItemSink wants next: the next item, no more items (the rest of the text is still checked,
+// so a syntax error after them is still reported), or nothing more at all (parsing stops: the result is
+// nullopt with `stopped` set).
+enum class JsonSinkAnswer { Next, Ignore, Stop };
+// `item` is the index-th item; `end` is the offset in the text just past it.
+using JsonItemSink = std::function<JsonSinkAnswer(JsonValue&& item, std::size_t index, std::size_t end)>;
+
+// parseJson, except that the items of the array that is the top-level object's member `member` are not
+// kept: each goes to `sink` as soon as it is parsed, and the member is an empty array in the result. A long
+// document's bulk then never lives in the tree all at once. The checks and errors are parseJson's.
+std::optional<JsonValue> parseJsonStreamingMember(std::string_view text, JsonParseError* error,
+                                                  std::string_view member, const JsonItemSink& sink,
+                                                  JsonLimits limits = {});
 
 }  // namespace ampscope

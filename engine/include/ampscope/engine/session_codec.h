@@ -22,6 +22,7 @@
 // sessionFooterJson(followed) (kSessionFooterJson "]}\n" when nothing was followed).
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -77,6 +78,7 @@ struct SessionError {
     BadVersion,     // "version" is not a positive integer
     NewerVersion,   // written by a newer AmpScope (found = its version)
     Field,          // a field does not read (path, message)
+    Cancelled,      // the progress callback asked to stop
   };
   Kind kind = Kind::Field;
   int line = 0;
@@ -87,8 +89,14 @@ struct SessionError {
   std::string text() const;
 };
 
+// Told while decoding, after each record: how far into the document the reader is (bytes) and how many
+// records it decoded. Returning false cancels the decode (SessionError::Kind::Cancelled).
+using SessionDecodeProgress = std::function<bool(std::size_t bytesParsed, std::size_t recordsDecoded)>;
+
 // Checks format and version, every field (with its full path), steps increasing, each record's modes
-// in config.modes, not repeated, and each mode's step equal to its record's step.
-std::optional<Session> decodeSession(std::string_view json, SessionError* error);
+// in config.modes, not repeated, and each mode's step equal to its record's step. Each record is decoded
+// as soon as it is parsed, so the document's JSON tree never holds all the records at once.
+std::optional<Session> decodeSession(std::string_view json, SessionError* error,
+                                     const SessionDecodeProgress& progress = {});
 
 }  // namespace ampscope

@@ -1,0 +1,62 @@
+#include "ui/session/session_loader.h"
+
+#include <QMetaObject>
+#include <chrono>
+
+namespace ampscope::ui {
+
+SessionLoader::SessionLoader(QObject* parent) : QObject(parent) {
+  qRegisterMetaType<SessionFile::Progress>();
+}
+
+SessionLoader::~SessionLoader() {
+  cancel();
+  joinWorker();
+}
+
+void SessionLoader::joinWorker() {
+  if (worker_.joinable()) worker_.join();
+}
+
+void SessionLoader::cancel() { cancel_.store(true); }
+
+bool SessionLoader::start(const QString& path) {
+  if (running_) return false;
+  joinWorker();
+  running_ = true;
+  cancelled_ = false;
+  cancel_.store(false);
+  session_.reset();
+  error_.clear();
+  worker_ = std::thread([this, path] {
+    using Clock = std::chrono::steady_clock;
+    auto lastReport = Clock::now() - std::chrono::seconds(1);  // the first chunk read is reported at once
+    const auto progress = [&](const SessionFile::Progress& p) {
+      if (cancel_.load(std::memory_order_relaxed)) return false;
+      const auto now = Clock::now();
+      if (now - lastReport >= std::chrono::milliseconds(40)) {
+        lastReport = now;
+        emit progressed(p);
+      }
+      return true;
+    };
+    QString error;
+    std::optional<Session> session = SessionFile::open(path, &error, progress);
+    // The result goes to the GUI thread whole; the worker keeps nothing. Queued with `this` as the
+    // context: a loader destroyed first (it joins this thread) drops the call.
+    QMetaObject::invokeMethod(
+        this,
+        [this, session = std::move(session), error]() mutable {
+          joinWorker();
+          running_ = false;
+          cancelled_ = cancel_.load();  // even when it finished anyway: Cancel means nothing changes
+          session_ = std::move(session);
+          error_ = cancelled_ ? QString() : error;
+          emit finished();
+        },
+        Qt::QueuedConnection);
+  });
+  return true;
+}
+
+}  // namespace ampscope::ui
