@@ -1,0 +1,60 @@
+// The formats panel's tables are as tall as their rows: no vertical scrolling inside a table, whatever
+// the number of formats; where the dock is short the whole panel scrolls instead.
+#include <gtest/gtest.h>
+
+#include <QHeaderView>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QTableWidget>
+#include <QTest>
+
+#include "ui/formats/finfo_table_widget.h"
+#include "ui/formats/number_formats_panel.h"
+#include "ui/formats/table_height.h"
+#include "ui/formats/underflow_table_widget.h"
+
+namespace ampscope::ui::formats {
+namespace {
+
+// Every row lies inside the viewport: the last row's bottom edge is not below it.
+void expectAllRowsShown(const QTableWidget* table) {
+  ASSERT_GT(table->rowCount(), 0);
+  const int last = table->rowCount() - 1;
+  EXPECT_LE(table->rowViewportPosition(last) + table->rowHeight(last), table->viewport()->height())
+      << table->objectName().toStdString() << ": " << table->rowCount() << " rows";
+  EXPECT_EQ(table->verticalScrollBarPolicy(), Qt::ScrollBarAlwaysOff);
+}
+
+TEST(TableHeight, TheFormatTablesShowEveryRowInAShortWindow) {
+  NumberFormatsPanel panel;
+  panel.resize(420, 260);  // shorter than either table
+  panel.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&panel));
+  for (int tab = 0; tab < panel.tabs()->count(); ++tab) {
+    panel.tabs()->setCurrentIndex(tab);
+    QTest::qWait(20);
+    if (panel.tabs()->currentWidget() == panel.finfoTable()) expectAllRowsShown(panel.finfoTable()->table());
+    if (panel.tabs()->currentWidget() == panel.underflowTable()) expectAllRowsShown(panel.underflowTable()->table());
+  }
+  // The panel's own scroll area takes the height the tables need.
+  auto* scroll = panel.findChild<QScrollArea*>(QStringLiteral("numberFormatsScroll"));
+  ASSERT_NE(scroll, nullptr);
+  EXPECT_GT(scroll->verticalScrollBar()->maximum(), 0);
+}
+
+TEST(TableHeight, ARowAddedLaterGrowsTheTable) {
+  QTableWidget table(3, 2);
+  table.setObjectName(QStringLiteral("growing"));
+  TableHeight::fitToRows(&table);
+  table.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&table));
+  const int before = table.height();
+  table.insertRow(3);
+  table.insertRow(4);
+  QTest::qWait(20);
+  EXPECT_EQ(table.height(), before + table.rowHeight(3) + table.rowHeight(4));
+  expectAllRowsShown(&table);
+}
+
+}  // namespace
+}  // namespace ampscope::ui::formats
