@@ -38,18 +38,7 @@ QString chip(const QColor& background, const QColor& foreground, const QString& 
 
 NumberFormatsPanel::NumberFormatsPanel(QWidget* parent) : QWidget(parent) {
   setObjectName(QStringLiteral("numberFormatsPanel"));
-  // The whole panel scrolls as one where the dock is short (a lesson's column on a 720-pixel screen),
-  // so the dock asks for little height and the tables inside keep the height of their rows.
-  auto* outer = new QVBoxLayout(this);
-  outer->setContentsMargins(0, 0, 0, 0);
-  auto* scroll = new QScrollArea(this);
-  scroll->setObjectName(QStringLiteral("numberFormatsScroll"));
-  scroll->setWidgetResizable(true);
-  scroll->setFrameShape(QFrame::NoFrame);
-  outer->addWidget(scroll);
-  auto* content = new QWidget(scroll);
-  content->setObjectName(QStringLiteral("numberFormatsContent"));
-  auto* layout = new QVBoxLayout(content);
+  auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(8, 8, 8, 8);
   layout->setSpacing(6);
   layout->addWidget(buildEntryBar());
@@ -74,7 +63,6 @@ NumberFormatsPanel::NumberFormatsPanel(QWidget* parent) : QWidget(parent) {
   m_tabs->setTabToolTip(3, tr("The chapter's gradient-underflow table."));
   m_tabs->setTabToolTip(4, tr("Bytes and GiB of N elements per format."));
   layout->addWidget(m_tabs, 1);
-  scroll->setWidget(content);
 
   setValueText(QStringLiteral("0.1"));
 }

@@ -2,6 +2,7 @@
 // the number of formats; where the dock is short the whole panel scrolls instead.
 #include <gtest/gtest.h>
 
+#include <QDockWidget>
 #include <QHeaderView>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -12,6 +13,7 @@
 #include "ui/formats/number_formats_panel.h"
 #include "ui/formats/table_height.h"
 #include "ui/formats/underflow_table_widget.h"
+#include "ui/main_window.h"
 
 namespace ampscope::ui::formats {
 namespace {
@@ -25,21 +27,29 @@ void expectAllRowsShown(const QTableWidget* table) {
   EXPECT_EQ(table->verticalScrollBarPolicy(), Qt::ScrollBarAlwaysOff);
 }
 
-TEST(TableHeight, TheFormatTablesShowEveryRowInAShortWindow) {
-  NumberFormatsPanel panel;
-  panel.resize(420, 260);  // shorter than either table
-  panel.show();
-  ASSERT_TRUE(QTest::qWaitForWindowExposed(&panel));
-  for (int tab = 0; tab < panel.tabs()->count(); ++tab) {
-    panel.tabs()->setCurrentIndex(tab);
-    QTest::qWait(20);
-    if (panel.tabs()->currentWidget() == panel.finfoTable()) expectAllRowsShown(panel.finfoTable()->table());
-    if (panel.tabs()->currentWidget() == panel.underflowTable()) expectAllRowsShown(panel.underflowTable()->table());
-  }
-  // The panel's own scroll area takes the height the tables need.
-  auto* scroll = panel.findChild<QScrollArea*>(QStringLiteral("numberFormatsScroll"));
+TEST(TableHeight, TheFormatTablesShowEveryRowInAShortDock) {
+  MainWindow window;
+  window.restoreLayout();
+  window.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+  NumberFormatsPanel* panel = window.numberFormatsPanel();
+  for (QDockWidget* dock : window.findChildren<QDockWidget*>())
+    if (dock != window.numberFormatsDock()) dock->hide();
+  window.resize(900, 330);  // the dock shorter than the panel with either table
+  auto* scroll = window.numberFormatsDock()->findChild<QScrollArea*>(QStringLiteral("numberFormatsScroll"));
   ASSERT_NE(scroll, nullptr);
-  EXPECT_GT(scroll->verticalScrollBar()->maximum(), 0);
+  EXPECT_EQ(scroll->widget(), panel);
+  for (int tab = 0; tab < panel->tabs()->count(); ++tab) {
+    panel->tabs()->setCurrentIndex(tab);
+    QTest::qWait(20);
+    if (panel->tabs()->currentWidget() == panel->finfoTable()) expectAllRowsShown(panel->finfoTable()->table());
+    if (panel->tabs()->currentWidget() == panel->underflowTable()) {
+      expectAllRowsShown(panel->underflowTable()->table());
+      // The dock really is short: the scroll area around the whole panel takes what the table needs.
+      EXPECT_GT(scroll->verticalScrollBar()->maximum(), 0);
+    }
+  }
+  EXPECT_LT(window.numberFormatsDock()->minimumSizeHint().height(), 200);
 }
 
 TEST(TableHeight, ARowAddedLaterGrowsTheTable) {
