@@ -11,7 +11,7 @@
 
 #include "ui/formats/finfo_table_widget.h"
 #include "ui/formats/number_formats_panel.h"
-#include "ui/formats/table_height.h"
+#include "ui/formats/table_fit.h"
 #include "ui/formats/underflow_table_widget.h"
 #include "ui/main_window.h"
 
@@ -27,7 +27,7 @@ void expectAllRowsShown(const QTableWidget* table) {
   EXPECT_EQ(table->verticalScrollBarPolicy(), Qt::ScrollBarAlwaysOff);
 }
 
-TEST(TableHeight, TheFormatTablesShowEveryRowInAShortDock) {
+TEST(TableFit, TheFormatTablesShowEveryRowInAShortDock) {
   MainWindow window;
   window.restoreLayout();
   window.show();
@@ -52,10 +52,10 @@ TEST(TableHeight, TheFormatTablesShowEveryRowInAShortDock) {
   EXPECT_LT(window.numberFormatsDock()->minimumSizeHint().height(), 200);
 }
 
-TEST(TableHeight, ARowAddedLaterGrowsTheTable) {
+TEST(TableFit, ARowAddedLaterGrowsTheTable) {
   QTableWidget table(3, 2);
   table.setObjectName(QStringLiteral("growing"));
-  TableHeight::fitToRows(&table);
+  TableFit::fitToRows(&table);
   table.show();
   ASSERT_TRUE(QTest::qWaitForWindowExposed(&table));
   const int before = table.height();
@@ -64,6 +64,23 @@ TEST(TableHeight, ARowAddedLaterGrowsTheTable) {
   QTest::qWait(20);
   EXPECT_EQ(table.height(), before + table.rowHeight(3) + table.rowHeight(4));
   expectAllRowsShown(&table);
+}
+
+TEST(TableFit, ColumnsFollowAFontChangeInProportion) {
+  QTableWidget table(1, 2);
+  table.setItem(0, 0, new QTableWidgetItem(QStringLiteral("1.797693e+308")));
+  table.resizeColumnsToContents();
+  TableFit::fitToRows(&table);
+  const int before = table.columnWidth(0);
+  const int fontBefore = table.fontMetrics().height();
+  QFont larger = table.font();
+  larger.setPointSizeF(larger.pointSizeF() * 1.5);
+  table.setFont(larger);
+  const int fontAfter = table.fontMetrics().height();
+  ASSERT_GT(fontAfter, fontBefore);
+  EXPECT_NEAR(table.columnWidth(0), before * fontAfter / fontBefore, 1);
+  // The widened column holds its number at the new size.
+  EXPECT_GE(table.columnWidth(0), table.fontMetrics().horizontalAdvance(QStringLiteral("1.797693e+308")));
 }
 
 }  // namespace
