@@ -10,6 +10,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QScreen>
+#include <QScrollArea>
 #include <QSettings>
 #include <QShowEvent>
 #include <QTimer>
@@ -66,7 +67,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_formatsPanel = new formats::NumberFormatsPanel(this);
   m_formatsDock = new QDockWidget(tr("Number formats"), this);
   m_formatsDock->setObjectName(QStringLiteral("numberFormatsDock"));
-  m_formatsDock->setWidget(m_formatsPanel);
+  // The whole panel scrolls as one where the dock is short (a lesson's column on a 720-pixel screen), so
+  // the dock asks for little height and the tables inside keep the height of their rows.
+  auto* formatsScroll = new QScrollArea(m_formatsDock);
+  formatsScroll->setObjectName(QStringLiteral("numberFormatsScroll"));
+  formatsScroll->setWidgetResizable(true);
+  formatsScroll->setFrameShape(QFrame::NoFrame);
+  formatsScroll->setWidget(m_formatsPanel);
+  m_formatsDock->setWidget(formatsScroll);
   addPanel(m_formatsDock, Qt::LeftDockWidgetArea);
 
   // Live-training workspace (ui/training): constructed here, after the number-format panel.

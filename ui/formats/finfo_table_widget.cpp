@@ -13,6 +13,7 @@
 #include "ampscope/engine/number_format.h"
 #include "ui/formats/format_text.h"
 #include "ui/formats/table_csv.h"
+#include "ui/formats/table_fit.h"
 
 namespace ampscope::ui::formats {
 
@@ -90,6 +91,7 @@ FinfoTableWidget::FinfoTableWidget(QWidget* parent) : QWidget(parent) {
   m_table->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
   // As large as its contents and no larger: the space below stays empty instead of a grey table body.
   m_table->setSizePolicy(QSizePolicy::Maximum, QSizePolicy::Maximum);
+  TableFit::fitToRows(m_table);
   layout->addWidget(m_table);
 
   auto* copyAction = new QAction(tr("Copy as CSV"), this);

@@ -14,6 +14,7 @@
 #include "ampscope/engine/number_format.h"
 #include "ui/formats/format_text.h"
 #include "ui/formats/table_csv.h"
+#include "ui/formats/table_fit.h"
 
 namespace ampscope::ui::formats {
 
@@ -90,6 +91,7 @@ UnderflowTableWidget::UnderflowTableWidget(QWidget* parent) : QWidget(parent) {
   for (int c = 0; c < kColumnCount; ++c) m_table->setColumnWidth(c, std::max(m_table->columnWidth(c), 130));
   m_table->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
   m_table->setSizePolicy(QSizePolicy::Maximum, QSizePolicy::Maximum);
+  TableFit::fitToRows(m_table);
   connect(m_table, &QTableWidget::cellDoubleClicked, this,
           [this](int row, int) { emit valueActivated(inputs().value(row)); });
 

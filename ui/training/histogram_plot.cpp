@@ -89,8 +89,9 @@ class NoteScroller : public QScrollArea {
     return QSize(QScrollArea::sizeHint().width(), std::min(lines, note_->heightForWidth(width) + 2));
   }
   static constexpr int kLines = 4;
+  // One line, scrolled, where a lesson's column on a 720-pixel screen has no more.
   QSize minimumSizeHint() const override {
-    return QSize(60, std::min(sizeHint().height(), 2 * note_->fontMetrics().lineSpacing() + 6));
+    return QSize(60, std::min(sizeHint().height(), note_->fontMetrics().lineSpacing() + 6));
   }
 
  private:

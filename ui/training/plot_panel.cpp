@@ -244,6 +244,7 @@ void PlotPanel::arrangeBeforeReplot() {
     }
   }
   elideLegendNames();
+  moveLegendOffData();
 
   const QString note = hasPlottedData() ? QString() : emptyNote();
   emptyStateNote_->setVisible(!note.isEmpty());
@@ -252,6 +253,54 @@ void PlotPanel::arrangeBeforeReplot() {
     const QFontMetrics fm(emptyStateNote_->font());
     emptyStateNote_->setText(fm.elidedText(note, Qt::ElideRight, std::max(20, plot_->axisRect()->width() - 16)));
   }
+}
+
+void PlotPanel::moveLegendOffData() {
+  QCPLegend* legend = plot_->legend;
+  QCPLayoutInset* inset = plot_->axisRect()->insetLayout();
+  if (!legend->visible() || legend->layout() != inset) return;
+  const int index = inset->elements(false).indexOf(legend);
+  const QRect area = plot_->axisRect()->rect();
+  const QSize size = legend->outerRect().size();
+  if (index < 0 || size.isEmpty() || area.isEmpty()) return;
+  // The data points of every visible graph that a legend in `corner` would cover.
+  auto covered = [&](Qt::Alignment corner) {
+    const QRect r(corner & Qt::AlignLeft ? area.left() : area.right() - size.width() + 1,
+                  corner & Qt::AlignTop ? area.top() : area.bottom() - size.height() + 1, size.width(), size.height());
+    int64_t count = 0;
+    for (int g = 0; g < plot_->graphCount(); ++g) {
+      QCPGraph* graph = plot_->graph(g);
+      if (!graph->visible() || graph->data()->isEmpty()) continue;
+      const QCPAxis* keys = graph->keyAxis();
+      const QCPAxis* values = graph->valueAxis();
+      double k0 = keys->pixelToCoord(r.left());
+      double k1 = keys->pixelToCoord(r.right());
+      if (k0 > k1) std::swap(k0, k1);
+      double v0 = values->pixelToCoord(r.bottom());
+      double v1 = values->pixelToCoord(r.top());
+      if (v0 > v1) std::swap(v0, v1);
+      const auto end = graph->data()->findEnd(k1, false);
+      for (auto it = graph->data()->findBegin(k0, false); it != end; ++it)
+        if (it->value >= v0 && it->value <= v1) ++count;
+    }
+    return count;
+  };
+  const Qt::Alignment current = inset->insetAlignment(index) & (Qt::AlignLeft | Qt::AlignRight | Qt::AlignTop | Qt::AlignBottom);
+  const int64_t here = covered(current);
+  if (here == 0) return;
+  Qt::Alignment best = current;
+  int64_t fewest = here;
+  for (const Qt::Alignment corner : {Qt::AlignTop | Qt::AlignRight, Qt::AlignBottom | Qt::AlignLeft,
+                                     Qt::AlignTop | Qt::AlignLeft, Qt::AlignBottom | Qt::AlignRight}) {
+    const int64_t count = covered(corner);
+    if (count < fewest) {
+      fewest = count;
+      best = corner;
+    }
+  }
+  // Only a clearly better corner: a legend that hops at every replot would be harder to read than one that
+  // covers a few points.
+  if (best != current && fewest * 2 < here) inset->setInsetAlignment(index, best);
 }
 
 void PlotPanel::updateMinimumSize() {

@@ -93,6 +93,9 @@ class PlotPanel : public QWidget {
   void arrangeBeforeReplot();
   void useElidingLegendItems();
   void elideLegendNames();
+  // A legend inside the axis rect goes to the corner that hides the fewest data points of the graphs
+  // (the newest steps of a falling loss are bottom right, a flat curve runs along one edge).
+  void moveLegendOffData();
   // After a replot: the widget's minimum size from the plot layout's (margins + minimum axis rect).
   void updateMinimumSize();
   bool hasPlottedData() const;

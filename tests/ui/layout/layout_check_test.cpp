@@ -50,6 +50,26 @@ QString describe(const QRect& r) {
   return QStringLiteral("%1x%2+%3+%4").arg(r.width()).arg(r.height()).arg(r.x()).arg(r.y());
 }
 
+// Waits until the window's layout has settled: a font or language change posts layout requests whose new
+// minimums post more, and the window's fit to the screen runs from a zero-timer after them, so one short
+// wait can catch the layout half way (how long the rounds take depends on the machine's load). Settled:
+// one round of posted events changes no widget's geometry. Bounded, so a layout that never settles
+// still gets checked (and fails there).
+void settle(const QWidget& window) {
+  auto geometries = [&window] {
+    QVector<QRect> all{window.geometry()};
+    for (const QWidget* w : window.findChildren<QWidget*>()) all << (w->isVisible() ? w->geometry() : QRect());
+    return all;
+  };
+  QVector<QRect> before = geometries();
+  for (int round = 0; round < 50; ++round) {
+    QTest::qWait(20);
+    const QVector<QRect> after = geometries();
+    if (after == before) return;
+    before = after;
+  }
+}
+
 bool onScreen(const QWidget* w) { return w->isVisible() && !w->visibleRegion().isEmpty(); }
 
 QString widgetPath(const QWidget* w) {
@@ -207,8 +227,9 @@ TEST(LayoutCheck, EveryLessonFitsInBothLanguagesWithAndWithoutPresenterScaling) 
           ASSERT_TRUE(QTest::qWaitFor([&] { return run->state() == RunState::Finished; }, 60000)) << lesson.id.toStdString();
           run->drainNow();
         }
-        QTest::qWait(30);  // queued replots and layouts
+        settle(window);  // queued layouts and the window's fit to the screen
         for (QCustomPlot* plot : window.findChildren<QCustomPlot*>()) plot->replot(QCustomPlot::rpImmediateRefresh);
+        settle(window);  // a replot may change a plot's minimum (its axes' margins)
         ++cases;
         const QString name = QStringLiteral("%1x%2-%3-%4%5")
                                  .arg(screen.width())

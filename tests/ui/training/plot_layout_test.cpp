@@ -109,6 +109,26 @@ TEST(PlotLayout, TickLabelsNeverTouchAsThePlotNarrows) {
   }
 }
 
+TEST(PlotLayout, TheLossLegendMovesToTheCornerTheCurvesLeaveFree) {
+  // One mode falls from the top left to the bottom right, the others stay flat along the top edge (as
+  // fp16-amp does in the underflow lesson): only the bottom left corner is free of data.
+  TelemetryStore store;
+  feed(store, 1, 300, SyntheticOptions{}, [](StepRecord& r) {
+    for (ModeStep& m : r.modes) m.loss = m.mode == PrecisionMode::FP32 ? 2.3 - 2.0 * r.step / 300.0 : 2.3;
+  });
+  LossPlot loss(&store);
+  loss.resize(600, 400);
+  loss.show();
+  loss.refresh();
+  settle(loss);
+  settle(loss);
+  const QRect area = loss.plot()->axisRect()->rect();
+  const QRect legend = loss.plot()->legend->outerRect();
+  ASSERT_TRUE(loss.plot()->legend->visible());
+  EXPECT_LT(legend.center().x(), area.center().x()) << "legend at " << legend.x() << "," << legend.y();
+  EXPECT_GT(legend.center().y(), area.center().y()) << "legend at " << legend.x() << "," << legend.y();
+}
+
 TEST(PlotLayout, ZoneLabelsStayInsideTheirZonesOrHide) {
   TelemetryStore store;
   feed(store, 1, 10, SyntheticOptions{});
