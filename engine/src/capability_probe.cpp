@@ -99,6 +99,15 @@ ModeCapability probeOne(PrecisionMode mode) {
                     " CPU says: " + error;
       break;
     }
+    case PrecisionMode::Fp8Delayed:
+    case PrecisionMode::Fp8Current:
+    case PrecisionMode::MXFP8:
+    case PrecisionMode::NVFP4:
+      // No FP8 GEMM on this machine's LibTorch: the quantisation is emulated (docs/fp8-recipes.md).
+      capability.native = false;
+      capability.detail = "Emulated: GEMM inputs scaled, rounded (RNE, saturating) to the recipe's formats "
+                          "and dequantised around FP32 GEMMs; master weights and optimizer in FP32.";
+      break;
   }
   return capability;
 }

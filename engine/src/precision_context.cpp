@@ -98,6 +98,8 @@ PrecisionContext::PrecisionContext(PrecisionMode mode, bool native) : mode_(mode
                                                                                 : LowFormat::FP16;
   if (mode == PrecisionMode::FP32) {
     kind_ = ExecKind::FP32;
+  } else if (isQuantizedMode(mode)) {
+    kind_ = ExecKind::Quantized;
   } else if (amp) {
     kind_ = native ? ExecKind::AmpNative : ExecKind::AmpEmulated;
   } else {

@@ -58,7 +58,7 @@ struct Act {
   bool low = false;
 };
 
-enum class ExecKind { FP32, AmpNative, AmpEmulated, PureNative, PureEmulated };
+enum class ExecKind { FP32, AmpNative, AmpEmulated, PureNative, PureEmulated, Quantized };
 
 class PrecisionContext {
  public:
