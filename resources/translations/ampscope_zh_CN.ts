@@ -660,6 +660,45 @@ LibTorch %4
     </message>
 </context>
 <context>
+    <name>Fp8ScalePlot</name>
+    <message>
+        <source>Which quantised tensors: all of them, the forward operands (inputs and weights, E4M3), the gradients (E5M2), or one tensor.</source>
+        <translation>显示哪些量化张量：全部、前向操作数（输入和权重，E4M3）、梯度（E5M2），或单个张量。</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>步</translation>
+    </message>
+    <message>
+        <source>scale: values × scale before rounding (log₂ axis)</source>
+        <translation>scale：舍入前数值所乘的系数（log₂ 轴）</translation>
+    </message>
+    <message>
+        <source>All quantised tensors</source>
+        <translation>全部量化张量</translation>
+    </message>
+    <message>
+        <source>Forward: inputs and weights</source>
+        <translation>前向：输入和权重</translation>
+    </message>
+    <message>
+        <source>Backward: gradients</source>
+        <translation>反向：梯度</translation>
+    </message>
+    <message>
+        <source>%1 (largest block scale)</source>
+        <translation>%1（最大的块 scale）</translation>
+    </message>
+    <message>
+        <source>%1 (smallest block scale)</source>
+        <translation>%1（最小的块 scale）</translation>
+    </message>
+    <message>
+        <source>Run an FP8 mode to see its scales.</source>
+        <translation>运行一个 FP8 模式即可看到它的 scale。</translation>
+    </message>
+</context>
+<context>
     <name>HeadlessTrainer</name>
     <message>
         <source>The number of steps must be positive (got %1).</source>
@@ -852,6 +891,38 @@ zeros</source>
     <message>
         <source>Run to see the gradient exponents.</source>
         <translation>运行后可在此查看梯度指数。</translation>
+    </message>
+    <message>
+        <source>%1 (quantised, %2)</source>
+        <translation>%1（量化为 %2）</translation>
+    </message>
+    <message>
+        <source>%1: %2 block windows, block scales %3 … %4</source>
+        <translation>%1：%2 各块的窗口，块 scale %3 … %4</translation>
+    </message>
+    <message>
+        <source>%1: %2 window at scale %3</source>
+        <translation>%1：scale 为 %3 时的 %2 窗口</translation>
+    </message>
+    <message>
+        <source>→ 0</source>
+        <translation>→ 0</translation>
+    </message>
+    <message>
+        <source>→ ±%1</source>
+        <translation>→ ±%1</translation>
+    </message>
+    <message>
+        <source>block scales %1 … %2</source>
+        <translation>块 scale %1 … %2</translation>
+    </message>
+    <message>
+        <source>scale %1</source>
+        <translation>scale %1</translation>
+    </message>
+    <message>
+        <source>&lt;span style=&apos;color:%1&apos;&gt;■&lt;/span&gt; &lt;b&gt;%2&lt;/b&gt; (step %3): %4 values · %5 · amax %6 · &lt;b&gt;saturated %7&lt;/b&gt; · &lt;b&gt;flushed to 0 %8&lt;/b&gt;</source>
+        <translation>&lt;span style=&apos;color:%1&apos;&gt;■&lt;/span&gt; &lt;b&gt;%2&lt;/b&gt;（第 %3 步）：%4 个值 · %5 · amax %6 · &lt;b&gt;饱和 %7&lt;/b&gt; · &lt;b&gt;冲成 0 %8&lt;/b&gt;</translation>
     </message>
 </context>
 <context>
@@ -2299,6 +2370,10 @@ Restore it?</source>
     <message>
         <source>failed</source>
         <translation>失败</translation>
+    </message>
+    <message>
+        <source>FP8 scales</source>
+        <translation>FP8 scale</translation>
     </message>
 </context>
 <context>
