@@ -191,6 +191,26 @@ LibTorch %4
         <source>Intra-op threads of each mode&apos;s training thread</source>
         <translation>每个模式的训练线程使用的算子内线程数</translation>
     </message>
+    <message>
+        <source>fp8-delayed: how many steps&apos; amaxes the scale looks back over (Transformer Engine&apos;s default is 1024)</source>
+        <translation>fp8-delayed：缩放因子回看多少步的 amax（Transformer Engine 的默认值为 1024）</translation>
+    </message>
+    <message>
+        <source>FP8 per-tensor scales: scale = format max / amax / 2^margin</source>
+        <translation>FP8 逐张量缩放：scale = 格式最大值 / amax / 2^margin</translation>
+    </message>
+    <message>
+        <source>FP8 per-tensor scaling on; off, every scale is 1 and values meet the format&apos;s fixed range as they are</source>
+        <translation>开启 FP8 逐张量缩放；关闭时所有缩放因子为 1，数值按原样落入格式的固定范围</translation>
+    </message>
+    <message>
+        <source>Multiply this step&apos;s input batch by the spike factor (0 = never): an amax spike</source>
+        <translation>在这一步把输入批次乘以尖峰系数（0 = 从不）：制造一次 amax 尖峰</translation>
+    </message>
+    <message>
+        <source>The factor the spike step&apos;s inputs are multiplied by</source>
+        <translation>尖峰步的输入所乘的系数</translation>
+    </message>
 </context>
 <context>
     <name>ExportDialog</name>
@@ -1335,6 +1355,22 @@ zeros</source>
         <source>BF16 pure</source>
         <translation>纯 BF16</translation>
     </message>
+    <message>
+        <source>FP8 delayed scaling</source>
+        <translation>FP8 延迟缩放</translation>
+    </message>
+    <message>
+        <source>FP8 current scaling</source>
+        <translation>FP8 即时缩放</translation>
+    </message>
+    <message>
+        <source>MXFP8 (32-value blocks)</source>
+        <translation>MXFP8（32 值分块）</translation>
+    </message>
+    <message>
+        <source>NVFP4 (16-value blocks)</source>
+        <translation>NVFP4（16 值分块）</translation>
+    </message>
 </context>
 <context>
     <name>NumberFormatsPanel</name>
@@ -1821,6 +1857,26 @@ zeros</source>
     <message>
         <source>Threads</source>
         <translation>线程数</translation>
+    </message>
+    <message>
+        <source>FP8 amax history</source>
+        <translation>FP8 amax 历史长度</translation>
+    </message>
+    <message>
+        <source>FP8 margin</source>
+        <translation>FP8 余量</translation>
+    </message>
+    <message>
+        <source>FP8 scaling on</source>
+        <translation>FP8 缩放开启</translation>
+    </message>
+    <message>
+        <source>Amax spike at step</source>
+        <translation>amax 尖峰所在步</translation>
+    </message>
+    <message>
+        <source>Spike factor</source>
+        <translation>尖峰系数</translation>
     </message>
 </context>
 <context>

@@ -27,6 +27,15 @@ struct ModeSummary {
   RoundingCounts backward;  // summed over instrumented steps
   RoundingCounts forward;
   double lastZeroGradShare = 0;  // parameter gradients exactly zero (unscaled), last instrumented step
+  // FP8/microscaling modes: quantised elements, saturated and flushed, over the measured (instrumented)
+  // steps, forward operands and backward gradients apart.
+  struct QuantTotals {
+    int64_t elements = 0;
+    int64_t saturated = 0;
+    int64_t flushed = 0;
+  };
+  QuantTotals quantForward;
+  QuantTotals quantBackward;
 
   void add(const ModeStep& step);  // one more step of this mode
 };
@@ -37,7 +46,8 @@ double zeroGradShare(const ModeStep& step);
 // One progress line of a run: "step     10  fp32 2.301  fp16-amp-scaled 2.302 (scale 65536) ...", '\n'-terminated.
 std::string progressLine(const StepRecord& record);
 
-// The per-mode summary table, a title line first, '\n'-terminated lines.
+// The per-mode summary table, a title line first, '\n'-terminated lines. When a mode quantised GEMM
+// operands (FP8/microscaling), a second table gives its saturated and flushed shares.
 std::string summaryTable(const std::vector<ModeSummary>& summaries);
 
 struct ModeLedger {
