@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <QComboBox>
+#include <QTest>
 #include <cmath>
 #include <memory>
 #include <qcustomplot.h>
@@ -69,6 +70,14 @@ void feedFp8(TelemetryStore& store, int64_t from, int64_t to, double inputScaleA
   });
 }
 
+void settle(PlotPanel& panel) {
+  panel.resize(640, 400);
+  panel.show();
+  panel.plot()->replot();
+  QTest::qWait(50);  // queued replots after the first layout
+  panel.plot()->replot();
+}
+
 TEST(FormatWindow, E4M3AndE5M2LimitsComeFromTheOcpSpec) {
   EXPECT_EQ(smallestSubnormal(QuantFormat::E4M3), std::ldexp(1.0, -9));
   EXPECT_EQ(largestFinite(QuantFormat::E4M3), 448.0);
@@ -113,6 +122,7 @@ TEST(Fp8ScalePlot, ShowsItsEmptyStateWithoutAQuantisedMode) {
   plot.show();
   feed(store, 1, 20);  // FP32 and the FP16/BF16 modes: nothing quantised
   plot.onDataAppended();
+  settle(plot);
   EXPECT_EQ(plot.laneCount(), 0);
   EXPECT_EQ(plot.shownEmptyNote(), Fp8ScalePlot::tr("Run an FP8 mode to see its scales."));
 }
@@ -134,6 +144,7 @@ TEST(Fp8ScalePlot, OneStepLinePerTensorPerModeWithEveryStepsScale) {
   EXPECT_EQ(input->lineStyle(), QCPGraph::lsStepLeft);
   EXPECT_EQ(plot.scaleGraph(kDelayed, QStringLiteral("fc1.grad_output"))->pen().style(), Qt::DotLine);
   EXPECT_EQ(plot.scaleGraph(kDelayed, QStringLiteral("fc1.weight"))->pen().style(), Qt::DashLine);
+  settle(plot);
   EXPECT_TRUE(plot.shownEmptyNote().isEmpty());
   EXPECT_TRUE(plot.plot()->yAxis->scaleType() == QCPAxis::stLogarithmic);
   // Following the data: the largest scale (2^6 at step 60, 2^10 for the gradient) in view.
