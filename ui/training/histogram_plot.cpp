@@ -469,6 +469,9 @@ void HistogramPlot::redrawBars() {
         lowest = e;
         break;
       }
+    // A quantised tensor's flush edge stays right of the zeros column too.
+    if (const QuantTensorStats* q = shownQuant(key))
+      lowest = std::min(lowest, static_cast<int>(std::floor(formatWindow(*q).flushLog2)) - 1);
   }
   zeroKey_ = lowest - 3;
   zeroBackground_->bottomRight->setCoords(zeroKey_ + 1.5, 1.0);
