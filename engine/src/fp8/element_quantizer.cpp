@@ -25,7 +25,7 @@ struct Kernel {
   uint32_t keepMask;       // clears the dropped bits
   uint32_t minNormalBits;  // float32 pattern of 2^minNormalExp
   float magic;             // 2^(minNormalExp - mantissaBits + 23)
-  float maxValue;
+  uint32_t maxBits;        // float32 pattern of the largest finite value
 };
 
 Kernel kernelFor(const ElementSpec& spec) {
@@ -35,19 +35,25 @@ Kernel kernelFor(const ElementSpec& spec) {
   k.keepMask = ~((1u << k.shift) - 1u);
   k.minNormalBits = static_cast<uint32_t>(spec.minNormalExp + 127) << 23;
   k.magic = std::ldexp(1.0f, spec.minNormalExp - spec.mantissaBits + 23);
-  k.maxValue = spec.maxValue;
+  k.maxBits = bitsOf(spec.maxValue);
   return k;
 }
 
-// The rounded magnitude of |v| given as its bit pattern `a` (sign cleared).
-inline float roundMagnitude(uint32_t a, const Kernel& k) {
+// All-ones when the condition holds: selections are masks, so the loops have no branches to vectorise
+// around (positive floats, NaN patterns above inf, order like their bit patterns).
+inline uint32_t maskIf(bool condition) { return 0u - static_cast<uint32_t>(condition); }
+
+// The bit pattern of the rounded magnitude of the float32 magnitude with bit pattern `a`.
+inline uint32_t roundMagnitude(uint32_t a, const Kernel& k) {
   const uint32_t normal = (a + k.halfMinusOne + ((a >> k.shift) & 1u)) & k.keepMask;
-  const float fa = floatOf(a);
-  // volatile-free: without -ffast-math the compiler keeps (fa + magic) - magic as written.
-  const float sub = (fa + k.magic) - k.magic;
-  float r = a < k.minNormalBits ? sub : floatOf(normal);
-  r = fa > k.maxValue ? k.maxValue : r;
-  return a > 0x7F800000u ? fa : r;  // NaN stays NaN
+  // Without -ffast-math the compiler keeps (fa + magic) - magic as written.
+  const uint32_t sub = bitsOf((floatOf(a) + k.magic) - k.magic);
+  const uint32_t isSub = maskIf(a < k.minNormalBits);
+  const uint32_t over = maskIf(a > k.maxBits);        // beyond max, inf and NaN
+  const uint32_t isNaN = maskIf(a > 0x7F800000u);
+  uint32_t r = (sub & isSub) | (normal & ~isSub);
+  r = (r & ~over) | (k.maxBits & over);
+  return (r & ~isNaN) | (a & isNaN);
 }
 
 }  // namespace
@@ -73,22 +79,21 @@ void quantize(const float* in, float* out, int64_t n, QuantFormat format, float 
     for (int64_t i = 0; i < n; ++i) {
       const uint32_t b = bitsOf(in[i] * scale);
       const uint32_t sign = b & 0x80000000u;
-      const float r = roundMagnitude(b ^ sign, k);
-      out[i] = floatOf(bitsOf(r) | sign) * invScale;
+      out[i] = floatOf(roundMagnitude(b ^ sign, k) | sign) * invScale;
     }
     return;
   }
   int64_t saturated = 0;
   int64_t flushed = 0;
   for (int64_t i = 0; i < n; ++i) {
-    const float x = in[i];
-    const uint32_t b = bitsOf(x * scale);
+    const uint32_t xa = bitsOf(in[i]) & 0x7FFFFFFFu;
+    const uint32_t b = bitsOf(in[i] * scale);
     const uint32_t sign = b & 0x80000000u;
     const uint32_t a = b ^ sign;
-    const float r = roundMagnitude(a, k);
-    saturated += (a <= 0x7F800000u && floatOf(a) > k.maxValue) ? 1 : 0;
-    flushed += (x != 0.0f && r == 0.0f) ? 1 : 0;
-    out[i] = floatOf(bitsOf(r) | sign) * invScale;
+    const uint32_t r = roundMagnitude(a, k);
+    saturated += static_cast<int64_t>((a > k.maxBits) & (a <= 0x7F800000u));
+    flushed += static_cast<int64_t>((xa != 0u) & (r == 0u));
+    out[i] = floatOf(r | sign) * invScale;
   }
   counts->saturated += saturated;
   counts->flushed += flushed;
