@@ -108,7 +108,7 @@ std::optional<ScalingKind> parseScalingKind(const std::string& key);
 // arriving at its output (backward). The scalars are filled on every step; the counts and the histogram
 // on instrumented steps only (measured == true).
 struct QuantTensorStats {
-  std::string name;              // "fc1.input", "fc1.weight", "fc1.grad_output", "block0.attn.scores.other"
+  std::string name;              // "fc1.input", "fc1.weight", "fc1.grad_output", "block0.attn.qkv.input"
   std::string layer;             // "fc1"
   bool backward = false;
   QuantFormat format = QuantFormat::E4M3;
