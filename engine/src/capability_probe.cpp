@@ -117,6 +117,15 @@ Availability probeOne(PrecisionMode mode) {
       a.emulatedDetail += a.native ? "." : "; LibTorch " + version + " CPU says: " + error;
       break;
     }
+    case PrecisionMode::Fp8Delayed:
+    case PrecisionMode::Fp8Current:
+    case PrecisionMode::MXFP8:
+    case PrecisionMode::NVFP4:
+      // No FP8 GEMM on this machine's LibTorch: the quantisation is emulated (docs/fp8-recipes.md).
+      a.native = false;
+      a.emulatedDetail = "Emulated: GEMM inputs scaled, rounded (RNE, saturating) to the recipe's formats "
+                         "and dequantised around FP32 GEMMs; master weights and optimizer in FP32.";
+      break;
   }
   return a;
 }

@@ -30,7 +30,7 @@ double clipCoefficient(double norm, double maxNorm) {
 ModeTrainer::ModeTrainer(const RunConfig& config, const ModeCapability& capability, Model& reference)
     : config_(config),
       mode_(capability.mode),
-      context_(capability.mode, capability.native),
+      context_(capability.mode, capability.native, config.fp8),
       model_(makeModel(config.model)) {
   at::NoGradGuard noGrad;
   const auto source = reference.named_parameters();
@@ -226,6 +226,7 @@ ModeStep ModeTrainer::step(int64_t stepIndex, const Batch& batch, bool instrumen
   }
 
   if (!out.skipped && !parametersFinite()) out.diverged = diverged_ = true;
+  out.quantized = context_.endStep();  // rolls the FP8 amax histories (precision_context.h)
 
   if (instrument) {
     out.roundingPoints = context_.roundingPoints();

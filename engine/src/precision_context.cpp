@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "exponent_histogram_builder.h"
+#include "fp8/quantized_linear.h"
 
 namespace ampscope::detail {
 namespace {
@@ -91,13 +92,21 @@ void roundInPlace(torch::Tensor& x, LowFormat format, RoundingCounts* counts) {
   roundToFormat(x.data_ptr<float>(), x.data_ptr<float>(), x.numel(), format, counts);
 }
 
-PrecisionContext::PrecisionContext(PrecisionMode mode, bool native) : mode_(mode) {
+PrecisionContext::PrecisionContext(PrecisionMode mode, bool native, const Fp8Config& fp8)
+    : mode_(mode), fp8_(fp8) {
   const bool amp = mode == PrecisionMode::FP16Amp || mode == PrecisionMode::FP16AmpScaled ||
                    mode == PrecisionMode::BF16Amp;
   format_ = (mode == PrecisionMode::BF16Amp || mode == PrecisionMode::BF16Pure) ? LowFormat::BF16
                                                                                 : LowFormat::FP16;
   if (mode == PrecisionMode::FP32) {
     kind_ = ExecKind::FP32;
+  } else if (isQuantizedMode(mode)) {
+    kind_ = ExecKind::Quantized;
+    const fp8::Recipe recipe = mode == PrecisionMode::Fp8Delayed   ? fp8::Recipe::Delayed
+                               : mode == PrecisionMode::Fp8Current ? fp8::Recipe::Current
+                               : mode == PrecisionMode::MXFP8      ? fp8::Recipe::MxBlock
+                                                                   : fp8::Recipe::Nvfp4Block;
+    quantizer_ = std::make_unique<fp8::RecipeQuantizer>(recipe, fp8);
   } else if (amp) {
     kind_ = native ? ExecKind::AmpNative : ExecKind::AmpEmulated;
   } else {
@@ -113,6 +122,8 @@ void PrecisionContext::beginPass(bool instrument, bool recordOps, float invScale
   instrument_ = instrument;
   recordOps_ = recordOps;
   invScale_ = invScale;
+  inputFactor_ = fp8_.spikeStep == stepsEnded_ + 1 ? fp8_.spikeFactor : 1.0;
+  if (quantizer_) quantizer_->beginPass(instrument);
   if (instrument) {
     for (auto& p : points_) p.counts = RoundingCounts{};
     for (auto& t : taps_) {
@@ -133,6 +144,11 @@ std::vector<TensorStats> PrecisionContext::activationTaps() const {
 }
 
 std::vector<OpDtypeEntry> PrecisionContext::takeOpRecord() { return std::move(opRecord_); }
+
+std::vector<QuantTensorStats> PrecisionContext::endStep() {
+  ++stepsEnded_;
+  return quantizer_ ? quantizer_->endStep() : std::vector<QuantTensorStats>{};
+}
 
 RoundingCounts* PrecisionContext::point(const std::string& layer, const char* role, bool backward) {
   if (!instrument_) return nullptr;
@@ -252,7 +268,8 @@ Act PrecisionContext::passThrough(const std::string& layer, const torch::Tensor&
   return {y, y.scalar_type() == torch::kHalf || y.scalar_type() == torch::kBFloat16};
 }
 
-Act PrecisionContext::input(const torch::Tensor& x) {
+Act PrecisionContext::input(const torch::Tensor& given) {
+  const torch::Tensor x = inputFactor_ != 1.0 ? given * inputFactor_ : given;
   if (kind_ == ExecKind::PureNative) return {x.to(lowDtype()), true};
   if (kind_ == ExecKind::PureEmulated) {
     // model.half() callers pass x.half(): the input is rounded once; it needs no gradient.
@@ -264,6 +281,16 @@ Act PrecisionContext::input(const torch::Tensor& x) {
 
 Act PrecisionContext::linear(const std::string& layer, const Act& x, const torch::Tensor& weight,
                              const torch::Tensor& bias) {
+  if (kind_ == ExecKind::Quantized) {
+    const torch::Tensor y = fp8::quantizedLinear(*quantizer_, layer, x.t, weight, bias);
+    tapGradient(layer, y);
+    record("linear", layer, x.t, false, y, false);
+    if (recordOps_) {
+      opRecord_.back().inputDtype = quantFormatKey(quantizer_->forwardFormat());
+      opRecord_.back().emulated = true;
+    }
+    return {y, false};
+  }
   const torch::Tensor in = consumeLow(layer, "input", x);
   const torch::Tensor w = consumeParam(layer, "weight", weight);
   const torch::Tensor b = bias.defined() ? consumeParam(layer, "bias", bias) : bias;
@@ -338,7 +365,8 @@ Act PrecisionContext::embedding(const std::string& layer, const torch::Tensor& w
                                 const torch::Tensor& ids) {
   const torch::Tensor w =
       kind_ == ExecKind::PureEmulated ? consumeParam(layer, "weight", weight) : weight;
-  const torch::Tensor y = torch::embedding(w, ids);
+  torch::Tensor y = torch::embedding(w, ids);
+  if (inputFactor_ != 1.0) y = y * inputFactor_;
   const bool low = kind_ == ExecKind::PureEmulated || kind_ == ExecKind::PureNative;
   record("embedding", layer, ids, false, y, low);
   return {y, low};

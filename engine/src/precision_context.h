@@ -35,6 +35,13 @@
 //   kernel leaves no trace, so flushedToZero stays 0 there).
 // - activation taps: exponent histograms of the gradient at each linear layer's output (scaled, and
 //   unscaled with 1/scale), "act:<layer>.out".
+// - Quantized (fp8-delayed, fp8-current, mxfp8, nvfp4): every linear's GEMM inputs are quantised by the
+//   mode's recipe (fp8/quantized_linear.h) around an FP32 GEMM; everything else runs as in FP32 (the
+//   attention matmuls too, as Transformer Engine keeps them in higher precision unless asked).
+//   endStep() rolls the delayed-scaling amax histories once per optimizer step.
+// - fp8.spike-step (every mode): that step's float inputs and embedding outputs are multiplied by
+//   fp8.spike-factor, an amax spike for the scaling experiment.
+//
 // - op record: each op's input and output dtype, read from the real tensors (emulated: the format the
 //   values hold).
 #pragma once
@@ -42,12 +49,14 @@
 #include <torch/torch.h>
 
 #include <deque>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "ampscope/engine/run_config.h"
 #include "ampscope/engine/telemetry.h"
+#include "fp8/recipe_quantizer.h"
 #include "low_precision.h"
 
 namespace ampscope::detail {
@@ -58,11 +67,11 @@ struct Act {
   bool low = false;
 };
 
-enum class ExecKind { FP32, AmpNative, AmpEmulated, PureNative, PureEmulated };
+enum class ExecKind { FP32, AmpNative, AmpEmulated, PureNative, PureEmulated, Quantized };
 
 class PrecisionContext {
  public:
-  PrecisionContext(PrecisionMode mode, bool native);
+  PrecisionContext(PrecisionMode mode, bool native, const Fp8Config& fp8 = Fp8Config{});
 
   ExecKind kind() const { return kind_; }
   LowFormat format() const { return format_; }
@@ -75,6 +84,8 @@ class PrecisionContext {
   std::vector<RoundingPointStats> roundingPoints() const;
   std::vector<TensorStats> activationTaps() const;
   std::vector<OpDtypeEntry> takeOpRecord();
+  // After the optimizer step: the quantised tensors' statistics of this step (empty in other modes).
+  std::vector<QuantTensorStats> endStep();
 
   Act input(const torch::Tensor& x);
   Act linear(const std::string& layer, const Act& x, const torch::Tensor& weight,
@@ -116,6 +127,10 @@ class PrecisionContext {
   bool instrument_ = false;
   bool recordOps_ = false;
   float invScale_ = 1.0f;
+  Fp8Config fp8_;
+  std::unique_ptr<fp8::RecipeQuantizer> quantizer_;
+  int64_t stepsEnded_ = 0;
+  double inputFactor_ = 1.0;  // fp8.spike-factor on the spike step's pass
   // Stable addresses: the autograd function and hooks hold pointers into these during backward.
   std::deque<RoundingPointStats> points_;
   std::unordered_map<std::string, size_t> pointIndex_;

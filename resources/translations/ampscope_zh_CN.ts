@@ -195,6 +195,26 @@ LibTorch %4
         <source>How BF16/FP16 modes run where LibTorch has native kernels: auto (the faster on this CPU, timed once), native, or emulated (FP32 arithmetic rounded exactly)</source>
         <translation>在 LibTorch 有原生内核时 BF16/FP16 模式的运行方式：auto（在本机 CPU 上取较快者，只计时一次）、native（原生）或 emulated（FP32 运算并精确舍入）</translation>
     </message>
+    <message>
+        <source>fp8-delayed: how many steps&apos; amaxes the scale looks back over (Transformer Engine&apos;s default is 1024)</source>
+        <translation>fp8-delayed：缩放因子回看多少步的 amax（Transformer Engine 的默认值为 1024）</translation>
+    </message>
+    <message>
+        <source>FP8 per-tensor scales: scale = format max / amax / 2^margin</source>
+        <translation>FP8 逐张量缩放：scale = 格式最大值 / amax / 2^margin</translation>
+    </message>
+    <message>
+        <source>FP8 per-tensor scaling on; off, every scale is 1 and values meet the format&apos;s fixed range as they are</source>
+        <translation>开启 FP8 逐张量缩放；关闭时所有缩放因子为 1，数值按原样落入格式的固定范围</translation>
+    </message>
+    <message>
+        <source>Multiply this step&apos;s input batch by the spike factor (0 = never): an amax spike</source>
+        <translation>在这一步把输入批次乘以尖峰系数（0 = 从不）：制造一次 amax 尖峰</translation>
+    </message>
+    <message>
+        <source>The factor the spike step&apos;s inputs are multiplied by</source>
+        <translation>尖峰步的输入所乘的系数</translation>
+    </message>
 </context>
 <context>
     <name>ExportDialog</name>
@@ -704,6 +724,45 @@ LibTorch %4
     </message>
 </context>
 <context>
+    <name>Fp8ScalePlot</name>
+    <message>
+        <source>Which quantised tensors: all of them, the forward operands (inputs and weights, E4M3), the gradients (E5M2), or one tensor.</source>
+        <translation>显示哪些量化张量：全部、前向操作数（输入和权重，E4M3）、梯度（E5M2），或单个张量。</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>步</translation>
+    </message>
+    <message>
+        <source>scale: values × scale before rounding (log₂ axis)</source>
+        <translation>scale：舍入前数值所乘的系数（log₂ 轴）</translation>
+    </message>
+    <message>
+        <source>All quantised tensors</source>
+        <translation>全部量化张量</translation>
+    </message>
+    <message>
+        <source>Forward: inputs and weights</source>
+        <translation>前向：输入和权重</translation>
+    </message>
+    <message>
+        <source>Backward: gradients</source>
+        <translation>反向：梯度</translation>
+    </message>
+    <message>
+        <source>%1 (largest block scale)</source>
+        <translation>%1（最大的块 scale）</translation>
+    </message>
+    <message>
+        <source>%1 (smallest block scale)</source>
+        <translation>%1（最小的块 scale）</translation>
+    </message>
+    <message>
+        <source>Run an FP8 mode to see its scales.</source>
+        <translation>运行一个 FP8 模式即可看到它的 scale。</translation>
+    </message>
+</context>
+<context>
     <name>HeadlessTrainer</name>
     <message>
         <source>The number of steps must be positive (got %1).</source>
@@ -896,6 +955,38 @@ zeros</source>
     <message>
         <source>Run to see the gradient exponents.</source>
         <translation>运行后可在此查看梯度指数。</translation>
+    </message>
+    <message>
+        <source>%1 (quantised, %2)</source>
+        <translation>%1（量化为 %2）</translation>
+    </message>
+    <message>
+        <source>%1: %2 block windows, block scales %3 … %4</source>
+        <translation>%1：%2 各块的窗口，块 scale %3 … %4</translation>
+    </message>
+    <message>
+        <source>%1: %2 window at scale %3</source>
+        <translation>%1：scale 为 %3 时的 %2 窗口</translation>
+    </message>
+    <message>
+        <source>→ 0</source>
+        <translation>→ 0</translation>
+    </message>
+    <message>
+        <source>→ ±%1</source>
+        <translation>→ ±%1</translation>
+    </message>
+    <message>
+        <source>block scales %1 … %2</source>
+        <translation>块 scale %1 … %2</translation>
+    </message>
+    <message>
+        <source>scale %1</source>
+        <translation>scale %1</translation>
+    </message>
+    <message>
+        <source>&lt;span style=&apos;color:%1&apos;&gt;■&lt;/span&gt; &lt;b&gt;%2&lt;/b&gt; (step %3): %4 values · %5 · amax %6 · &lt;b&gt;saturated %7&lt;/b&gt; · &lt;b&gt;flushed to 0 %8&lt;/b&gt;</source>
+        <translation>&lt;span style=&apos;color:%1&apos;&gt;■&lt;/span&gt; &lt;b&gt;%2&lt;/b&gt;（第 %3 步）：%4 个值 · %5 · amax %6 · &lt;b&gt;饱和 %7&lt;/b&gt; · &lt;b&gt;冲成 0 %8&lt;/b&gt;</translation>
     </message>
 </context>
 <context>
@@ -1307,6 +1398,22 @@ zeros</source>
     <message>
         <source>BF16 pure</source>
         <translation>纯 BF16</translation>
+    </message>
+    <message>
+        <source>FP8 delayed scaling</source>
+        <translation>FP8 延迟缩放</translation>
+    </message>
+    <message>
+        <source>FP8 current scaling</source>
+        <translation>FP8 即时缩放</translation>
+    </message>
+    <message>
+        <source>MXFP8 (32-value blocks)</source>
+        <translation>MXFP8（32 值分块）</translation>
+    </message>
+    <message>
+        <source>NVFP4 (16-value blocks)</source>
+        <translation>NVFP4（16 值分块）</translation>
     </message>
 </context>
 <context>
@@ -1810,6 +1917,26 @@ zeros</source>
     <message>
         <source>Emulated (exact rounding)</source>
         <translation>模拟（精确舍入）</translation>
+    </message>
+    <message>
+        <source>FP8 amax history</source>
+        <translation>FP8 amax 历史长度</translation>
+    </message>
+    <message>
+        <source>FP8 margin</source>
+        <translation>FP8 余量</translation>
+    </message>
+    <message>
+        <source>FP8 scaling on</source>
+        <translation>FP8 缩放开启</translation>
+    </message>
+    <message>
+        <source>Amax spike at step</source>
+        <translation>amax 尖峰所在步</translation>
+    </message>
+    <message>
+        <source>Spike factor</source>
+        <translation>尖峰系数</translation>
     </message>
 </context>
 <context>
@@ -2407,6 +2534,10 @@ Read %2 of %3 MB; decoded %n record(s).</source>
     <message>
         <source>: %1× faster than native on this CPU</source>
         <translation>：在本机 CPU 上比原生快 %1×</translation>
+    </message>
+    <message>
+        <source>FP8 scales</source>
+        <translation>FP8 scale</translation>
     </message>
 </context>
 <context>

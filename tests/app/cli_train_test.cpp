@@ -161,6 +161,11 @@ TEST(CliTrain, TheJsonlHeaderHoldsTheValueOfEveryFlagGiven) {
       {"instrument-every", "3"},
       {"threads", "2"},
       {"precision-path", "emulated"},
+      {"fp8.amax-history-len", "16"},
+      {"fp8.margin", "1"},
+      {"fp8.scaling", "false"},
+      {"fp8.spike-step", "2"},
+      {"fp8.spike-factor", "100"},
   };
   RunConfig expected = presetFor(ModelKind::DeepMLP);
   const RunConfig modelPreset = expected;

@@ -237,7 +237,8 @@ const QStringList& Lesson::knownPanels() {
       QStringLiteral("formats-underflow"), QStringLiteral("formats-memory"), QStringLiteral("run"),
       QStringLiteral("loss"),      QStringLiteral("scale"),         QStringLiteral("histogram"),
       QStringLiteral("heatmap"),   QStringLiteral("underflow"),     QStringLiteral("op-dtype"),
-      QStringLiteral("memory"),    QStringLiteral("grad-norm"),     QStringLiteral("step-time")};
+      QStringLiteral("memory"),    QStringLiteral("grad-norm"),     QStringLiteral("step-time"),
+      QStringLiteral("fp8-scale")};
   return panels;
 }
 

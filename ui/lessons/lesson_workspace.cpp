@@ -34,7 +34,8 @@ const QStringList kFormatsPanels = {QStringLiteral("formats"), QStringLiteral("f
 const QStringList kTrainingPanels = {QStringLiteral("run"),      QStringLiteral("loss"),
                                      QStringLiteral("scale"),    QStringLiteral("histogram"),
                                      QStringLiteral("heatmap"),  QStringLiteral("underflow"),
-                                     QStringLiteral("op-dtype"), QStringLiteral("memory")};
+                                     QStringLiteral("op-dtype"), QStringLiteral("memory"),
+                                     QStringLiteral("fp8-scale")};
 const QString kClipNormId = QStringLiteral("grad-norm");
 const QString kStepTimeId = QStringLiteral("step-time");
 // A lesson's saved layout: per lesson and per layout version (an older window's state would not fit).

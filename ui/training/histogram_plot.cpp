@@ -12,7 +12,9 @@
 #include <cmath>
 #include <qcustomplot.h>
 
+#include "ampscope/engine/number_text.h"
 #include "ampscope/engine/telemetry_store.h"
+#include "ui/training/format_window.h"
 #include "ui/training/mode_palette.h"
 #include "ui/training/power_of_two_ticker.h"
 #include "ui/training/series_style.h"
@@ -321,7 +323,41 @@ bool HistogramPlot::seriesShown(SeriesKey key) const {
 ExponentHistogram HistogramPlot::shownHistogram(SeriesKey key) const {
   const ModeSeries* s = store()->series(key);
   if (!s) return {};
+  if (!quantTensor().isEmpty()) {
+    const QuantTensorStats* q = shownQuant(key);
+    return q && q->histogram ? *q->histogram : ExponentHistogram{};
+  }
   return sumOf(s->latestTensors, layer(), scaled());
+}
+
+QString HistogramPlot::quantTensor() const {
+  const QString l = layer();
+  return l.startsWith(QLatin1String(kQuantPrefix)) ? l.mid(static_cast<qsizetype>(qstrlen(kQuantPrefix))) : QString();
+}
+
+const QuantTensorStats* HistogramPlot::shownQuant(SeriesKey key) const {
+  const QString name = quantTensor();
+  const ModeSeries* s = store()->series(key);
+  if (name.isEmpty() || !s) return nullptr;
+  const QuantSeries* q = s->quantSeries(name.toStdString());
+  if (!q || q->latestMeasuredStep == 0 || !q->latestMeasured.histogram) return nullptr;
+  return &q->latestMeasured;
+}
+
+int64_t HistogramPlot::shownStep(SeriesKey key) const {
+  const ModeSeries* s = store()->series(key);
+  if (!s) return 0;
+  if (quantTensor().isEmpty()) return s->latestTensorsStep;
+  const QuantSeries* q = s->quantSeries(quantTensor().toStdString());
+  return q ? q->latestMeasuredStep : 0;
+}
+
+bool HistogramPlot::shownWindow(SeriesKey key, double* lowLog2, double* highLog2) const {
+  const auto it = windows_.find(key);
+  if (it == windows_.end()) return false;
+  if (lowLog2) *lowLog2 = it->second.first;
+  if (highLog2) *highLog2 = it->second.second;
+  return true;
 }
 
 QCPBars* HistogramPlot::bars(SeriesKey key) const {
@@ -332,7 +368,7 @@ QCPBars* HistogramPlot::bars(SeriesKey key) const {
 QString HistogramPlot::sideNote() const { return note_->text(); }
 
 void HistogramPlot::refillLayerCombo() {
-  QStringList names;
+  QStringList names, quantNames;
   bool anyActivation = false;
   for (SeriesKey key : store()->seriesKeys()) {
     for (const TensorStats& t : store()->series(key)->latestTensors) {
@@ -340,7 +376,12 @@ void HistogramPlot::refillLayerCombo() {
       if (!names.contains(name)) names << name;
       anyActivation = anyActivation || !t.isParameter;
     }
+    for (const QuantSeries& q : store()->series(key)->quantized) {
+      const QString name = QString::fromLatin1(kQuantPrefix) + QString::fromStdString(q.name);
+      if (!quantNames.contains(name)) quantNames << name;
+    }
   }
+  names += quantNames;
   if (names == layerNames_ && layerCombo_->count() > 0) return;
   layerNames_ = names;
   const QString current = layer();
@@ -348,7 +389,20 @@ void HistogramPlot::refillLayerCombo() {
   layerCombo_->clear();
   layerCombo_->addItem(tr("All layers (parameter gradients)"), QString());
   if (anyActivation) layerCombo_->addItem(tr("All activation gradients"), QString::fromLatin1(kAllActivations));
-  for (const QString& n : names) layerCombo_->addItem(n, n);
+  for (const QString& n : names) {
+    if (n.startsWith(QLatin1String(kQuantPrefix))) continue;
+    layerCombo_->addItem(n, n);
+  }
+  if (!quantNames.isEmpty()) layerCombo_->insertSeparator(layerCombo_->count());
+  for (const QString& n : quantNames) {
+    // The format is the same in every mode that quantises the tensor, except NVFP4's E2M1 forward.
+    QString formats;
+    for (SeriesKey key : store()->seriesKeys())
+      if (const QuantSeries* q = store()->series(key)->quantSeries(n.mid(qstrlen(kQuantPrefix)).toStdString()))
+        if (!formats.contains(formatName(q->format)))
+          formats += (formats.isEmpty() ? QString() : QStringLiteral("/")) + formatName(q->format);
+    layerCombo_->addItem(tr("%1 (quantised, %2)").arg(n.mid(qstrlen(kQuantPrefix)), formats), n);
+  }
   const int index = layerCombo_->findData(current);
   layerCombo_->setCurrentIndex(index >= 0 ? index : 0);
 }
@@ -375,9 +429,8 @@ void HistogramPlot::appendFromStore() {
   bool changed = false;
   const std::vector<SeriesKey> keys = store()->seriesKeys();
   for (SeriesKey key : keys) {
-    const ModeSeries* s = store()->series(key);
     auto it = drawnStep_.find(key);
-    if (it == drawnStep_.end() || it->second != s->latestTensorsStep) changed = true;
+    if (it == drawnStep_.end() || it->second != shownStep(key)) changed = true;
   }
   if (static_cast<int>(keys.size()) != modesMenu_->actions().size()) {
     rebuildFromStore();
@@ -395,7 +448,8 @@ void HistogramPlot::redrawBars() {
   std::vector<SeriesKey> shown;
   for (SeriesKey key : store()->seriesKeys()) {
     const ModeSeries* s = store()->series(key);
-    if (seriesShown(key) && !s->latestTensors.empty()) shown.push_back(key);
+    const bool hasData = quantTensor().isEmpty() ? !s->latestTensors.empty() : shownQuant(key) != nullptr;
+    if (seriesShown(key) && hasData) shown.push_back(key);
   }
   // Drop bars of modes no longer shown, create missing ones in store order (so the group order is stable).
   for (auto it = bars_.begin(); it != bars_.end();) {
@@ -416,6 +470,9 @@ void HistogramPlot::redrawBars() {
         lowest = e;
         break;
       }
+    // A quantised tensor's flush edge stays right of the zeros column too.
+    if (const QuantTensorStats* q = shownQuant(key))
+      lowest = std::min(lowest, static_cast<int>(std::floor(formatWindow(*q).flushLog2)) - 1);
   }
   zeroKey_ = lowest - 3;
   zeroBackground_->bottomRight->setCoords(zeroKey_ + 1.5, 1.0);
@@ -452,9 +509,13 @@ void HistogramPlot::redrawBars() {
       values << static_cast<double>(n);
     }
     b->setData(keys, values, true);
-    drawnStep_[key] = store()->series(key)->latestTensorsStep;
+    drawnStep_[key] = shownStep(key);
     const int64_t total = h.total();
     const QString color = ModePalette::color(key.mode).name();
+    if (!quantTensor().isEmpty()) {
+      notes << quantNote(key, name);
+      continue;
+    }
     notes << tr("<span style='color:%1'>■</span> <b>%2</b> (step %3): %4 values · zero %5 · +inf %6 · −inf %7 · "
                 "NaN %8 · would flush %9 (%10%)")
                  .arg(color, name.toHtmlEscaped())
@@ -468,6 +529,8 @@ void HistogramPlot::redrawBars() {
                  .arg(total > 0 ? 100.0 * static_cast<double>(h.targetUnderflow) / static_cast<double>(total) : 0.0,
                       0, 'f', 1);
   }
+  drawQuantWindows(shown);
+  scaledCombo_->setEnabled(quantTensor().isEmpty());
   note_->setText(notes.isEmpty() ? tr("No instrumented step yet (see \"Instrument every\" in the run panel).")
                                  : notes.join(QStringLiteral("<br>")));
   // The scroll area (the note sits in its viewport) takes the note's new height.
@@ -490,6 +553,10 @@ void HistogramPlot::fitToData() {
   // Always keep FP16's landmarks (flush edge to max) in view: they are the lesson.
   lo = std::min(lo, static_cast<int>(kFp16FlushEdgeLog2) - 4);
   hi = std::max(hi, 24);  // room for the overflow label right of FP16's max
+  for (const auto& [key, window] : windows_) {  // a quantised tensor's windows, whole
+    lo = std::min(lo, static_cast<int>(std::floor(window.first)) - 2);
+    hi = std::max(hi, static_cast<int>(std::ceil(window.second)) + 2);
+  }
   plot()->xAxis->setRange(lo - 3, hi + 1.5);  // the zero bar's label is wider than a bar
   // Head room for the zone labels at the top.
   if (logCounts_->isChecked())
@@ -516,6 +583,100 @@ QString HistogramPlot::readoutAt(double key, double) const {
     lines << QStringLiteral("%1: %2").arg(b->name()).arg(static_cast<qint64>(n));
   }
   return lines.join(QLatin1Char('\n'));
+}
+
+namespace {
+
+// "2¹³" for a power of two, else "2^13.79": a scale is read in binades.
+QString scaleText(double scale) {
+  const double e = std::log2(scale);
+  if (e == std::floor(e) && std::abs(e) < 1000) return PowerOfTwoTicker::label(static_cast<int>(e));
+  return QStringLiteral("2^%1").arg(e, 0, 'f', 2);
+}
+
+QString shareText(int64_t count, int64_t of) {
+  return QStringLiteral("%1 (%2%)").arg(count).arg(of > 0 ? 100.0 * static_cast<double>(count) / static_cast<double>(of) : 0.0, 0, 'f', 2);
+}
+
+}  // namespace
+
+void HistogramPlot::drawQuantWindows(const std::vector<SeriesKey>& shown) {
+  for (QCPAbstractItem* item : quantItems_) plot()->removeItem(item);
+  quantItems_.clear();
+  windows_.clear();
+  const bool quant = !quantTensor().isEmpty();
+  if (!quantCover_) {
+    // Over the FP16/BF16 zones (they do not apply to a quantised tensor), under the grid lines.
+    quantCover_ = zoneRect(plot(), -kFar, kFar, 0.0, 1.0, QColor(252, 252, 252));
+    quantCover_->setLayer(QStringLiteral("grid"));
+  }
+  quantCover_->setVisible(quant);
+  if (!quant) return;
+  QFont small = font();
+  small.setPointSizeF(small.pointSizeF() * 0.85);
+  const double from = zeroKey_ + 1.5;
+  int row = 0;
+  for (SeriesKey key : shown) {
+    const QuantTensorStats* q = shownQuant(key);
+    if (!q) continue;
+    const FormatWindow w = formatWindow(*q);
+    windows_[key] = {w.flushLog2, w.highLog2};
+    const QColor c = ModePalette::color(key.mode);
+    const double flushEdge = edgeOf(w.flushLog2), saturateEdge = edgeOf(w.highLog2);
+    const double top = 0.0, bottom = 1.0;
+    const auto rect = [&](double x0, double x1, const QColor& fill) {
+      QCPItemRect* r = zoneRect(plot(), x0, x1, top, bottom, fill);
+      r->setLayer(QStringLiteral("grid"));
+      quantItems_.push_back(r);
+      return r;
+    };
+    if (flushEdge > from) rect(from, flushEdge, QColor(255, 110, 110, 45));
+    QColor inside = c;
+    inside.setAlpha(38);
+    QCPItemRect* window = rect(flushEdge, saturateEdge, inside);
+    window->setPen(QPen(c, 1.5));
+    rect(saturateEdge, kFar, QColor(255, 110, 110, 45));
+    const double y = 0.01 + 0.075 * row;
+    const QString title =
+        w.blocks ? tr("%1: %2 block windows, block scales %3 … %4")
+                       .arg(SeriesStyle::label(*store(), key), formatName(q->format),
+                            PowerOfTwoTicker::label(-q->blockScaleExpMax), PowerOfTwoTicker::label(-q->blockScaleExpMin))
+                 : tr("%1: %2 window at scale %3").arg(SeriesStyle::label(*store(), key), formatName(q->format),
+                                                      scaleText(q->scale));
+    QCPItemText* label = zoneLabel(plot(), 0.5 * (flushEdge + saturateEdge), y, Qt::AlignHCenter | Qt::AlignTop,
+                                   title, c.darker(150), small);
+    label->setLayer(QStringLiteral("main"));
+    label->setBrush(QColor(255, 255, 255, 210));
+    quantItems_.push_back(label);
+    const double bottomY = 0.99 - 0.075 * row;
+    QCPItemText* flushed = zoneLabel(plot(), flushEdge - 0.15, bottomY, Qt::AlignRight | Qt::AlignBottom,
+                                     tr("→ 0"), QColor(170, 0, 0), small);
+    QCPItemText* saturated = zoneLabel(plot(), saturateEdge + 0.15, bottomY, Qt::AlignLeft | Qt::AlignBottom,
+                                       tr("→ ±%1").arg(largestFinite(q->format)), QColor(170, 0, 0), small);
+    for (QCPItemText* t : {flushed, saturated}) {
+      t->setLayer(QStringLiteral("main"));
+      quantItems_.push_back(t);
+    }
+    ++row;
+  }
+}
+
+QString HistogramPlot::quantNote(SeriesKey key, const QString& name) const {
+  const QuantTensorStats* q = shownQuant(key);
+  if (!q) return {};
+  const QString color = ModePalette::color(key.mode).name();
+  const QString scale = q->scaling == ScalingKind::MxBlock || q->scaling == ScalingKind::Nvfp4Block
+                            ? tr("block scales %1 … %2")
+                                  .arg(PowerOfTwoTicker::label(-q->blockScaleExpMax),
+                                       PowerOfTwoTicker::label(-q->blockScaleExpMin))
+                            : tr("scale %1").arg(QString::fromStdString(numberText(q->scale)));
+  return tr("<span style='color:%1'>■</span> <b>%2</b> (step %3): %4 values · %5 · amax %6 · "
+            "<b>saturated %7</b> · <b>flushed to 0 %8</b>")
+      .arg(color, name.toHtmlEscaped())
+      .arg(shownStep(key))
+      .arg(q->numel)
+      .arg(scale, QString::fromStdString(numberText(q->amax)), shareText(q->saturated, q->numel),
+           shareText(q->flushed, q->numel));
 }
 
 QString HistogramPlot::emptyNote() const { return tr("Run to see the gradient exponents."); }

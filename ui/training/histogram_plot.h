@@ -4,6 +4,11 @@
 // (flushed to zero, subnormal, normal, overflow) as light shading with labels, BF16's as a strip along
 // the top. The scaled/unscaled switch shows the gradients as the GradScaler saw them (slid right by
 // log2(scale) bars, into FP16's range) or as the optimizer receives them.
+//
+// The layer list also holds the quantised tensors of the FP8 and microscaling modes: for one of them the
+// plot shows its exponents (unscaled, at the latest instrumented step) and, per mode, the element
+// format's window where that step's scale puts it (FormatWindow), with the saturated and flushed shares
+// in the side note. The window moves as the scale does.
 #pragma once
 
 #include <QStringList>
@@ -17,6 +22,7 @@
 
 class QCheckBox;
 class QComboBox;
+class QCPAbstractItem;
 class QCPBars;
 class QCPBarsGroup;
 class QCPItemRect;
@@ -36,7 +42,8 @@ class HistogramPlot : public PlotPanel {
   void setScaled(bool scaled);
   bool scaled() const;
   void setLogCounts(bool log);
-  // "" = all parameter gradients, "*act" = all tapped activation gradients, else one tensor's name.
+  // "" = all parameter gradients, "*act" = all tapped activation gradients, kQuantPrefix + a quantised
+  // tensor's name, else one tensor's name.
   void setLayer(const QString& layer);
   QString layer() const;
   void setModeShown(PrecisionMode mode, bool shown) { setSeriesShown(SeriesKey{kEngineRun, mode}, shown); }
@@ -54,6 +61,12 @@ class HistogramPlot : public PlotPanel {
   double zeroKey() const { return zeroKey_; }
 
   static constexpr const char* kAllActivations = "*act";
+  static constexpr const char* kQuantPrefix = "fp8:";
+  // The quantised tensor shown ("" when the layer is a gradient), and the format window drawn for a
+  // series as log2 of |x|: from the largest value that rounds to 0 to the largest that does not
+  // saturate (false when none: no such tensor in that series or no instrumented step yet).
+  QString quantTensor() const;
+  bool shownWindow(SeriesKey key, double* lowLog2, double* highLog2) const;
 
  protected:
   QString emptyNote() const override;
@@ -76,6 +89,11 @@ class HistogramPlot : public PlotPanel {
   void addZoneLabel(QCPItemText* item, double x0, double x1, QStringList texts, bool checkHeight);
   void refillLayerCombo();
   void redrawBars();
+  // The latest instrumented stats of the shown quantised tensor in a series, or nullptr.
+  const QuantTensorStats* shownQuant(SeriesKey key) const;
+  int64_t shownStep(SeriesKey key) const;
+  void drawQuantWindows(const std::vector<SeriesKey>& shown);
+  QString quantNote(SeriesKey key, const QString& name) const;
 
   QComboBox* scaledCombo_;
   QComboBox* layerCombo_;
@@ -95,6 +113,10 @@ class HistogramPlot : public PlotPanel {
   std::map<SeriesKey, int64_t> drawnStep_;
   QStringList layerNames_;
   std::vector<ZoneLabel> zoneLabels_;
+  // Over the FP16/BF16 zones while a quantised tensor is shown, and the windows drawn on it.
+  QCPItemRect* quantCover_ = nullptr;
+  std::vector<QCPAbstractItem*> quantItems_;
+  std::map<SeriesKey, std::pair<double, double>> windows_;
 };
 
 }  // namespace ampscope::ui

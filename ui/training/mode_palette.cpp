@@ -14,6 +14,10 @@ QColor ModePalette::color(PrecisionMode mode) {
     case PrecisionMode::BF16Amp: return QColor(0x00, 0x9E, 0x73);        // bluish green
     case PrecisionMode::FP16Pure: return QColor(0xCC, 0x79, 0xA7);       // reddish purple
     case PrecisionMode::BF16Pure: return QColor(0xE6, 0x9F, 0x00);       // orange
+    case PrecisionMode::Fp8Delayed: return QColor(0x56, 0xB4, 0xE9);     // sky blue
+    case PrecisionMode::Fp8Current: return QColor(0x6A, 0x3D, 0x9A);     // violet
+    case PrecisionMode::MXFP8: return QColor(0x8C, 0x56, 0x4B);          // brown
+    case PrecisionMode::NVFP4: return QColor(0x99, 0x99, 0x33);          // olive
   }
   return QColor(Qt::gray);
 }
@@ -29,6 +33,10 @@ QString ModePalette::label(PrecisionMode mode) {
     case PrecisionMode::BF16Amp: return QCoreApplication::translate("ModePalette", "BF16 AMP");
     case PrecisionMode::FP16Pure: return QCoreApplication::translate("ModePalette", "FP16 pure (model.half())");
     case PrecisionMode::BF16Pure: return QCoreApplication::translate("ModePalette", "BF16 pure");
+    case PrecisionMode::Fp8Delayed: return QCoreApplication::translate("ModePalette", "FP8 delayed scaling");
+    case PrecisionMode::Fp8Current: return QCoreApplication::translate("ModePalette", "FP8 current scaling");
+    case PrecisionMode::MXFP8: return QCoreApplication::translate("ModePalette", "MXFP8 (32-value blocks)");
+    case PrecisionMode::NVFP4: return QCoreApplication::translate("ModePalette", "NVFP4 (16-value blocks)");
   }
   return name(mode);
 }

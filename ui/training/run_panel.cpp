@@ -207,6 +207,11 @@ QString RunPanel::fieldLabel(const QString& key) const {
       {QStringLiteral("instrument-every"), QT_TR_NOOP("Instrument every")},
       {QStringLiteral("threads"), QT_TR_NOOP("Threads")},
       {QStringLiteral("precision-path"), QT_TR_NOOP("Precision path")},
+      {QStringLiteral("fp8.amax-history-len"), QT_TR_NOOP("FP8 amax history")},
+      {QStringLiteral("fp8.margin"), QT_TR_NOOP("FP8 margin")},
+      {QStringLiteral("fp8.scaling"), QT_TR_NOOP("FP8 scaling on")},
+      {QStringLiteral("fp8.spike-step"), QT_TR_NOOP("Amax spike at step")},
+      {QStringLiteral("fp8.spike-factor"), QT_TR_NOOP("Spike factor")},
   };
   const char* label = kLabels.value(key, nullptr);
   return label ? tr(label) : key;  // a new field shows its key until it gets a label

@@ -15,6 +15,7 @@
 #include <QToolBar>
 
 #include "ampscope/engine/telemetry_store.h"
+#include "ui/training/fp8_scale_plot.h"
 #include "ui/training/heat_map_plot.h"
 #include "ui/training/histogram_plot.h"
 #include "ui/training/loss_plot.h"
@@ -48,6 +49,7 @@ TrainingWorkspace::TrainingWorkspace(QMainWindow* window, QMenu* viewMenu)
   histogram_ = new HistogramPlot(s, window);
   heatMap_ = new HeatMapPlot(s, window);
   underflow_ = new UnderflowPlot(s, window);
+  fp8Scale_ = new Fp8ScalePlot(s, window);
   opDtype_ = new OpDtypeTable(window);
   memory_ = new MemoryLedgerTable(window);
 
@@ -59,6 +61,7 @@ TrainingWorkspace::TrainingWorkspace(QMainWindow* window, QMenu* viewMenu)
   QDockWidget* under = addDock(QStringLiteral("underflow"), tr("Underflow"), underflow_, Qt::RightDockWidgetArea);
   QDockWidget* ops = addDock(QStringLiteral("op-dtype"), tr("Op dtypes"), opDtype_, Qt::RightDockWidgetArea);
   QDockWidget* mem = addDock(QStringLiteral("memory"), tr("Memory ledger"), memory_, Qt::RightDockWidgetArea);
+  QDockWidget* fp8 = addDock(QStringLiteral("fp8-scale"), tr("FP8 scales"), fp8Scale_, Qt::RightDockWidgetArea);
   // A 2×2 grid right of the run panel: loss | scale over histogram (+heat map) | underflow (+tables).
   window->splitDockWidget(loss, hist, Qt::Vertical);
   window->splitDockWidget(loss, scale, Qt::Horizontal);
@@ -66,7 +69,9 @@ TrainingWorkspace::TrainingWorkspace(QMainWindow* window, QMenu* viewMenu)
   window->tabifyDockWidget(hist, heat);
   window->tabifyDockWidget(under, ops);
   window->tabifyDockWidget(under, mem);
+  window->tabifyDockWidget(scale, fp8);  // the loss scale's neighbour: both are scales on a log2 axis
   if (leftNeighbour) window->tabifyDockWidget(leftNeighbour, run);
+  scale->raise();
   hist->raise();
   under->raise();
   run->raise();
@@ -78,7 +83,8 @@ TrainingWorkspace::TrainingWorkspace(QMainWindow* window, QMenu* viewMenu)
         before = a;
         break;
       }
-    for (const char* id : {"run", "loss", "scale", "histogram", "heatmap", "underflow", "op-dtype", "memory"})
+    for (const char* id : {"run", "loss", "scale", "histogram", "heatmap", "underflow", "op-dtype", "memory",
+                           "fp8-scale"})
       viewMenu->insertAction(before, docks_.value(QLatin1String(id))->toggleViewAction());
   }
 
@@ -174,7 +180,7 @@ void TrainingWorkspace::buildStatusBar() {
   bar->addPermanentWidget(rateLabel_);
 }
 
-std::vector<PlotPanel*> TrainingWorkspace::plots() const { return {loss_, scale_, histogram_, heatMap_, underflow_}; }
+std::vector<PlotPanel*> TrainingWorkspace::plots() const { return {loss_, scale_, histogram_, heatMap_, underflow_, fp8Scale_}; }
 
 void TrainingWorkspace::applyConfig(const RunConfig& config) { runPanel_->setConfig(config); }
 

@@ -4,7 +4,7 @@
 // bar read-outs, and wires them to one RunController.
 //
 // Panel ids for raisePanel(): "run", "loss", "scale", "histogram", "heatmap", "underflow", "op-dtype",
-// "memory". Dock objectNames are "training.<id>" and stay stable so saved window states restore.
+// "memory", "fp8-scale". Dock objectNames are "training.<id>" and stay stable so saved window states restore.
 #pragma once
 
 #include <QHash>
@@ -30,6 +30,7 @@ class TelemetryStore;
 
 namespace ampscope::ui {
 
+class Fp8ScalePlot;
 class HeatMapPlot;
 class HistogramPlot;
 class LossPlot;
@@ -59,6 +60,7 @@ class TrainingWorkspace : public QObject {
   RunPanel* runPanel() const { return runPanel_; }
   LossPlot* lossPlot() const { return loss_; }
   ScalePlot* scalePlot() const { return scale_; }
+  Fp8ScalePlot* fp8ScalePlot() const { return fp8Scale_; }
   HistogramPlot* histogramPlot() const { return histogram_; }
   HeatMapPlot* heatMapPlot() const { return heatMap_; }
   UnderflowPlot* underflowPlot() const { return underflow_; }
@@ -102,6 +104,7 @@ class TrainingWorkspace : public QObject {
   HistogramPlot* histogram_;
   HeatMapPlot* heatMap_;
   UnderflowPlot* underflow_;
+  Fp8ScalePlot* fp8Scale_;
   OpDtypeTable* opDtype_;
   MemoryLedgerTable* memory_;
   QHash<QString, QDockWidget*> docks_;

@@ -26,15 +26,6 @@ namespace {
 constexpr double kMaxSeed = 9007199254740991.0;  // 2^53 - 1
 constexpr double kLargeReal = 1e30;
 
-// Fields added after AmpScope 0.1 wrote its first sessions: a session without one reads as the default,
-// and a writer leaves one out while it holds the default, so such a session still opens in 0.1 (which
-// refuses keys it does not know).
-constexpr std::string_view kAddedAfterFirstSessions[] = {"precision-path"};
-bool addedAfterFirstSessions(const ConfigField& field) {
-  for (std::string_view key : kAddedAfterFirstSessions)
-    if (field.key == key) return true;
-  return false;
-}
 
 std::vector<std::string> modelNames() {
   std::vector<std::string> names;
@@ -216,6 +207,39 @@ std::vector<ConfigField> makeTable() {
                         return p.has_value();
                       },
                       precisionPathNames)});
+  t.push_back({"fp8.amax-history-len", "--amax-history-len", "", "amax_history_len", F::Integer, "steps", 1, 1e6,
+               false, false, "N",
+               QT_TRANSLATE_NOOP("ConfigSchema",
+                                 "fp8-delayed: how many steps' amaxes the scale looks back over (Transformer "
+                                 "Engine's default is 1024)"),
+               "fp8",
+               integer([](const RunConfig& c) { return c.fp8.amaxHistoryLen; },
+                       [](RunConfig& c, int64_t v) { c.fp8.amaxHistoryLen = v; })});
+  t.push_back({"fp8.margin", "--fp8-margin", "", "fp8_margin", F::Integer, "", 0, 64, false, false, "N",
+               QT_TRANSLATE_NOOP("ConfigSchema", "FP8 per-tensor scales: scale = format max / amax / 2^margin"),
+               "fp8",
+               integer([](const RunConfig& c) { return c.fp8.margin; },
+                       [](RunConfig& c, int64_t v) { c.fp8.margin = v; })});
+  t.push_back({"fp8.scaling", "--fp8-scaling", "", "fp8_scaling", F::Switch, "", 0, 0, false, false, "",
+               QT_TRANSLATE_NOOP("ConfigSchema",
+                                 "FP8 per-tensor scaling on; off, every scale is 1 and values meet the format's "
+                                 "fixed range as they are"),
+               "fp8",
+               toggle([](const RunConfig& c) { return c.fp8.scaling; },
+                      [](RunConfig& c, bool v) { c.fp8.scaling = v; })});
+  t.push_back({"fp8.spike-step", "--spike-step", "", "spike_step", F::Integer, "steps", 0, 1e8, false, false, "N",
+               QT_TRANSLATE_NOOP("ConfigSchema",
+                                 "Multiply this step's input batch by the spike factor (0 = never): an amax spike"),
+               "fp8",
+               integer([](const RunConfig& c) { return c.fp8.spikeStep; },
+                       [](RunConfig& c, int64_t v) { c.fp8.spikeStep = v; })});
+  t.push_back({"fp8.spike-factor", "--spike-factor", "", "spike_factor", F::Real, "", 0, 1e30, true, false, "X",
+               QT_TRANSLATE_NOOP("ConfigSchema", "The factor the spike step's inputs are multiplied by"), "fp8",
+               real([](const RunConfig& c) { return c.fp8.spikeFactor; },
+                    [](RunConfig& c, double v) { c.fp8.spikeFactor = v; })});
+  for (ConfigField& field : t) {
+    if (field.key.substr(0, 4) == "fp8." || field.key == "precision-path") field.mayBeAbsent = true;
+  }
   return t;
 }
 
@@ -503,14 +527,34 @@ std::optional<ConfigError> checkField(const RunConfig& config, const ConfigField
   return std::nullopt;
 }
 
+namespace {
+
+// Fields added after AmpScope 0.1 wrote its first sessions (mayBeAbsent: precision-path, fp8.*) read as
+// their defaults when a file lacks them, and are written only when they matter: a quantised mode is
+// configured or one of them differs from its default. Files of configs without them keep the bytes they
+// had before the rows, so such a session still opens in 0.1 (which refuses keys it does not know).
+bool writesLaterFields(const RunConfig& config) {
+  for (PrecisionMode mode : config.modes) {
+    if (isQuantizedMode(mode)) return true;
+  }
+  const RunConfig defaults;
+  for (const ConfigField& field : configFields()) {
+    if (field.mayBeAbsent && fieldText(config, field) != fieldText(defaults, field)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 void writeConfigJson(JsonWriter& out, const RunConfig& config) {
   out.beginObject();
   std::string_view open;  // the nested object being written ("scaler"), or empty
+  const bool later = writesLaterFields(config);
   for (const ConfigField& field : configFields()) {
+    if (field.mayBeAbsent && !later) continue;
     const std::size_t dot = field.key.find('.');
     const std::string_view parent = dot == std::string_view::npos ? std::string_view() : field.key.substr(0, dot);
     const std::string_view name = dot == std::string_view::npos ? field.key : field.key.substr(dot + 1);
-    if (addedAfterFirstSessions(field) && fieldText(config, field) == fieldText(RunConfig{}, field)) continue;
     if (parent != open) {
       if (!open.empty()) out.endObject();
       if (!parent.empty()) out.key(parent).beginObject();
@@ -647,7 +691,7 @@ std::vector<ConfigError> readConfigJson(const JsonValue& object, RunConfig& conf
       } else if (parent) {
         continue;  // a parent of the wrong type is reported already
       }
-      if (!member && !addedAfterFirstSessions(field)) errors.push_back({pathPrefix + std::string(field.key), "missing"});
+      if (!member && !field.mayBeAbsent) errors.push_back({pathPrefix + std::string(field.key), "missing"});
     }
   }
   return errors;

@@ -27,7 +27,9 @@ enum StepKey : std::size_t {
   kClipNormSeen, kLr, kStepTimeMs, kCurrentBytes, kPeakBytes, kDiverged, kInstrumented, kRounding,
   kRoundingPoints, kTensors,
   // version 3: from training-script probes (not in version 1's spelling)
-  kSeq, kWallTime, kNonFinite, kFoundInfPerDevice, kStepKeyCount
+  kSeq, kWallTime, kNonFinite, kFoundInfPerDevice,
+  kQuantized,  // FP8 and microscaling modes
+  kStepKeyCount
 };
 enum CountsKey : std::size_t { kElements, kFlushedToZero, kSubnormal, kOverflowed, kNan, kCountsKeyCount };
 enum PointKey : std::size_t { kPointName, kPointLayer, kPointBackward, kPointCounts, kPointKeyCount };
@@ -39,6 +41,14 @@ enum HistogramKey : std::size_t {
   kFormats,  // version 3 (not in version 1's spelling)
   kHistogramKeyCount
 };
+enum QuantKey : std::size_t {
+  kQuantName, kQuantLayer, kQuantBackward, kQuantFormat, kQuantScaling, kQuantNumel, kQuantScale, kQuantAmax,
+  kQuantAmaxHistoryMax, kQuantBlockExpMin, kQuantBlockExpMax, kQuantSaturated, kQuantFlushed, kQuantHistogram,
+  kQuantKeyCount
+};
+constexpr std::array<std::string_view, kQuantKeyCount> kQuantKeys = {
+    "name", "layer", "backward", "format", "scaling", "numel", "scale", "amax", "amax-history-max",
+    "block-scale-exp-min", "block-scale-exp-max", "saturated", "flushed", "histogram"};
 enum RangeKey : std::size_t { kRangeFlushed, kRangeSubnormal, kRangeOverflowed, kRangeKeyCount };
 constexpr std::array<std::string_view, kRangeKeyCount> kRangeKeys = {"flushed", "subnormal", "overflowed"};
 constexpr std::array<std::string_view, kRangeFormats> kRangeFormatKeys = {"fp16", "bf16", "fp8-e4m3", "fp8-e5m2"};
@@ -58,7 +68,7 @@ constexpr Spelling kKebab{
     {"mode", "step", "loss", "loss-scale", "skipped", "found-inf", "grad-norm-before-clip",
      "grad-norm-after-clip", "clip-norm-seen", "lr", "step-time-ms", "current-bytes", "peak-bytes",
      "diverged", "instrumented", "rounding", "rounding-points", "tensors", "seq", "wall-time", "nonfinite",
-     "found-inf-per-device"},
+     "found-inf-per-device", "quantized"},
     {"elements", "flushed-to-zero", "subnormal", "overflowed", "nan"},
     {"name", "layer", "backward", "counts"},
     {"name", "is-parameter", "numel", "scaled", "unscaled"},
@@ -70,7 +80,7 @@ constexpr Spelling kKebab{
 constexpr Spelling kSnakeV1{
     {"mode", "step", "loss", "loss_scale", "skipped", "found_inf", "grad_norm_before_clip",
      "grad_norm_after_clip", "clip_norm_seen", "lr", "step_time_ms", "current_bytes", "peak_bytes",
-     "diverged", "instrumented", "rounding", "rounding_points", "tensors", {}, {}, {}, {}},
+     "diverged", "instrumented", "rounding", "rounding_points", "tensors", {}, {}, {}, {}, {}},
     {"elements", "flushed_to_zero", "subnormal", "overflowed", "nan"},
     {"name", "layer", "backward", "counts"},
     {"name", "parameter", "numel", "scaled", "unscaled"},
@@ -242,6 +252,75 @@ TensorStats readTensor(const JsonValue& v, const Path& path, const Spelling& sp)
   return tensor;
 }
 
+bool isBlockScaling(ScalingKind kind) { return kind == ScalingKind::MxBlock || kind == ScalingKind::Nvfp4Block; }
+
+// "saturated" present = measured: the counts and the histogram come together.
+QuantTensorStats readQuantTensor(const JsonValue& v, const Path& path, const Spelling& sp) {
+  const ObjectFields f(v, path, kQuantKeys.data(), kQuantKeys.size());
+  QuantTensorStats q;
+  q.name = field(f, kQuantName, data::readString);
+  q.layer = field(f, kQuantLayer, data::readString);
+  q.backward = field(f, kQuantBackward, data::readBool);
+  const auto format = parseQuantFormat(field(f, kQuantFormat, data::readString));
+  if (!format) failAt(f.at(kQuantFormat), "expected \"e4m3\", \"e5m2\" or \"e2m1\"");
+  q.format = *format;
+  const auto scaling = parseScalingKind(field(f, kQuantScaling, data::readString));
+  if (!scaling) {
+    failAt(f.at(kQuantScaling), "expected \"none\", \"delayed\", \"current\", \"mx-block\" or \"nvfp4-block\"");
+  }
+  q.scaling = *scaling;
+  q.numel = field(f, kQuantNumel, data::readCount);
+  q.scale = field(f, kQuantScale, data::readDouble);
+  q.amax = field(f, kQuantAmax, data::readDouble);
+  q.amaxHistoryMax = field(f, kQuantAmaxHistoryMax, data::readDouble);
+  if (isBlockScaling(q.scaling)) {
+    const int64_t lo = field(f, kQuantBlockExpMin, data::readInt);
+    const int64_t hi = field(f, kQuantBlockExpMax, data::readInt);
+    if (lo < -1000 || lo > 1000) failAt(f.at(kQuantBlockExpMin), "outside [-1000, 1000]");
+    if (hi < lo || hi > 1000) failAt(f.at(kQuantBlockExpMax), "below block-scale-exp-min or above 1000");
+    q.blockScaleExpMin = static_cast<int>(lo);
+    q.blockScaleExpMax = static_cast<int>(hi);
+  } else {
+    if (f.get(kQuantBlockExpMin)) failAt(f.at(kQuantBlockExpMin), "only block scalings have block scales");
+    if (f.get(kQuantBlockExpMax)) failAt(f.at(kQuantBlockExpMax), "only block scalings have block scales");
+  }
+  if (const JsonValue* saturated = f.get(kQuantSaturated)) {
+    q.measured = true;
+    q.saturated = data::readCount(*saturated, f.at(kQuantSaturated));
+    q.flushed = field(f, kQuantFlushed, data::readCount);
+    q.histogram = std::make_shared<const ExponentHistogram>(
+        readHistogram(f.required(kQuantHistogram), f.at(kQuantHistogram), sp));
+  } else {
+    if (f.get(kQuantFlushed)) failAt(f.at(kQuantFlushed), "flushed without saturated");
+    if (f.get(kQuantHistogram)) failAt(f.at(kQuantHistogram), "a histogram without saturated");
+  }
+  return q;
+}
+
+void writeQuantTensor(JsonWriter& out, const QuantTensorStats& q) {
+  out.beginObject();
+  out.field(kQuantKeys[kQuantName], q.name);
+  out.field(kQuantKeys[kQuantLayer], q.layer);
+  out.field(kQuantKeys[kQuantBackward], q.backward);
+  out.field(kQuantKeys[kQuantFormat], quantFormatKey(q.format));
+  out.field(kQuantKeys[kQuantScaling], scalingKindKey(q.scaling));
+  out.field(kQuantKeys[kQuantNumel], static_cast<long long>(q.numel));
+  out.field(kQuantKeys[kQuantScale], q.scale);
+  out.field(kQuantKeys[kQuantAmax], q.amax);
+  out.field(kQuantKeys[kQuantAmaxHistoryMax], q.amaxHistoryMax);
+  if (isBlockScaling(q.scaling)) {
+    out.field(kQuantKeys[kQuantBlockExpMin], static_cast<long long>(q.blockScaleExpMin));
+    out.field(kQuantKeys[kQuantBlockExpMax], static_cast<long long>(q.blockScaleExpMax));
+  }
+  if (q.measured) {
+    out.field(kQuantKeys[kQuantSaturated], static_cast<long long>(q.saturated));
+    out.field(kQuantKeys[kQuantFlushed], static_cast<long long>(q.flushed));
+    out.key(kQuantKeys[kQuantHistogram]);
+    writeHistogram(out, q.histogram ? *q.histogram : ExponentHistogram{});
+  }
+  out.endObject();
+}
+
 ModeStep readModeStep(const JsonValue& v, const Path& path, const Spelling& sp) {
   const ObjectFields f(v, path, sp.step.data(), sp.stepKeys);
   auto number = [&](StepKey k) { return field(f, k, data::readDouble); };
@@ -288,6 +367,9 @@ ModeStep readModeStep(const JsonValue& v, const Path& path, const Spelling& sp) 
     for (const auto& [device, found] : devices->members()) {
       s.foundInfPerDevice.emplace_back(device, data::readBool(found, devicesPath.child(device)));
     }
+  }
+  if (const JsonValue* quantized = f.get(kQuantized)) {
+    s.quantized = readList(*quantized, f.at(kQuantized), sp, readQuantTensor);
   }
   return s;
 }
@@ -533,6 +615,11 @@ void writeModeStepJson(JsonWriter& out, const ModeStep& s) {
     out.key(k[kFoundInfPerDevice]).beginObject();
     for (const auto& [device, found] : s.foundInfPerDevice) out.field(device, found);
     out.endObject();
+  }
+  if (!s.quantized.empty()) {
+    out.key(k[kQuantized]).beginArray();
+    for (const auto& q : s.quantized) writeQuantTensor(out, q);
+    out.endArray();
   }
   out.endObject();
 }

@@ -18,6 +18,10 @@ constexpr ModeNames kModeNames[] = {
     {PrecisionMode::BF16Amp, "bf16-amp", "BF16 AMP"},
     {PrecisionMode::FP16Pure, "fp16-pure", "FP16 pure (model.half())"},
     {PrecisionMode::BF16Pure, "bf16-pure", "BF16 pure"},
+    {PrecisionMode::Fp8Delayed, "fp8-delayed", "FP8 delayed scaling"},
+    {PrecisionMode::Fp8Current, "fp8-current", "FP8 current scaling"},
+    {PrecisionMode::MXFP8, "mxfp8", "MXFP8 (32-value blocks)"},
+    {PrecisionMode::NVFP4, "nvfp4", "NVFP4 (16-value blocks)"},
 };
 
 }  // namespace
@@ -25,8 +29,14 @@ constexpr ModeNames kModeNames[] = {
 const std::vector<PrecisionMode>& allPrecisionModes() {
   static const std::vector<PrecisionMode> kAll = {
       PrecisionMode::FP32,    PrecisionMode::FP16AmpScaled, PrecisionMode::FP16Amp,
-      PrecisionMode::BF16Amp, PrecisionMode::FP16Pure,      PrecisionMode::BF16Pure};
+      PrecisionMode::BF16Amp, PrecisionMode::FP16Pure,      PrecisionMode::BF16Pure,
+      PrecisionMode::Fp8Delayed, PrecisionMode::Fp8Current, PrecisionMode::MXFP8, PrecisionMode::NVFP4};
   return kAll;
+}
+
+bool isQuantizedMode(PrecisionMode mode) {
+  return mode == PrecisionMode::Fp8Delayed || mode == PrecisionMode::Fp8Current ||
+         mode == PrecisionMode::MXFP8 || mode == PrecisionMode::NVFP4;
 }
 
 std::string modeName(PrecisionMode mode) {

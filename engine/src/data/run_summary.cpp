@@ -43,6 +43,13 @@ void ModeSummary::add(const ModeStep& s) {
     for (const auto& p : s.roundingPoints) (p.backward ? backward : forward).add(p.counts);
     lastZeroGradShare = zeroGradShare(s);
   }
+  for (const auto& q : s.quantized) {
+    if (!q.measured) continue;
+    QuantTotals& totals = q.backward ? quantBackward : quantForward;
+    totals.elements += q.numel;
+    totals.saturated += q.saturated;
+    totals.flushed += q.flushed;
+  }
 }
 
 double zeroGradShare(const ModeStep& step) {
@@ -104,6 +111,27 @@ std::string summaryTable(const std::vector<ModeSummary>& summaries) {
   for (const auto& s : summaries) {
     const std::string line = pathLine(s.capability);
     if (!line.empty()) out << "  " << line << "\n";
+  }
+  const bool anyQuantised = std::any_of(summaries.begin(), summaries.end(), [](const ModeSummary& s) {
+    return s.quantForward.elements + s.quantBackward.elements > 0;
+  });
+  if (!anyQuantised) return out.str();
+  auto share = [](int64_t part, int64_t whole) {
+    return whole > 0 ? formatNumber(100.0 * static_cast<double>(part) / static_cast<double>(whole), 3) : "-";
+  };
+  out << "\nFP8/microscaling GEMM operands (instrumented steps; saturated: clamped to the format's max, "
+         "flushed: non-zero rounded to zero, after scaling)\n";
+  out << std::left << std::setw(17) << "mode" << std::right << std::setw(14) << "fwd elements" << std::setw(13)
+      << "fwd sat %" << std::setw(13) << "fwd flush %" << std::setw(14) << "bwd elements" << std::setw(13)
+      << "bwd sat %" << std::setw(13) << "bwd flush %" << "\n";
+  for (const auto& s : summaries) {
+    const auto& f = s.quantForward;
+    const auto& b = s.quantBackward;
+    if (f.elements + b.elements == 0) continue;
+    out << std::left << std::setw(17) << modeName(s.capability.mode) << std::right << std::setw(14) << f.elements
+        << std::setw(13) << share(f.saturated, f.elements) << std::setw(13) << share(f.flushed, f.elements)
+        << std::setw(14) << b.elements << std::setw(13) << share(b.saturated, b.elements) << std::setw(13)
+        << share(b.flushed, b.elements) << "\n";
   }
   return out.str();
 }

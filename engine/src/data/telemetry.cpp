@@ -12,6 +12,41 @@ const char* rangeFormatKey(RangeFormat format) {
   return "fp16";
 }
 
+const char* quantFormatKey(QuantFormat format) {
+  switch (format) {
+    case QuantFormat::E4M3: return "e4m3";
+    case QuantFormat::E5M2: return "e5m2";
+    case QuantFormat::E2M1: return "e2m1";
+  }
+  return "e4m3";
+}
+
+const char* scalingKindKey(ScalingKind kind) {
+  switch (kind) {
+    case ScalingKind::None: return "none";
+    case ScalingKind::Delayed: return "delayed";
+    case ScalingKind::Current: return "current";
+    case ScalingKind::MxBlock: return "mx-block";
+    case ScalingKind::Nvfp4Block: return "nvfp4-block";
+  }
+  return "none";
+}
+
+std::optional<QuantFormat> parseQuantFormat(const std::string& key) {
+  for (QuantFormat f : {QuantFormat::E4M3, QuantFormat::E5M2, QuantFormat::E2M1}) {
+    if (key == quantFormatKey(f)) return f;
+  }
+  return std::nullopt;
+}
+
+std::optional<ScalingKind> parseScalingKind(const std::string& key) {
+  for (ScalingKind k : {ScalingKind::None, ScalingKind::Delayed, ScalingKind::Current, ScalingKind::MxBlock,
+                        ScalingKind::Nvfp4Block}) {
+    if (key == scalingKindKey(k)) return k;
+  }
+  return std::nullopt;
+}
+
 int64_t ExponentHistogram::total() const {
   int64_t sum = zero + posInf + negInf + nan;
   for (const int64_t count : counts) sum += count;

@@ -344,6 +344,72 @@ ModeSeries& TelemetryStore::seriesFor(SeriesKey key) {
   return *series_.back();
 }
 
+void QuantPoint::merge(const QuantPoint& later) {
+  step = later.step;
+  scale = later.scale;
+  amax = std::max(amax, later.amax);
+  amaxHistoryMax = std::max(amaxHistoryMax, later.amaxHistoryMax);
+  blockScaleExpMin = std::min(blockScaleExpMin, later.blockScaleExpMin);
+  blockScaleExpMax = std::max(blockScaleExpMax, later.blockScaleExpMax);
+  measured = measured || later.measured;
+  numel += later.numel;
+  saturated += later.saturated;
+  flushed += later.flushed;
+}
+
+const QuantSeries* ModeSeries::quantSeries(const std::string& name) const {
+  for (const QuantSeries& q : quantized) {
+    if (q.name == name) return &q;
+  }
+  return nullptr;
+}
+
+void TelemetryStore::appendQuantized(ModeSeries& s, const ModeStep& step) {
+  for (const QuantTensorStats& t : step.quantized) {
+    auto it = std::find_if(s.quantized.begin(), s.quantized.end(),
+                           [&](const QuantSeries& q) { return q.name == t.name; });
+    if (it == s.quantized.end()) {
+      QuantSeries q;
+      q.name = t.name;
+      q.layer = t.layer;
+      q.backward = t.backward;
+      q.format = t.format;
+      q.scaling = t.scaling;
+      s.quantized.push_back(std::move(q));
+      it = s.quantized.end() - 1;
+    }
+    QuantPoint p;
+    p.step = step.step;
+    p.scale = t.scale;
+    p.amax = t.amax;
+    p.amaxHistoryMax = t.amaxHistoryMax;
+    p.blockScaleExpMin = t.blockScaleExpMin;
+    p.blockScaleExpMax = t.blockScaleExpMax;
+    p.measured = t.measured;
+    if (t.measured) {
+      p.numel = t.numel;
+      p.saturated = t.saturated;
+      p.flushed = t.flushed;
+      it->latestMeasured = t;
+      it->latestMeasuredStep = step.step;
+    }
+    it->points.push_back(p);
+    if (limits_.quantPoints >= 2 && it->points.size() > limits_.quantPoints) {
+      // Merge the older half in pairs; the newer half stays at full resolution.
+      const std::size_t half = it->points.size() / 2;
+      std::deque<QuantPoint> merged;
+      for (std::size_t i = 0; i < half; i += 2) {
+        QuantPoint m = it->points[i];
+        if (i + 1 < half) m.merge(it->points[i + 1]);
+        merged.push_back(m);
+      }
+      for (std::size_t i = half; i < it->points.size(); ++i) merged.push_back(it->points[i]);
+      it->points = std::move(merged);
+      ++generation_;
+    }
+  }
+}
+
 void TelemetryStore::resetSeries(ModeSeries& s) {
   const SeriesKey key = s.key();
   s = ModeSeries{};
@@ -416,6 +482,7 @@ void TelemetryStore::appendModeStep(ModeSeries& s, const ModeStep& step) {
       while (s.histogramRing.size() > limits_.histogramSnapshots) s.histogramRing.pop_front();
     }
   }
+  appendQuantized(s, step);
   foldIfNeeded(s);
 }
 

@@ -84,8 +84,9 @@ RunConfig randomConfig(std::mt19937_64& rng) {
 }
 
 TEST(ConfigSchema, EveryRunConfigMemberHasOneRowWithAUniqueKeyFlagAndHelp) {
-  // RunConfig's members (run_config.h): 17 top-level ones, ScalerConfig's 5 make 22 - 1 (scaler itself).
-  EXPECT_EQ(configFields().size(), 22u);
+  // RunConfig's members (run_config.h): 18 top-level ones, ScalerConfig's 5 and Fp8Config's 5 make
+  // 28 - 2 (scaler and fp8 themselves).
+  EXPECT_EQ(configFields().size(), 27u);
   std::set<std::string_view> keys, flags;
   for (const ConfigField& field : configFields()) {
     EXPECT_TRUE(keys.insert(field.key).second) << field.key;
@@ -147,6 +148,51 @@ TEST(ConfigSchema, WriteConfigJsonThenReadConfigJsonIsTheIdentity) {
     writeConfigJson(second, read);
     EXPECT_EQ(text, again);
   }
+}
+
+TEST(ConfigSchema, AConfigWrittenBeforeTheFp8RowsReadsWithTheirDefaults) {
+  // The config object as every session and stream header held it before the fp8 rows (the text of
+  // TheDefaultsAreWrittenNestedInTableOrder without "fp8"), with every field required.
+  const auto json = parseJson(
+      "{\"model\":\"tiny-mlp\",\"modes\":[\"fp32\"],\"optimizer\":\"adamw\",\"lr\":0.001,\"momentum\":0.9,"
+      "\"weight-decay\":0.01,\"adam-eps\":1e-08,\"batch\":32,\"seed\":0,\"steps\":500,\"loss-weight\":1,"
+      "\"scaler\":{\"init-scale\":65536,\"growth-factor\":2,\"backoff-factor\":0.5,\"growth-interval\":2000,"
+      "\"enabled\":true},\"scaler-for-pure-fp16\":false,\"clip\":{\"order\":\"off\",\"max-norm\":1},"
+      "\"instrument-every\":10,\"threads\":1}",
+      nullptr);
+  ASSERT_TRUE(json);
+  RunConfig config;
+  config.fp8.margin = 3;  // the reader leaves absent fields as they are: the caller's defaults
+  const auto errors = readConfigJson(*json, config, /*requireAll=*/true, "config.");
+  EXPECT_TRUE(errors.empty()) << errors[0].field;
+  EXPECT_EQ(config.fp8.margin, 3);
+  // Any other field missing is still an error.
+  const auto partial = parseJson("{\"model\":\"tiny-mlp\"}", nullptr);
+  ASSERT_TRUE(partial);
+  RunConfig other;
+  const auto missing = readConfigJson(*partial, other, true, "config.");
+  ASSERT_FALSE(missing.empty());
+  for (const auto& error : missing) EXPECT_NE(error.field.substr(0, 11), "config.fp8.") << error.field;
+}
+
+TEST(ConfigSchema, TheFp8RowsAreWrittenWhenAQuantisedModeOrAValueNeedsThem) {
+  auto written = [](const RunConfig& config) {
+    std::string text;
+    JsonWriter writer(text);
+    writeConfigJson(writer, config);
+    return text;
+  };
+  const std::string fp8Defaults =
+      ",\"fp8\":{\"amax-history-len\":1024,\"margin\":0,\"scaling\":true,\"spike-step\":0,"
+      "\"spike-factor\":1000}}";
+  RunConfig quantised;
+  quantised.modes = {PrecisionMode::FP32, PrecisionMode::Fp8Delayed};
+  const std::string withMode = written(quantised);
+  EXPECT_EQ(withMode.substr(withMode.size() - fp8Defaults.size()), fp8Defaults);
+  RunConfig margin;
+  margin.fp8.margin = 2;
+  EXPECT_NE(written(margin).find("\"fp8\":{\"amax-history-len\":1024,\"margin\":2,"), std::string::npos);
+  EXPECT_EQ(written(RunConfig{}).find("fp8"), std::string::npos);
 }
 
 TEST(ConfigSchema, TheDefaultsAreWrittenNestedInTableOrder) {

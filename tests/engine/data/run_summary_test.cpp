@@ -84,6 +84,39 @@ TEST(RunSummary, TablesHaveATitleAndARowPerMode) {
   EXPECT_NE(memory.find("1.50 MiB\n"), std::string::npos) << memory;
 }
 
+TEST(RunSummary, QuantisedModesGetTheirSaturatedAndFlushedShares) {
+  ModeSummary summary;
+  summary.capability = {PrecisionMode::Fp8Delayed, false, "emulated"};
+  ModeStep s = stepOf(1, 2);
+  QuantTensorStats input;
+  input.name = "fc1.input";
+  input.numel = 1000;
+  input.measured = true;
+  input.saturated = 10;  // 1 %
+  input.flushed = 50;    // 5 %
+  QuantTensorStats grad = input;
+  grad.name = "fc1.grad_output";
+  grad.backward = true;
+  grad.saturated = 0;
+  grad.flushed = 800;  // 80 %
+  QuantTensorStats unmeasured = input;  // a plain step's scalars carry no counts
+  unmeasured.measured = false;
+  s.quantized = {input, grad, unmeasured};
+  summary.add(s);
+  EXPECT_EQ(summary.quantForward.elements, 1000);
+  EXPECT_EQ(summary.quantBackward.flushed, 800);
+  const std::string table = summaryTable({summary});
+  EXPECT_NE(table.find("\nFP8/microscaling GEMM operands"), std::string::npos) << table;
+  // mode, fwd elements, fwd sat %, fwd flush %, bwd elements, bwd sat %, bwd flush %
+  EXPECT_NE(table.find("fp8-delayed                1000            1            5          1000            0           80\n"),
+            std::string::npos)
+      << table;
+  ModeSummary plain;
+  plain.capability = {PrecisionMode::FP32, true, "native"};
+  plain.add(stepOf(1, 2));
+  EXPECT_EQ(summaryTable({plain}).find("FP8"), std::string::npos);
+}
+
 TEST(RunSummary, ANegativeNanLossPrintsAsNanInTheProgressLineAndTheTable) {
   // A NaN with its sign bit set is what an FP16 overflow in a subtraction leaves; iostreams print it
   // "-nan". The one number formatter spells every NaN "nan".

@@ -67,7 +67,7 @@ class LessonWindow : public ::testing::Test {
 TEST_F(LessonWindow, EveryLessonOpensAndBringsEachOfItsPanelsForward) {
   QSignalSpy missing(lessons->controller(), &LessonController::missingPanel);
   const LessonLibrary& library = lessons->library();
-  ASSERT_EQ(library.size(), 10);
+  ASSERT_EQ(library.size(), 11);
   for (int i = 0; i < library.size(); ++i) {
     const Lesson& lesson = library.at(i);
     SCOPED_TRACE(lesson.id.toStdString());
@@ -122,7 +122,7 @@ TEST_F(LessonWindow, EveryLessonTrainsTwentyStepsInEachOfItsModes) {
       ++trained;
     }
   }
-  EXPECT_EQ(trained, 9);  // 8 lessons with a config, the clipping lesson twice
+  EXPECT_EQ(trained, 13);  // 9 lessons with a config, the clipping lesson twice, the FP8 lesson four times
 }
 
 TEST_F(LessonWindow, ClickingACalloutRaisesAndHighlightsItsPanel) {
@@ -247,7 +247,7 @@ TEST_F(LessonWindow, TheStepTimePlotReportsTheMeanAfterWarmUp) {
 TEST_F(LessonWindow, TheBrowserListsEveryLessonUnderItsSectionAndOpensTheChosenOne) {
   LessonBrowser browser(lessons->library(), window.get());
   QTreeWidget* tree = browser.tree();
-  ASSERT_EQ(tree->topLevelItemCount(), 10);  // one section per lesson, §1..§10
+  ASSERT_EQ(tree->topLevelItemCount(), 11);  // one section per lesson, §1..§11
   for (int i = 0; i < tree->topLevelItemCount(); ++i) {
     EXPECT_TRUE(tree->topLevelItem(i)->text(0).startsWith(QStringLiteral("§%1 ").arg(i + 1)));
     ASSERT_EQ(tree->topLevelItem(i)->childCount(), 1);

@@ -57,6 +57,9 @@ struct ConfigField {
   std::string_view help;         // one line, English; translated under the context "ConfigSchema"
   std::string_view group;        // "model", "training", "scaler", "clip", "run": how panels group them
   ConfigAccess access;
+  // Added after sessions and streams without it were written: a reader that requires every field
+  // takes its absence as the default.
+  bool mayBeAbsent = false;
 };
 
 const std::vector<ConfigField>& configFields();

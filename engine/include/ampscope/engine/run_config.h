@@ -10,7 +10,8 @@
 
 namespace ampscope {
 
-// The six precision modes of the chapter (docs/architecture.md, "Precision modes").
+// The six precision modes of the chapter (docs/architecture.md, "Precision modes"), then the FP8 and
+// microscaling modes, emulated exactly on the CPU (docs/fp8-recipes.md).
 enum class PrecisionMode {
   FP32,           // "fp32": everything in float32
   FP16AmpScaled,  // "fp16-amp-scaled": autocast FP16 + GradScaler, FP32 master weights
@@ -18,7 +19,13 @@ enum class PrecisionMode {
   BF16Amp,        // "bf16-amp": autocast BF16, FP32 master weights, no scaler
   FP16Pure,       // "fp16-pure": model.half(): parameters, grads, optimizer update all FP16
   BF16Pure,       // "bf16-pure": model.to(bfloat16)
+  Fp8Delayed,     // "fp8-delayed": GEMM inputs E4M3, gradients E5M2, per-tensor scales from an amax history
+  Fp8Current,     // "fp8-current": the same formats, each scale from the tensor's own amax
+  MXFP8,          // "mxfp8": E4M3 in blocks of 32 sharing a power-of-two (E8M0) scale
+  NVFP4,          // "nvfp4": E2M1 in blocks of 16 with an E4M3 block scale and an FP32 tensor scale
 };
+// True for the four modes above that quantise GEMM inputs (FP32 master weights and optimizer).
+bool isQuantizedMode(PrecisionMode mode);
 
 enum class ModelKind { TinyMLP, DeepMLP, TinyTransformer };
 enum class OptimizerKind { SGD, AdamW };
@@ -55,6 +62,16 @@ struct ScalerConfig {
   bool enabled = true;
 };
 
+// The FP8 recipes' settings. Defaults as Transformer Engine's DelayedScaling (margin 0, a history of
+// 1024 amaxes, amax_compute_algo "max").
+struct Fp8Config {
+  int64_t amaxHistoryLen = 1024;
+  int64_t margin = 0;             // scale = (format max / amax) / 2^margin
+  bool scaling = true;            // off: every per-tensor scale is 1 (block modes keep their block scales)
+  int64_t spikeStep = 0;          // 0 = off; else this step's input batch is multiplied by spikeFactor
+  double spikeFactor = 1000.0;
+};
+
 struct RunConfig {
   ModelKind model = ModelKind::TinyMLP;
   std::vector<PrecisionMode> modes = {PrecisionMode::FP32, PrecisionMode::FP16AmpScaled,
@@ -75,6 +92,7 @@ struct RunConfig {
   int64_t instrumentEvery = 10;    // histograms/underflow counts every N steps (1 = every step)
   int threadsPerMode = 1;          // intra-op threads the training thread uses
   PrecisionPath precisionPath = PrecisionPath::Auto;
+  Fp8Config fp8;
 };
 
 // A preset per model: the chapter's TinyMLP(128,512,10); the deep MLP whose defaults make FP16 without

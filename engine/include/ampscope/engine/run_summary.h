@@ -27,6 +27,15 @@ struct ModeSummary {
   RoundingCounts backward;  // summed over instrumented steps
   RoundingCounts forward;
   double lastZeroGradShare = 0;  // parameter gradients exactly zero (unscaled), last instrumented step
+  // FP8/microscaling modes: quantised elements, saturated and flushed, over the measured (instrumented)
+  // steps, forward operands and backward gradients apart.
+  struct QuantTotals {
+    int64_t elements = 0;
+    int64_t saturated = 0;
+    int64_t flushed = 0;
+  };
+  QuantTotals quantForward;
+  QuantTotals quantBackward;
 
   void add(const ModeStep& step);  // one more step of this mode
 };
@@ -43,7 +52,8 @@ std::string progressLine(const StepRecord& record);
 std::string pathLine(const ModeCapability& capability);
 
 // The per-mode summary table, a title line first, '\n'-terminated lines; then the path line of each
-// low-precision mode.
+// low-precision mode. When a mode quantised GEMM operands (FP8/microscaling), a second table gives its
+// saturated and flushed shares.
 std::string summaryTable(const std::vector<ModeSummary>& summaries);
 
 struct ModeLedger {

@@ -4,6 +4,8 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -87,6 +89,48 @@ struct RoundingPointStats {
   RoundingCounts counts;
 };
 
+// FP8 and microscaling modes (fp8-delayed, fp8-current, mxfp8, nvfp4): the element format a GEMM
+// operand is quantised to, and how its scale is chosen. docs/fp8-recipes.md describes each recipe.
+enum class QuantFormat { E4M3, E5M2, E2M1 };
+enum class ScalingKind {
+  None,        // scale 1 (fp8.scaling off): the values meet the format's fixed range as they are
+  Delayed,     // per tensor, from the maximum of an amax history of earlier steps
+  Current,     // per tensor, from this tensor's own amax
+  MxBlock,     // MXFP8: a power-of-two (E8M0) scale per 32 values along the reduction dimension
+  Nvfp4Block,  // NVFP4: an E4M3 scale per 16 values times one FP32 scale per tensor
+};
+const char* quantFormatKey(QuantFormat format);   // "e4m3", "e5m2", "e2m1"
+const char* scalingKindKey(ScalingKind kind);     // "none", "delayed", "current", "mx-block", "nvfp4-block"
+std::optional<QuantFormat> parseQuantFormat(const std::string& key);
+std::optional<ScalingKind> parseScalingKind(const std::string& key);
+
+// One quantised GEMM operand of one step: a linear/matmul input or weight (forward) or the gradient
+// arriving at its output (backward). The scalars are filled on every step; the counts and the histogram
+// on instrumented steps only (measured == true).
+struct QuantTensorStats {
+  std::string name;              // "fc1.input", "fc1.weight", "fc1.grad_output", "block0.attn.qkv.input"
+  std::string layer;             // "fc1"
+  bool backward = false;
+  QuantFormat format = QuantFormat::E4M3;
+  ScalingKind scaling = ScalingKind::Current;
+  int64_t numel = 0;
+  // The factor the values are multiplied by before rounding (quantised = round(x * scale), the GEMM
+  // uses quantised / scale). Block modes: the per-tensor part only (1 for MXFP8; NVFP4's FP32 scale).
+  double scale = 1;
+  double amax = 0;               // max |x| of this step's tensor, before scaling
+  double amaxHistoryMax = 0;     // the amax the scale came from (delayed: the history's max before this step)
+  // Block modes: floor(log2) of the smallest and largest per-block decode factor (x ~ factor * element;
+  // for MXFP8 that is the E8M0 scale itself). Both 0 in per-tensor modes.
+  int blockScaleExpMin = 0;
+  int blockScaleExpMax = 0;
+  bool measured = false;
+  int64_t saturated = 0;         // finite values whose |x * scale| exceeded the format's max: clamped to it
+  int64_t flushed = 0;           // non-zero values whose x * scale rounded to zero
+  // Exponents of x before scaling (the UI draws the format's window at -log2(scale)); null unless
+  // measured. Shared so copies of a ModeStep stay cheap.
+  std::shared_ptr<const ExponentHistogram> histogram;
+};
+
 struct ModeStep {
   PrecisionMode mode = PrecisionMode::FP32;
   int64_t step = 0;                // 1-based
@@ -109,6 +153,7 @@ struct ModeStep {
   RoundingCounts rounding;         // totals over all rounding points (only on instrumented steps)
   std::vector<RoundingPointStats> roundingPoints;
   std::vector<TensorStats> tensors;
+  std::vector<QuantTensorStats> quantized;  // FP8/microscaling modes: every step (see QuantTensorStats)
   // Filled by streams from a training script (0 / empty = not given):
   int64_t seq = 0;                 // the writer's record number, +1 per record (a gap = records dropped)
   double wallTime = 0;             // seconds since the Unix epoch when the record was produced

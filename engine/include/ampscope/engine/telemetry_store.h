@@ -109,6 +109,35 @@ struct HistogramSnapshot {
   ExponentHistogram unscaled;
 };
 
+// One quantised tensor (QuantTensorStats) at one step, for the scale plot. After a merge of old
+// points: the later step's scale, the larger amaxes, the wider block-exponent range, summed counts.
+struct QuantPoint {
+  int64_t step = 0;
+  double scale = 1;
+  double amax = 0;
+  double amaxHistoryMax = 0;
+  int blockScaleExpMin = 0;
+  int blockScaleExpMax = 0;
+  bool measured = false;
+  int64_t numel = 0;
+  int64_t saturated = 0;
+  int64_t flushed = 0;
+  void merge(const QuantPoint& later);
+};
+
+// Every step's scale of one quantised tensor of one mode ("fc1.input"), bounded: past
+// StoreLimits::quantPoints the older half is merged in pairs (a saturation burst keeps its count).
+struct QuantSeries {
+  std::string name;
+  std::string layer;
+  bool backward = false;
+  QuantFormat format = QuantFormat::E4M3;
+  ScalingKind scaling = ScalingKind::Current;
+  std::deque<QuantPoint> points;        // ascending steps
+  QuantTensorStats latestMeasured;      // the latest instrumented step's, histogram included
+  int64_t latestMeasuredStep = 0;       // 0: none yet
+};
+
 // Which series: the run it belongs to (0 = the engine's run) and its precision mode.
 struct SeriesKey {
   int run = 0;
@@ -138,6 +167,8 @@ struct ModeSeries {
   int64_t skippedTotal = 0;
   int64_t nonFiniteLossTotal = 0;
   RoundingCounts roundingTotal;              // over the whole run
+  std::vector<QuantSeries> quantized;        // FP8/microscaling modes, in first-seen order
+  const QuantSeries* quantSeries(const std::string& name) const;
   const ScalarPoint* latest() const { return recent.empty() ? nullptr : &recent.back(); }
   SeriesKey key() const { return {run, mode}; }
 };
@@ -150,6 +181,7 @@ struct StoreLimits {
   std::size_t recentInstruments = 5000;  // instrumented steps kept with per-layer counts
   std::size_t maxInstrumentBuckets = 1000;
   std::size_t histogramSnapshots = 512;  // heat-map columns kept per mode
+  std::size_t quantPoints = 20000;       // scale-plot points kept per quantised tensor before merging
 };
 
 class TelemetryStore {
@@ -197,6 +229,7 @@ class TelemetryStore {
   ModeSeries& seriesFor(SeriesKey key);
   void appendModeStep(ModeSeries& series, const ModeStep& step);
   void resetSeries(ModeSeries& series);
+  void appendQuantized(ModeSeries& series, const ModeStep& step);
   void foldIfNeeded(ModeSeries& series);
 
   StoreLimits limits_;

@@ -1,0 +1,140 @@
+#include "fp8/recipe_quantizer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "exponent_histogram_builder.h"
+#include "fp8/block_quantizer.h"
+#include "fp8/element_quantizer.h"
+
+namespace ampscope::detail::fp8 {
+
+RecipeQuantizer::RecipeQuantizer(Recipe recipe, const Fp8Config& settings)
+    : recipe_(recipe), settings_(settings) {}
+
+QuantFormat RecipeQuantizer::forwardFormat() const {
+  return recipe_ == Recipe::Nvfp4Block ? QuantFormat::E2M1 : QuantFormat::E4M3;
+}
+
+QuantFormat RecipeQuantizer::backwardFormat() const {
+  if (recipe_ == Recipe::Nvfp4Block) return QuantFormat::E2M1;
+  return perTensor() ? QuantFormat::E5M2 : QuantFormat::E4M3;
+}
+
+RecipeQuantizer::TensorState& RecipeQuantizer::state(const std::string& name, const std::string& layer,
+                                                     bool backward) {
+  auto it = index_.find(name);
+  if (it != index_.end()) return states_[it->second];
+  TensorState s{QuantTensorStats{}, AmaxHistory(settings_.amaxHistoryLen)};
+  s.stats.name = name;
+  s.stats.layer = layer;
+  s.stats.backward = backward;
+  s.stats.format = backward ? backwardFormat() : forwardFormat();
+  switch (recipe_) {
+    case Recipe::Delayed: s.stats.scaling = settings_.scaling ? ScalingKind::Delayed : ScalingKind::None; break;
+    case Recipe::Current: s.stats.scaling = settings_.scaling ? ScalingKind::Current : ScalingKind::None; break;
+    case Recipe::MxBlock: s.stats.scaling = ScalingKind::MxBlock; break;
+    case Recipe::Nvfp4Block: s.stats.scaling = ScalingKind::Nvfp4Block; break;
+  }
+  states_.push_back(std::move(s));
+  index_.emplace(name, states_.size() - 1);
+  return states_.back();
+}
+
+torch::Tensor RecipeQuantizer::quantize(const torch::Tensor& x, const std::string& name,
+                                        const std::string& layer, bool backward) {
+  TORCH_CHECK(x.scalar_type() == torch::kFloat, "FP8 emulation quantises float32 tensors");
+  TensorState& s = state(name, layer, backward);
+  const torch::Tensor in = x.contiguous();
+  torch::Tensor out = torch::empty_like(in, torch::MemoryFormat::Contiguous);
+  const float* src = in.data_ptr<float>();
+  float* dst = out.data_ptr<float>();
+  const int64_t n = in.numel();
+  const QuantFormat format = s.stats.format;
+  const float amax = absMax(src, n);
+
+  QuantTensorStats& st = s.stats;
+  if (!s.used) {
+    // The first use this step resets the step's fields (a second use adds to them).
+    st.numel = 0;
+    st.measured = instrument_;
+    st.saturated = st.flushed = 0;
+    st.histogram.reset();
+    s.stepAmax = 0.0f;
+    s.used = true;
+  }
+  s.stepAmax = std::isnan(amax) || std::isnan(s.stepAmax) ? NAN : std::max(s.stepAmax, amax);
+  st.amax = s.stepAmax;
+  st.numel += n;
+  QuantCounts counts;
+  QuantCounts* countsOut = instrument_ ? &counts : nullptr;
+
+  if (perTensor()) {
+    float scale = 1.0f;
+    if (st.scaling == ScalingKind::Delayed) {
+      scale = s.scale;
+      st.amaxHistoryMax = s.history.max();
+    } else if (st.scaling == ScalingKind::Current) {
+      scale = perTensorScale(amax, elementSpec(format).maxValue, settings_.margin, 1.0f);
+      st.amaxHistoryMax = amax;
+    } else {
+      st.amaxHistoryMax = amax;
+    }
+    st.scale = scale;
+    // Dequantisation multiplies by the float32 reciprocal, as a GEMM's scale_inv does.
+    fp8::quantize(src, dst, n, format, scale, 1.0f / scale, countsOut);
+  } else {
+    const int64_t cols = in.dim() == 0 ? 1 : in.size(-1);
+    const int64_t rows = cols == 0 ? 0 : n / cols;
+    BlockStats blocks;
+    if (recipe_ == Recipe::MxBlock) {
+      quantizeMxBlocks(src, dst, rows, cols, 32, format, countsOut, &blocks);
+    } else {
+      quantizeNvfp4Blocks(src, dst, rows, cols, countsOut, &blocks);
+    }
+    st.scale = blocks.tensorScale;
+    st.amaxHistoryMax = amax;
+    st.blockScaleExpMin = blocks.minExp;
+    st.blockScaleExpMax = blocks.maxExp;
+  }
+  if (instrument_) {
+    st.saturated += counts.saturated;
+    st.flushed += counts.flushed;
+    auto histogram = st.histogram ? std::make_shared<ExponentHistogram>(*st.histogram)
+                                  : std::make_shared<ExponentHistogram>();
+    accumulateHistogram(src, n, 1.0f, LowFormat::BF16, *histogram);
+    st.histogram = std::move(histogram);
+  }
+  return out;
+}
+
+torch::Tensor RecipeQuantizer::quantizeColumns(const torch::Tensor& x2d, bool backward) const {
+  const torch::Tensor t = x2d.t().contiguous();
+  torch::Tensor out = torch::empty_like(t, torch::MemoryFormat::Contiguous);
+  const QuantFormat format = backward ? backwardFormat() : forwardFormat();
+  if (recipe_ == Recipe::MxBlock) {
+    quantizeMxBlocks(t.data_ptr<float>(), out.data_ptr<float>(), t.size(0), t.size(1), 32, format, nullptr,
+                     nullptr);
+  } else {
+    quantizeNvfp4Blocks(t.data_ptr<float>(), out.data_ptr<float>(), t.size(0), t.size(1), nullptr, nullptr);
+  }
+  return out.t();
+}
+
+std::vector<QuantTensorStats> RecipeQuantizer::endStep() {
+  std::vector<QuantTensorStats> out;
+  out.reserve(states_.size());
+  for (TensorState& s : states_) {
+    if (!s.used) continue;
+    out.push_back(s.stats);
+    if (s.stats.scaling == ScalingKind::Delayed) {
+      s.history.push(s.stepAmax);
+      s.scale = perTensorScale(s.history.max(), elementSpec(s.stats.format).maxValue, settings_.margin, s.scale);
+    }
+    s.used = false;
+  }
+  return out;
+}
+
+}  // namespace ampscope::detail::fp8
