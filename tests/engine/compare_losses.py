@@ -23,6 +23,7 @@ CASES = [
     ("tiny-mlp sgd clip 0.5 scaler-for-pure-fp16 eps 1e-4",
      ["--model", "tiny-mlp", "--optimizer", "sgd", "--clip", "0.5", "--scaler-for-pure-fp16",
       "--adam-eps", "1e-4"]),
+    ("tiny-mlp adamw eps 1e-4 (fp16-pure trains)", ["--model", "tiny-mlp", "--adam-eps", "1e-4"]),
     ("tiny-mlp instrument-every 1", ["--model", "tiny-mlp", "--instrument-every", "1"]),
     ("tiny-mlp sgd momentum 0 clip before-unscale inject-overflow 5",
      ["--model", "tiny-mlp", "--optimizer", "sgd", "--momentum", "0", "--clip-order", "before-unscale",
