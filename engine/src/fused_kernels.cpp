@@ -4,14 +4,11 @@
 #include <cmath>
 #include <cstring>
 
+#include "vector_clones.h"
+
 // Built with -ffp-contract=off (the ISO mode's default, and set for this file): a*b + c stays two
-// roundings unless written as std::fma. The clones give std::fma an instruction (x86-64-v3 has FMA)
-// and let the loops use 256/512-bit registers; the default clone calls fmaf, slower but the same bits.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define AMPSCOPE_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define AMPSCOPE_VECTOR_CLONES
-#endif
+// roundings unless written as std::fma. The clones give std::fma an instruction (x86-64-v3 has FMA);
+// the default clone calls fmaf, slower but the same bits.
 
 namespace ampscope::detail {
 namespace {

@@ -192,15 +192,29 @@ ModeStep ModeTrainer::step(int64_t stepIndex, const Batch& batch, bool instrumen
     }
   }
 
+  // With a scaler, the unscaled gradients are the scaled ones times the float32 1/scale, which is how
+  // unscale_ computes them, unless a clip changes them in between: then they are read after unscale_.
+  const bool unscaledFromScaled = scaler_ && config_.clipOrder != ClipOrder::BeforeUnscale &&
+                                  flat_->gradients().scalar_type() == torch::kFloat;
+  const float invScale = static_cast<float>(1.0 / scale);
   std::vector<TensorStats> paramStats;
   if (instrument) {
     paramStats.reserve(named_.size());
-    for (const auto& [name, p] : named_) {
+    const auto& defined = flat_->gradientDefined();
+    for (size_t i = 0; i < named_.size(); ++i) {
       TensorStats stats;
-      stats.name = name;
+      stats.name = named_[i].first;
       stats.isParameter = true;
-      stats.numel = p.numel();
-      if (p.grad().defined()) accumulateHistogram(p.grad(), 1.0f, histogramTarget_, stats.scaled);
+      stats.numel = params_[i].numel();
+      if (defined[i]) {
+        if (unscaledFromScaled) {
+          const FlatSegment& s = flat_->segments()[i];
+          accumulateHistogramPair(flat_->gradients().data_ptr<float>() + s.offset, s.numel, invScale,
+                                  histogramTarget_, stats.scaled, stats.unscaled);
+        } else {
+          accumulateHistogram(params_[i].grad(), 1.0f, histogramTarget_, stats.scaled);
+        }
+      }
       paramStats.push_back(std::move(stats));
     }
   }
@@ -212,7 +226,7 @@ ModeStep ModeTrainer::step(int64_t stepIndex, const Batch& batch, bool instrumen
     double seenScaled = 0;
     if (clipOrder == ClipOrder::BeforeUnscale) seenScaled = clipGradNorm(params_, maxNorm);
     scaler_->unscale_(*optimizer_);
-    if (instrument) {
+    if (instrument && !unscaledFromScaled) {
       for (size_t i = 0; i < params_.size(); ++i) {
         if (params_[i].grad().defined()) {
           accumulateHistogram(params_[i].grad(), 1.0f, histogramTarget_, paramStats[i].unscaled);
