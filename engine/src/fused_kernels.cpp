@@ -38,7 +38,7 @@ inline bool allFinite(const float* data, int64_t n) {
 }
 
 template <bool kFma>
-inline bool adamwLoop(float* __restrict p, const float* __restrict g, float* __restrict m,
+__attribute__((always_inline)) inline bool adamwLoop(float* __restrict p, const float* __restrict g, float* __restrict m,
                       float* __restrict v, int64_t n, const AdamWCoefficients& c) {
   const bool decay = c.weightDecay;
   const float decayFactor = c.decay, b1 = c.beta1, c1 = c.oneMinusBeta1, b2 = c.beta2,
@@ -60,7 +60,7 @@ inline bool adamwLoop(float* __restrict p, const float* __restrict g, float* __r
 }
 
 template <bool kFma>
-inline bool adamwRoundedLoop(float* p, const float* g, float* m, float* v, int64_t n,
+__attribute__((always_inline)) inline bool adamwRoundedLoop(float* p, const float* g, float* m, float* v, int64_t n,
                              const AdamWCoefficients& c, LowFormat format, RoundingCounts* counts) {
   float grad[kBlock], scratch[kBlock], denom[kBlock], param[kBlock];
   bool finite = true;
@@ -97,7 +97,7 @@ inline bool adamwRoundedLoop(float* p, const float* g, float* m, float* v, int64
 }
 
 template <bool kFma>
-inline bool sgdLoop(float* __restrict p, const float* __restrict g, float* __restrict buf, int64_t n,
+__attribute__((always_inline)) inline bool sgdLoop(float* __restrict p, const float* __restrict g, float* __restrict buf, int64_t n,
                     const SgdCoefficients& c) {
   uint32_t maxExponent = 0;
   for (int64_t i = 0; i < n; ++i) {
@@ -115,7 +115,7 @@ inline bool sgdLoop(float* __restrict p, const float* __restrict g, float* __res
 }
 
 template <bool kFma>
-inline bool sgdRoundedLoop(float* p, const float* g, float* buf, int64_t n, const SgdCoefficients& c,
+__attribute__((always_inline)) inline bool sgdRoundedLoop(float* p, const float* g, float* buf, int64_t n, const SgdCoefficients& c,
                            LowFormat format, RoundingCounts* counts) {
   float direction[kBlock], param[kBlock];
   bool finite = true;
