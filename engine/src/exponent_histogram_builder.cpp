@@ -1,9 +1,11 @@
 #include "exponent_histogram_builder.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
 #include "ampscope/engine/number_format.h"
+#include "vector_clones.h"
 
 namespace ampscope::detail {
 
@@ -62,106 +64,165 @@ int binOf(uint32_t magnitude) {
   return exponentField == 0 ? -149 + (31 - __builtin_clz(magnitude)) : static_cast<int>(exponentField) - 127;
 }
 
-// The range counts come from the exponent bins, which are exact: every bin lies wholly on one side of
-// a threshold except the bin holding it. So only values in those few bins (flagged in `boundary`) are
-// compared with a threshold; the rest is sums of bins after the loop.
-struct RangeBins {
-  std::array<int, kRangeFormats> flushedBin, subnormalBin, overflowBin;
-  std::array<uint8_t, ExponentHistogram::kBins> boundary{};  // bit f: a threshold of format f is in this bin
+// Every count except the exponent bins is a count of magnitudes at or below a threshold (positive
+// floats order like their bit patterns), or a difference of two: x < t is x <= t - 1 in bits.
+enum Threshold : int {
+  kZero,  // |x| == 0
+  kOverlayUnderflow,
+  kOverlaySubnormal,
+  kFormatFirst,  // per format: flushedMax, subnormalBelow - 1, overflowFrom - 1
+  kFinite = kFormatFirst + 3 * kRangeFormats,  // the largest finite magnitude
+  kInfinite,                                   // +-inf; above it: NaN
+  kThresholds
 };
 
-const RangeBins& rangeBins() {
-  static const RangeBins bins = [] {
-    RangeBins b;
-    const auto& t = rangeThresholds();
-    for (std::size_t f = 0; f < t.size(); ++f) {
-      b.flushedBin[f] = binOf(t[f].flushedMax);
-      b.subnormalBin[f] = binOf(t[f].subnormalBelow);
-      b.overflowBin[f] = binOf(t[f].overflowFrom);
-      for (const int bin : {b.flushedBin[f], b.subnormalBin[f], b.overflowBin[f]}) {
-        b.boundary[static_cast<std::size_t>(bin - ExponentHistogram::kMinExponent)] |= static_cast<uint8_t>(1u << f);
+struct ThresholdTable {
+  std::array<uint32_t, kThresholds> at;
+};
+
+uint32_t bitsOfFloat(float v) {
+  uint32_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
+
+ThresholdTable thresholdTable(LowFormat target) {
+  const Overlay overlay = overlayFor(target);
+  const auto& ranges = rangeThresholds();
+  ThresholdTable t;
+  t.at[kZero] = 0;
+  t.at[kOverlayUnderflow] = bitsOfFloat(overlay.underflowMax);
+  t.at[kOverlaySubnormal] = bitsOfFloat(overlay.subnormalBelow) - 1;
+  for (std::size_t f = 0; f < kRangeFormats; ++f) {
+    t.at[kFormatFirst + 3 * f] = ranges[f].flushedMax;
+    t.at[kFormatFirst + 3 * f + 1] = ranges[f].subnormalBelow - 1;
+    t.at[kFormatFirst + 3 * f + 2] = ranges[f].overflowFrom - 1;
+  }
+  t.at[kFinite] = 0x7F7FFFFFu;
+  t.at[kInfinite] = 0x7F800000u;
+  return t;
+}
+
+constexpr int64_t kBlock = 2048;  // one block's magnitudes stay in L1 between the passes over it
+
+// How many magnitudes of a block lie at or below each threshold, and how many values are -inf: a fixed
+// number of compare-and-adds per element, which the compiler vectorises.
+AMPSCOPE_VECTOR_CLONES void countThresholds(const uint32_t* __restrict magnitude, const uint32_t* __restrict sign, int64_t n,
+                     const ThresholdTable& table, std::array<int64_t, kThresholds>& atOrBelow,
+                     int64_t& negativeInfinities) {
+  std::array<uint32_t, kThresholds> count{};
+  const std::array<uint32_t, kThresholds> t = table.at;
+  uint32_t negInf = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const uint32_t m = magnitude[i];
+#pragma GCC unroll 16
+    for (std::size_t k = 0; k < kThresholds; ++k) count[k] += m <= t[k];
+    negInf += static_cast<uint32_t>(m == 0x7F800000u) & sign[i];
+  }
+  for (std::size_t k = 0; k < kThresholds; ++k) atOrBelow[k] += count[k];
+  negativeInfinities += negInf;
+}
+
+// The exponent field of each value, counted into four interleaved tables (consecutive values of one
+// binade would otherwise wait on each other's increment). Fields 0 (zeros, float32 subnormals) and 255
+// (inf, NaN) are sorted out afterwards.
+using FieldCounts = std::array<std::array<uint32_t, 256>, 4>;
+void countExponentFields(const uint32_t* magnitude, int64_t n, FieldCounts& fields) {
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    ++fields[0][magnitude[i] >> 23];
+    ++fields[1][magnitude[i + 1] >> 23];
+    ++fields[2][magnitude[i + 2] >> 23];
+    ++fields[3][magnitude[i + 3] >> 23];
+  }
+  for (; i < n; ++i) ++fields[0][magnitude[i] >> 23];
+}
+
+struct HistogramAccumulator {
+  std::array<int64_t, kThresholds> atOrBelow{};
+  int64_t negativeInfinities = 0;
+  std::array<int64_t, ExponentHistogram::kBins> bins{};
+  int64_t count = 0;
+
+  void block(const uint32_t* magnitude, const uint32_t* sign, int64_t n, const ThresholdTable& table) {
+    const int64_t zerosBefore = atOrBelow[kZero];
+    countThresholds(magnitude, sign, n, table, atOrBelow, negativeInfinities);
+    FieldCounts fields{};
+    countExponentFields(magnitude, n, fields);
+    for (uint32_t e = 1; e < 255; ++e) {
+      const int64_t c = int64_t{fields[0][e]} + fields[1][e] + fields[2][e] + fields[3][e];
+      bins[static_cast<std::size_t>(static_cast<int>(e) - 127 - ExponentHistogram::kMinExponent)] += c;
+    }
+    const int64_t fieldZero = int64_t{fields[0][0]} + fields[1][0] + fields[2][0] + fields[3][0];
+    if (fieldZero != atOrBelow[kZero] - zerosBefore) {
+      // float32 subnormals (rare): their binade from the highest mantissa bit.
+      for (int64_t i = 0; i < n; ++i) {
+        if (magnitude[i] != 0 && (magnitude[i] >> 23) == 0) {
+          bins[static_cast<std::size_t>(binOf(magnitude[i]) - ExponentHistogram::kMinExponent)] += 1;
+        }
       }
     }
-    return b;
-  }();
-  return bins;
+    count += n;
+  }
+
+  void addTo(ExponentHistogram& histogram) const {
+    const auto le = [&](std::size_t k) { return atOrBelow[k]; };
+    const int64_t zeros = le(kZero);
+    histogram.zero += zeros;
+    histogram.negInf += negativeInfinities;
+    histogram.posInf += le(kInfinite) - le(kFinite) - negativeInfinities;
+    histogram.nan += count - le(kInfinite);
+    histogram.targetUnderflow += le(kOverlayUnderflow) - zeros;
+    histogram.targetSubnormal += le(kOverlaySubnormal) - le(kOverlayUnderflow);
+    for (std::size_t f = 0; f < kRangeFormats; ++f) {
+      const std::size_t flushed = kFormatFirst + 3 * f;
+      FormatRangeCounts& c = histogram.formats[f];
+      c.flushed += le(flushed) - zeros;
+      c.subnormal += le(flushed + 1) - le(flushed);
+      c.overflowed += le(kFinite) - le(flushed + 2);
+    }
+    for (std::size_t b = 0; b < bins.size(); ++b) histogram.counts[b] += bins[b];
+    histogram.formatsMeasured = true;
+  }
+};
+
+// value = data[i] * multiplier (float32, as unscale_ multiplies; 1: the data as is), split into the
+// magnitude's bits and the sign bit.
+AMPSCOPE_VECTOR_CLONES void magnitudesOf(const float* data, int64_t n, float multiplier, uint32_t* magnitude, uint32_t* sign) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float value = multiplier == 1.0f ? data[i] : data[i] * multiplier;
+    const uint32_t bits = bitsOfFloat(value);
+    magnitude[i] = bits & 0x7FFFFFFFu;
+    sign[i] = bits >> 31;
+  }
 }
 
 }  // namespace
 
 void accumulateHistogram(const float* data, int64_t n, float multiplier, LowFormat target,
                          ExponentHistogram& histogram) {
-  const Overlay overlay = overlayFor(target);
-  const auto& ranges = rangeThresholds();
-  const RangeBins& rangeBin = rangeBins();
-  // This call's bins, and per format the values of its threshold bins that fall below the flush
-  // threshold, below the subnormal threshold, at or above the overflow threshold.
-  std::array<int64_t, ExponentHistogram::kBins> bins{};
-  std::array<FormatRangeCounts, kRangeFormats> edge{};
-  for (int64_t i = 0; i < n; ++i) {
-    const float value = multiplier == 1.0f ? data[i] : data[i] * multiplier;
-    uint32_t bits;
-    std::memcpy(&bits, &value, sizeof bits);
-    const uint32_t magnitude = bits & 0x7FFFFFFFu;
-    const uint32_t exponentField = magnitude >> 23;
-    if (__builtin_expect(exponentField == 0xFF, 0)) {
-      if (magnitude & 0x7FFFFFu) {
-        ++histogram.nan;
-      } else if (bits >> 31) {
-        ++histogram.negInf;
-      } else {
-        ++histogram.posInf;
-      }
-      continue;
-    }
-    if (__builtin_expect(magnitude == 0, 0)) {
-      ++histogram.zero;
-      continue;
-    }
-    int exponent;
-    if (exponentField == 0) {
-      // float32 subnormal: value = mantissa * 2^-149.
-      exponent = -149 + (31 - __builtin_clz(magnitude));
-    } else {
-      exponent = static_cast<int>(exponentField) - 127;
-    }
-    const auto bin = static_cast<size_t>(exponent - ExponentHistogram::kMinExponent);
-    ++bins[bin];
-    if (const unsigned formats = rangeBin.boundary[bin]) {
-      for (std::size_t f = 0; f < kRangeFormats; ++f) {
-        if (!(formats & (1u << f))) continue;
-        if (exponent == rangeBin.flushedBin[f]) edge[f].flushed += magnitude <= ranges[f].flushedMax;
-        if (exponent == rangeBin.subnormalBin[f]) edge[f].subnormal += magnitude < ranges[f].subnormalBelow;
-        if (exponent == rangeBin.overflowBin[f]) edge[f].overflowed += magnitude >= ranges[f].overflowFrom;
-      }
-    }
-    const float magnitudeValue = std::fabs(value);
-    if (magnitudeValue < overlay.subnormalBelow) {
-      if (magnitudeValue <= overlay.underflowMax) {
-        ++histogram.targetUnderflow;
-      } else {
-        ++histogram.targetSubnormal;
-      }
+  ExponentHistogram unused;
+  accumulateHistogramPair(data, n, multiplier, target, unused, histogram, /*asIsToo=*/false);
+}
+
+void accumulateHistogramPair(const float* data, int64_t n, float multiplier, LowFormat target,
+                             ExponentHistogram& asIs, ExponentHistogram& multiplied, bool asIsToo) {
+  const ThresholdTable table = thresholdTable(target);
+  HistogramAccumulator first, second;
+  const bool separate = asIsToo && multiplier != 1.0f;
+  alignas(64) uint32_t magnitude[kBlock];
+  alignas(64) uint32_t sign[kBlock];
+  for (int64_t start = 0; start < n; start += kBlock) {
+    const int64_t len = std::min(kBlock, n - start);
+    magnitudesOf(data + start, len, multiplier, magnitude, sign);
+    second.block(magnitude, sign, len, table);
+    if (separate) {
+      magnitudesOf(data + start, len, 1.0f, magnitude, sign);
+      first.block(magnitude, sign, len, table);
     }
   }
-  const auto at = [&](int exponent) { return bins[static_cast<size_t>(exponent - ExponentHistogram::kMinExponent)]; };
-  for (std::size_t f = 0; f < kRangeFormats; ++f) {
-    // flushed: the bins below the flush bin and the flush bin's values <= the threshold; subnormal: the
-    // rest of the flush bin, the bins up to the subnormal bin, and its values below the threshold;
-    // overflowed: the overflow bin's values >= the threshold and every bin above it.
-    FormatRangeCounts c;
-    for (int e = ExponentHistogram::kMinExponent; e < rangeBin.flushedBin[f]; ++e) c.flushed += at(e);
-    c.flushed += edge[f].flushed;
-    c.subnormal = at(rangeBin.flushedBin[f]) - edge[f].flushed + edge[f].subnormal;
-    for (int e = rangeBin.flushedBin[f] + 1; e < rangeBin.subnormalBin[f]; ++e) c.subnormal += at(e);
-    c.overflowed = edge[f].overflowed;
-    for (int e = rangeBin.overflowBin[f] + 1; e <= ExponentHistogram::kMaxExponent; ++e) c.overflowed += at(e);
-    histogram.formats[f].flushed += c.flushed;
-    histogram.formats[f].subnormal += c.subnormal;
-    histogram.formats[f].overflowed += c.overflowed;
-  }
-  for (std::size_t b = 0; b < bins.size(); ++b) histogram.counts[b] += bins[b];
-  histogram.formatsMeasured = true;
+  second.addTo(multiplied);
+  if (asIsToo) (separate ? first : second).addTo(asIs);
 }
 
 void accumulateHistogram(const torch::Tensor& tensor, float multiplier, LowFormat target,

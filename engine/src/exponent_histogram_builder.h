@@ -1,4 +1,6 @@
-// Fills an ExponentHistogram from float32 data in one pass over the raw bits: the binary exponent
+// Fills an ExponentHistogram from float32 data in one pass over the raw bits (block by block: each
+// block's magnitudes are compared with every threshold in a vectorised loop, then their exponent fields
+// counted): the binary exponent
 // floor(log2|x|) is read from the exponent field (for float32 subnormals from the position of the
 // highest mantissa bit), so the bins are exact, with no log2 and no rounding. The overlays
 // (targetSubnormal, targetUnderflow) say what RNE rounding to the target format would make of each
@@ -33,6 +35,10 @@ const std::array<RangeThresholds, kRangeFormats>& rangeThresholds();  // indexed
 // as is) to `histogram`.
 void accumulateHistogram(const float* data, int64_t n, float multiplier, LowFormat target,
                          ExponentHistogram& histogram);
+// Both histograms of the same data in one read: `multiplied` of data[i] * multiplier and, when asIsToo,
+// `asIs` of data[i] (the scaled and unscaled gradients of one step, when nothing changes them between).
+void accumulateHistogramPair(const float* data, int64_t n, float multiplier, LowFormat target,
+                             ExponentHistogram& asIs, ExponentHistogram& multiplied, bool asIsToo = true);
 // Any dtype: float32 is read in place, other floating types are converted to float32 first (exact for
 // FP16/BF16).
 void accumulateHistogram(const torch::Tensor& tensor, float multiplier, LowFormat target,

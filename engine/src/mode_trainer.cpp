@@ -9,6 +9,7 @@
 #include "autocast_scope.h"
 #include "counting_allocator.h"
 #include "exponent_histogram_builder.h"
+#include "fused_optimizer.h"
 #include "grad_clip.h"
 #include "rounded_adamw.h"
 #include "rounded_sgd.h"
@@ -41,14 +42,28 @@ ModeTrainer::ModeTrainer(const RunConfig& config, const ModeCapability& capabili
     params_.push_back(item.value());
     parameterBytes_ += bytesOf(item.value());
   }
-  if (context_.kind() == ExecKind::PureEmulated) {
-    for (auto& p : params_) roundInPlace(p, context_.format(), nullptr);
-  }
+  flat_ = std::make_unique<FlatParameters>(params_);
+  const bool pureEmulated = context_.kind() == ExecKind::PureEmulated;
+  if (pureEmulated) roundInPlace(flat_->values(), context_.format(), nullptr);
   const auto adamOptions =
       torch::optim::AdamWOptions(config.lr).eps(config.adamEps).weight_decay(config.weightDecay);
   const auto sgdOptions = torch::optim::SGDOptions(config.lr).momentum(config.momentum);
-  if (context_.kind() == ExecKind::PureEmulated) {
-    // model.half(): the optimizer's every in-place op writes FP16 (rounded_adamw.h, rounded_sgd.h).
+  // model.half() (emulated): the optimizer's every in-place op writes FP16.
+  const std::optional<LowFormat> rounding =
+      pureEmulated ? std::optional<LowFormat>(context_.format()) : std::nullopt;
+  if (fusedStepsAvailable(flat_->values().scalar_type())) {
+    if (config.optimizer == OptimizerKind::AdamW) {
+      auto adam = std::make_unique<FusedAdamW>(*flat_, params_, adamOptions, rounding);
+      if (rounding) adam->setUpdateCounts(&updateCounts_);
+      fusedFinite_ = [adam = adam.get()] { return adam->parametersFinite(); };
+      optimizer_ = std::move(adam);
+    } else {
+      auto sgd = std::make_unique<FusedSgd>(*flat_, params_, sgdOptions, rounding);
+      if (rounding) sgd->setUpdateCounts(&updateCounts_);
+      fusedFinite_ = [sgd = sgd.get()] { return sgd->parametersFinite(); };
+      optimizer_ = std::move(sgd);
+    }
+  } else if (pureEmulated) {
     if (config.optimizer == OptimizerKind::AdamW) {
       auto adam = std::make_unique<RoundedAdamW>(params_, adamOptions, context_.format());
       adam->setUpdateCounts(&updateCounts_);
@@ -95,9 +110,13 @@ std::vector<torch::Tensor> ModeTrainer::optimizerStateTensors() {
 }
 
 int64_t ModeTrainer::optimizerStateBytes() {
-  int64_t bytes = 0;
-  for (const auto& t : optimizerStateTensors()) bytes += bytesOf(t);
-  return bytes;
+  // The state only grows when a parameter steps for the first time: measured again after such steps.
+  if (optimizerStateBytes_ < 0) {
+    int64_t bytes = 0;
+    for (const auto& t : optimizerStateTensors()) bytes += bytesOf(t);
+    optimizerStateBytes_ = bytes;
+  }
+  return optimizerStateBytes_;
 }
 
 bool ModeTrainer::parametersFinite() const {
@@ -115,6 +134,10 @@ bool ModeTrainer::parametersFinite() const {
   return true;
 }
 
+bool ModeTrainer::parametersFiniteAfterStep() const {
+  return fusedFinite_ ? fusedFinite_() : parametersFinite();
+}
+
 ModeStep ModeTrainer::step(int64_t stepIndex, const Batch& batch, bool instrument, bool injectInf) {
   const auto started = std::chrono::steady_clock::now();
   ModeStep out;
@@ -124,7 +147,8 @@ ModeStep ModeTrainer::step(int64_t stepIndex, const Batch& batch, bool instrumen
   out.instrumented = instrument;
 
   for (auto& p : params_) p.mutable_grad() = torch::Tensor();  // zero_grad(set_to_none=True)
-  const int64_t held = parameterBytes_ + optimizerStateBytes();
+  // The flat gradient buffer is held between steps (backward's own gradients are copied into it).
+  const int64_t held = parameterBytes_ + bytesOf(flat_->gradients()) + optimizerStateBytes();
   const int64_t base = allocatorCounters().currentBytes;
   resetAllocatorPeak();
 
@@ -158,6 +182,7 @@ ModeStep ModeTrainer::step(int64_t stepIndex, const Batch& batch, bool instrumen
   (scaler_ ? scaler_->scale(weighted) : weighted).backward();
 
   at::NoGradGuard noGrad;
+  flat_->gatherGradients();
   if (injectInf) {
     for (auto& p : params_) {
       if (p.grad().defined()) {
@@ -167,15 +192,29 @@ ModeStep ModeTrainer::step(int64_t stepIndex, const Batch& batch, bool instrumen
     }
   }
 
+  // With a scaler, the unscaled gradients are the scaled ones times the float32 1/scale, which is how
+  // unscale_ computes them, unless a clip changes them in between: then they are read after unscale_.
+  const bool unscaledFromScaled = scaler_ && config_.clipOrder != ClipOrder::BeforeUnscale &&
+                                  flat_->gradients().scalar_type() == torch::kFloat;
+  const float invScale = static_cast<float>(1.0 / scale);
   std::vector<TensorStats> paramStats;
   if (instrument) {
     paramStats.reserve(named_.size());
-    for (const auto& [name, p] : named_) {
+    const auto& defined = flat_->gradientDefined();
+    for (size_t i = 0; i < named_.size(); ++i) {
       TensorStats stats;
-      stats.name = name;
+      stats.name = named_[i].first;
       stats.isParameter = true;
-      stats.numel = p.numel();
-      if (p.grad().defined()) accumulateHistogram(p.grad(), 1.0f, histogramTarget_, stats.scaled);
+      stats.numel = params_[i].numel();
+      if (defined[i]) {
+        if (unscaledFromScaled) {
+          const FlatSegment& s = flat_->segments()[i];
+          accumulateHistogramPair(flat_->gradients().data_ptr<float>() + s.offset, s.numel, invScale,
+                                  histogramTarget_, stats.scaled, stats.unscaled);
+        } else {
+          accumulateHistogram(params_[i].grad(), 1.0f, histogramTarget_, stats.scaled);
+        }
+      }
       paramStats.push_back(std::move(stats));
     }
   }
@@ -187,7 +226,7 @@ ModeStep ModeTrainer::step(int64_t stepIndex, const Batch& batch, bool instrumen
     double seenScaled = 0;
     if (clipOrder == ClipOrder::BeforeUnscale) seenScaled = clipGradNorm(params_, maxNorm);
     scaler_->unscale_(*optimizer_);
-    if (instrument) {
+    if (instrument && !unscaledFromScaled) {
       for (size_t i = 0; i < params_.size(); ++i) {
         if (params_[i].grad().defined()) {
           accumulateHistogram(params_[i].grad(), 1.0f, histogramTarget_, paramStats[i].unscaled);
@@ -225,7 +264,11 @@ ModeStep ModeTrainer::step(int64_t stepIndex, const Batch& batch, bool instrumen
     optimizer_->step();  // PyTorch without a scaler steps whatever the gradients hold
   }
 
-  if (!out.skipped && !parametersFinite()) out.diverged = diverged_ = true;
+  if (!out.skipped && !parametersFiniteAfterStep()) out.diverged = diverged_ = true;
+  if (optimizer_->state().size() != stateEntries_) {
+    stateEntries_ = optimizer_->state().size();
+    optimizerStateBytes_ = -1;
+  }
   out.quantized = context_.endStep();  // rolls the FP8 amax histories (precision_context.h)
 
   if (instrument) {
@@ -244,7 +287,10 @@ ModeStep ModeTrainer::step(int64_t stepIndex, const Batch& batch, bool instrumen
   }
 
   int64_t gradientBytes = 0;
-  for (const auto& p : params_) gradientBytes += bytesOf(p.grad());
+  const auto& defined = flat_->gradientDefined();
+  for (size_t i = 0; i < params_.size(); ++i) {
+    if (defined[i]) gradientBytes += bytesOf(params_[i]);
+  }
   finish();
   ledger_.parameters = parameterBytes_;
   ledger_.gradients = gradientBytes;

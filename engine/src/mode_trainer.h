@@ -6,13 +6,19 @@
 //   zero_grad(set_to_none) ; with autocast: logits = model(x); loss = cross_entropy(logits, y)
 //   (loss * lossWeight) [* scale] .backward()
 //   [scaler.unscale_(opt)] ; [clip_grad_norm_] ; scaler.step(opt) | opt.step() ; [scaler.update()]
-// Emulated pure modes (fp16-pure on CPU) use RoundedAdamW / RoundedSgd: torch.optim's update with
-// every in-place op rounded to FP16, as model.half() runs it, so parameters and optimizer state stay
-// FP16 values and an update below half an ulp of a weight is lost.
+// Emulated pure modes (fp16-pure on CPU) use torch.optim's update with every in-place op rounded to
+// FP16, as model.half() runs it, so parameters and optimizer state stay FP16 values and an update below
+// half an ulp of a weight is lost.
+//
+// Parameters, gradients and optimizer state live in flat buffers (flat_parameters.h); for float32
+// parameters the optimizer is FusedAdamW / FusedSgd (fused_optimizer.h): one pass over the buffers,
+// bit-identical to torch::optim (and to RoundedAdamW / RoundedSgd in the emulated pure modes). Other
+// dtypes (bf16-pure) keep torch::optim on the flat buffers' views.
 #pragma once
 
 #include <torch/torch.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -20,6 +26,7 @@
 
 #include "ampscope/engine/run_config.h"
 #include "ampscope/engine/telemetry.h"
+#include "flat_parameters.h"
 #include "grad_scaler.h"
 #include "models/model.h"
 #include "precision_context.h"
@@ -49,6 +56,7 @@ class ModeTrainer {
   std::vector<torch::Tensor> optimizerStateTensors();
   int64_t optimizerStateBytes();
   bool parametersFinite() const;
+  bool parametersFiniteAfterStep() const;
 
   RunConfig config_;
   PrecisionMode mode_;
@@ -56,7 +64,12 @@ class ModeTrainer {
   std::shared_ptr<Model> model_;
   std::vector<std::pair<std::string, torch::Tensor>> named_;
   std::vector<torch::Tensor> params_;
+  std::unique_ptr<FlatParameters> flat_;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
+  // The fused optimizer, when optimizer_ is one; it reports whether the parameters stayed finite.
+  std::function<bool()> fusedFinite_;
+  size_t stateEntries_ = 0;
+  int64_t optimizerStateBytes_ = -1;  // -1: not measured since the state last changed
   std::unique_ptr<GradScaler> scaler_;
   LowFormat histogramTarget_;
   int64_t parameterBytes_ = 0;

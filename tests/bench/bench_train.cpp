@@ -3,11 +3,19 @@
 // Each mode runs three ways: instruments never (plain), at the preset's interval (everyN, N = 10:
 // the amortized cost a user pays) and on every step (instrumented: the worst case).
 // One intra-op thread, as TrainingRunner's default threadsPerMode and the Python reference.
+//
+// `--rss=N1,N2` (instead of the benchmarks): trains TinyMLP in each of the six modes, one Comparison
+// per mode, and prints the process's resident set size after N1 and after N2 steps: memory that stays
+// flat over many steps shows the same figure twice.
 #include <benchmark/benchmark.h>
 
 #include <ATen/Parallel.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
 #include <memory>
 #include <string>
 
@@ -76,9 +84,53 @@ void trainStep(benchmark::State& state, PrecisionMode mode, int64_t instrumentEv
   state.SetLabel(capabilities.empty() ? "" : (capabilities.front().native ? "native" : "emulated"));
 }
 
+// VmRSS of /proc/self/status, in KiB (0 where there is none).
+int64_t residentKiB() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::stoll(line.substr(6));
+  }
+  return 0;
+}
+
+int reportResidentSize(int64_t first, int64_t second) {
+  at::set_num_threads(1);
+  std::printf("resident set size of the process (KiB) after N steps of TinyMLP, one mode at a time\n");
+  std::printf("%-18s %12s %12s %10s\n", "mode", std::to_string(first).c_str(), std::to_string(second).c_str(),
+              "growth");
+  for (PrecisionMode mode : allPrecisionModes()) {
+    RunConfig config = presetFor(ModelKind::TinyMLP);
+    config.modes = {mode};
+    config.steps = schemaMax("steps");
+    if (mode == PrecisionMode::FP16Pure) config.adamEps = 1e-4;  // see trainStep
+    auto comparison = std::make_unique<Comparison>(config);
+    int64_t atFirst = 0;
+    for (int64_t step = 1; step <= second; ++step) {
+      comparison->step();
+      if (step == first) atFirst = residentKiB();
+    }
+    const int64_t atSecond = residentKiB();
+    std::printf("%-18s %12lld %12lld %10lld\n", modeName(mode).c_str(), static_cast<long long>(atFirst),
+                static_cast<long long>(atSecond), static_cast<long long>(atSecond - atFirst));
+    std::fflush(stdout);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    long long first = 0, second = 0;
+    if (std::sscanf(argv[i], "--rss=%lld,%lld", &first, &second) == 2) {
+      if (first < 1 || second <= first) {
+        std::cerr << "ampscope_bench_train: --rss=N1,N2 needs 1 <= N1 < N2\n";
+        return 2;
+      }
+      return reportResidentSize(first, second);
+    }
+  }
   const int64_t presetInterval = presetFor(ModelKind::TinyMLP).instrumentEvery;
   const struct {
     std::string kind;

@@ -1,0 +1,106 @@
+#!/usr/bin/python3
+"""Runs two ampscope-cli binaries on the same training configurations and says whether their
+per-step records agree exactly: loss, loss scale, grad norms, skipped/found-inf/diverged, and on
+instrumented steps the histograms, range counts and rounding counts of every tensor. Only what
+measures the machine (step time, allocator bytes) is left out.
+
+usage: tests/engine/compare_losses.py BASE_CLI NEW_CLI [--steps N]
+Exit status 0 when every configuration matches, 1 when any differs, 2 on bad usage.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ALL_MODES = "fp32,fp16-amp-scaled,fp16-amp,bf16-amp,fp16-pure,bf16-pure"
+# Per configuration: a name and the train flags (the steps are appended).
+CASES = [
+    ("tiny-mlp default", ["--model", "tiny-mlp"]),
+    ("deep-mlp preset", ["--model", "deep-mlp"]),
+    ("tiny-transformer", ["--model", "tiny-transformer"]),
+    ("tiny-mlp sgd clip 0.5 scaler-for-pure-fp16 eps 1e-4",
+     ["--model", "tiny-mlp", "--optimizer", "sgd", "--clip", "0.5", "--scaler-for-pure-fp16",
+      "--adam-eps", "1e-4"]),
+    ("tiny-mlp adamw eps 1e-4 (fp16-pure trains)", ["--model", "tiny-mlp", "--adam-eps", "1e-4"]),
+    ("tiny-mlp instrument-every 1", ["--model", "tiny-mlp", "--instrument-every", "1"]),
+    ("tiny-mlp sgd momentum 0 clip before-unscale inject-overflow 5",
+     ["--model", "tiny-mlp", "--optimizer", "sgd", "--momentum", "0", "--clip-order", "before-unscale",
+      "--inject-overflow-at", "5", "--instrument-every", "3"]),
+]
+# Fields that measure the machine, not the arithmetic.
+IGNORED = {"step-time-ms", "current-bytes", "peak-bytes", "wall-time", "seq"}
+
+
+def run(cli, flags, steps, path):
+    command = [cli, "train", "--modes", ALL_MODES, "--steps", str(steps), "--quiet", "--jsonl", path] + flags
+    done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"{cli} failed ({done.returncode}): {done.stderr.strip()}")
+    with open(path) as f:
+        lines = f.read().splitlines()
+    return [json.loads(line) for line in lines[1:]]  # the first line is the header
+
+
+def strip(record):
+    return {k: v for k, v in record.items() if k not in IGNORED}
+
+
+def first_difference(a, b, where=""):
+    """The path of the first differing value, or None."""
+    if type(a) != type(b):
+        return f"{where}: {a!r} vs {b!r}"
+    if isinstance(a, dict):
+        for key in sorted(set(a) | set(b)):
+            if key not in a or key not in b:
+                return f"{where}.{key}: present on one side only"
+            found = first_difference(a[key], b[key], f"{where}.{key}")
+            if found:
+                return found
+        return None
+    if isinstance(a, list):
+        if len(a) != len(b):
+            return f"{where}: {len(a)} vs {len(b)} entries"
+        for i, (x, y) in enumerate(zip(a, b)):
+            found = first_difference(x, y, f"{where}[{i}]")
+            if found:
+                return found
+        return None
+    # NaN compares unequal to itself; the record writes it as a string or null, which compare fine.
+    return None if a == b else f"{where}: {a!r} vs {b!r}"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("base")
+    parser.add_argument("new")
+    parser.add_argument("--steps", type=int, default=200)
+    args = parser.parse_args()
+    for cli in (args.base, args.new):
+        if not os.access(cli, os.X_OK):
+            print(f"compare_losses.py: {cli} is not an executable", file=sys.stderr)
+            return 2
+    failures = 0
+    with tempfile.TemporaryDirectory() as work:
+        for name, flags in CASES:
+            base = run(args.base, flags, args.steps, os.path.join(work, "base.jsonl"))
+            new = run(args.new, flags, args.steps, os.path.join(work, "new.jsonl"))
+            instrumented = sum(1 for r in base if r.get("instrumented"))
+            problem = None
+            if len(base) != len(new):
+                problem = f"{len(base)} vs {len(new)} records"
+            for i, (a, b) in enumerate(zip(base, new)):
+                if problem:
+                    break
+                found = first_difference(strip(a), strip(b))
+                if found:
+                    problem = f"record {i + 1} ({a.get('mode')} step {a.get('step')}){found}"
+            verdict = "identical" if not problem else f"DIFFERENT: {problem}"
+            print(f"{name:<62} {len(base):5d} records ({instrumented} instrumented)  {verdict}")
+            failures += bool(problem)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
