@@ -2,8 +2,8 @@
 """Reproduce an AmpScope run in PyTorch.
 
 Written by AmpScope's "Reproduce in PyTorch" export. It trains the same model from the same initial
-weights on the same batches as the app did, with torch.autocast / GradScaler as the chapter writes them,
-and prints the loss of every step (and writes it as CSV), so the numbers can be compared with the app's.
+weights on the same batches as the app did, with torch.autocast / GradScaler as the chapter writes them
+(the FP8 and microscaling modes emulated in float32, exactly as AmpScope emulates them), and prints the loss of every step (and writes it as CSV), so the numbers can be compared with the app's.
 
     python3 run.py                      # every exported step, every mode
     python3 run.py --steps 50 --modes fp32,bf16-amp

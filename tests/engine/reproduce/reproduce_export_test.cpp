@@ -491,7 +491,8 @@ TEST(ReproduceExport, PyTorchRerunOfModelHalfMatchesTheEngineIncludingAdamsEpsFa
 // even at the element format's mantissa width (OCP 8-bit FP spec for E4M3/E5M2, OCP MX spec 1.0 for
 // E2M1 and the E8M0 block exponent) and compute the scales in the same float32 order, so the losses must
 // agree to the last bit. The spike step (inputs x 1000 on step 12) drives delayed scaling's short
-// amax history and the current scales through saturation and back.
+// amax history and the current scales through saturation and back; fp32 runs beside them to check that
+// run.py applies the spike outside the quantised modes too.
 const std::vector<PrecisionMode> kQuantizedModes = {PrecisionMode::Fp8Delayed, PrecisionMode::Fp8Current,
                                                     PrecisionMode::MXFP8, PrecisionMode::NVFP4};
 
@@ -509,8 +510,10 @@ TEST(ReproduceExport, PyTorchRerunOfQuantizedModesMatchesTheEngineBitForBit) {
   constexpr int64_t kSteps = 30;
   std::string output;
   std::map<std::string, StepCounts> rows;
-  const auto largest = largestDifferencePerMode(quantizedMlpConfig(), kSteps, "tinymlp_fp8", &output, &rows);
-  ASSERT_EQ(largest.size(), 4u) << output;
+  RunConfig config = quantizedMlpConfig();
+  config.modes.push_back(PrecisionMode::FP32);
+  const auto largest = largestDifferencePerMode(config, kSteps, "tinymlp_fp8", &output, &rows);
+  ASSERT_EQ(largest.size(), 5u) << output;
   for (const auto& [mode, diff] : largest) {
     std::printf("[ reproduce ] TinyMLP %s, %lld steps: largest loss difference %.3g\n", mode.c_str(),
                 static_cast<long long>(kSteps), diff);
