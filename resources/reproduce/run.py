@@ -2,8 +2,8 @@
 """Reproduce an AmpScope run in PyTorch.
 
 Written by AmpScope's "Reproduce in PyTorch" export. It trains the same model from the same initial
-weights on the same batches as the app did, with torch.autocast / GradScaler as the chapter writes them,
-and prints the loss of every step (and writes it as CSV), so the numbers can be compared with the app's.
+weights on the same batches as the app did, with torch.autocast / GradScaler as the chapter writes them
+(the FP8 and microscaling modes emulated in float32, exactly as AmpScope emulates them), and prints the loss of every step (and writes it as CSV), so the numbers can be compared with the app's.
 
     python3 run.py                      # every exported step, every mode
     python3 run.py --steps 50 --modes fp32,bf16-amp
@@ -69,8 +69,10 @@ class Ops:
     torch functions (autocast, if active, picks their precision); `emulation` is None, "amp" or "pure".
     Activations travel as (tensor, low) pairs: low says the values are already float16 ones."""
 
-    def __init__(self, emulation=None):
+    def __init__(self, emulation=None, quantizer=None):
         self.emulation = emulation
+        self.quantizer = quantizer  # a RecipeQuantizer in the FP8/microscaling modes
+        self.input_factor = 1.0  # spike_factor on the spike step (CONFIG "spike_step"), else 1
 
     def _param(self, p: Tensor) -> Tensor:
         return r16(p) if self.emulation else p
@@ -90,6 +92,8 @@ class Ops:
 
     def linear(self, x, layer: nn.Linear):
         t, low = x
+        if self.quantizer is not None:
+            return quantized_linear(self.quantizer, layer, t), False
         if not self.emulation:
             return self._out(F.linear(t, layer.weight, layer.bias))
         bias = None if layer.bias is None else self._param(layer.bias)
@@ -123,9 +127,12 @@ class Ops:
 
     def embedding(self, weight: Tensor, ids: Tensor):
         if self.emulation == "pure":
-            return F.embedding(ids, self._param(weight)), True
-        out = F.embedding(ids, weight)
+            return self._spike(F.embedding(ids, self._param(weight))), True
+        out = self._spike(F.embedding(ids, weight))
         return out, is_low(out)
+
+    def _spike(self, t: Tensor) -> Tensor:
+        return t * self.input_factor if self.input_factor != 1.0 else t
 
     def cross_entropy(self, logits, targets: Tensor) -> Tensor:
         t, low = logits
@@ -143,6 +150,233 @@ class Ops:
 
 
 PLAIN = Ops()
+
+
+# ---------------------------------------------------------------------------------------------------
+# FP8 and microscaling modes (fp8-delayed, fp8-current, mxfp8, nvfp4), emulated exactly as AmpScope
+# does: only the GEMM inputs of every Linear are quantised; everything else is the float32 model.
+# Quantising a value: multiply by the scale in float32, round to the element format (round to nearest,
+# ties to even, at the format's mantissa width; below its smallest normal, at its subnormal spacing),
+# saturate a magnitude beyond the largest finite value to that value (NaN stays NaN), and multiply by
+# the dequantisation factor in float32. torch 1.13 has no float8 dtypes, so the rounding works on the
+# float32 bit patterns with integer tensor ops; the scales are float32 arithmetic (numpy.float32), in
+# the same order as AmpScope computes them, because a last-bit difference in a scale changes which
+# values round which way.
+#   element formats (OCP 8-bit FP spec; FP4 E2M1 from the OCP MX spec 1.0):
+#     E4M3 max 448, smallest normal 2^-6;  E5M2 max 57344, 2^-14;  E2M1 max 6, 2^0 (subnormal 0.5)
+#   fp8-current: per tensor, scale = (max / amax) / 2^margin from the tensor's own amax; E4M3 for x and
+#     W, E5M2 for the gradient arriving at a Linear's output.
+#   fp8-delayed: the same formula with amax the largest of the last amax_history_len steps' amaxes
+#     (the current step not included: step 1 uses scale 1); the history rolls after each optimizer step.
+#     An amax of 0, inf or NaN keeps the previous scale; a scale beyond float32 becomes float32's max.
+#   mxfp8: E4M3 everywhere with a power-of-two scale 2^X per 32 consecutive values along each GEMM's
+#     reduction dimension, X = floor(log2(block amax)) - 8 clamped to [-127, 127]; a block holding inf
+#     or NaN becomes NaN.
+#   nvfp4: E2M1 everywhere, blocks of 16: tensor scale 2688 / tensor amax (float32), block scale the
+#     E4M3 value of (block amax / 6) * tensor scale, elements round(v * (tensor scale / block scale))
+#     * (block scale / tensor scale); a block whose block scale rounds to 0 becomes 0.
+# The GEMMs multiply and sum the dequantised values in float32. Backward: the per-tensor recipes
+# quantise the incoming gradient and reuse the forward's quantised x and W; the block recipes quantise
+# x, W and the gradient again with blocks along the backward GEMMs' reduction dimensions.
+# ---------------------------------------------------------------------------------------------------
+QUANTIZED_MODES = ("fp8-delayed", "fp8-current", "mxfp8", "nvfp4")
+
+# (mantissa bits, exponent of the smallest normal, largest finite value, floor(log2(largest)))
+ELEMENT_FORMATS = {"e4m3": (3, -6, 448.0, 8), "e5m2": (2, -14, 57344.0, 15), "e2m1": (1, 0, 6.0, 2)}
+F32 = np.float32
+
+
+def f32_bits(value: float) -> int:
+    return int(np.array(value, dtype=np.float32).view(np.uint32))
+
+
+def round_to_element(y: Tensor, fmt: str) -> Tensor:
+    """Rounds float32 `y` to the element format `fmt` (RNE, saturating, NaN kept); float32 result."""
+    mantissa, min_normal_exp, max_value, _ = ELEMENT_FORMATS[fmt]
+    shift = 23 - mantissa
+    bits = y.contiguous().view(torch.int32).to(torch.int64) & 0xFFFFFFFF
+    sign = bits & 0x80000000
+    a = bits ^ sign
+    # Normal range: add half an ulp minus one plus the lowest kept bit, then truncate (ties to even).
+    normal = (a + ((1 << (shift - 1)) - 1) + ((a >> shift) & 1)) & ~((1 << shift) - 1)
+    # Subnormal range: adding and subtracting 2^(q+23), q the subnormal exponent, rounds to 2^q (RNE).
+    magic = torch.tensor(2.0 ** (min_normal_exp - mantissa + 23), dtype=torch.float32)
+    fa = a.to(torch.int32).view(torch.float32)
+    sub = ((fa + magic) - magic).view(torch.int32).to(torch.int64) & 0xFFFFFFFF
+    r = torch.where(a < ((min_normal_exp + 127) << 23), sub, normal)
+    r = torch.where(a > f32_bits(max_value), torch.full_like(r, f32_bits(max_value)), r)
+    r = torch.where(a > 0x7F800000, a, r)  # NaN stays NaN
+    out = r | sign
+    out = torch.where(out >= 0x80000000, out - (1 << 32), out)
+    return out.to(torch.int32).view(torch.float32)
+
+
+def abs_max(x: Tensor) -> float:
+    """max |x| as a float32 value (NaN if any element is NaN)."""
+    return F32(x.abs().max().item()) if x.numel() else F32(0.0)
+
+
+def quantize_scaled(x: Tensor, fmt: str, scale, inv_scale) -> Tensor:
+    """round(x * scale) * inv_scale, each product in float32 (scales: float32 scalars or tensors)."""
+    if not torch.is_tensor(scale):
+        scale = torch.tensor(scale, dtype=torch.float32)
+        inv_scale = torch.tensor(inv_scale, dtype=torch.float32)
+    return round_to_element(x * scale, fmt) * inv_scale
+
+
+def per_tensor_scale(amax, fmt: str, margin: int, previous):
+    """(format max / amax) / 2^margin in float32; amax 0/inf/NaN keeps `previous`; overflow -> max."""
+    if not (amax > 0) or not math.isfinite(amax):
+        return previous
+    with np.errstate(over="ignore"):
+        scale = (F32(ELEMENT_FORMATS[fmt][2]) / F32(amax)) / F32(2.0 ** margin)
+    return np.finfo(np.float32).max if math.isinf(scale) else F32(scale)
+
+
+def pow2_f32(e: Tensor) -> Tensor:
+    """2^e as float32 for integer e in [-149, 127], built from the bit pattern (exact)."""
+    normal = (e + 127).clamp(min=0) << 23
+    subnormal = torch.ones_like(e) << (e + 149).clamp(min=0, max=22)
+    return torch.where(e >= -126, normal, subnormal).to(torch.int32).view(torch.float32)
+
+
+def blocks_of(x: Tensor, size: int):
+    """[rows, cols] float32 -> [rows, blocks, size] (zero padding; zeros change no block's amax)."""
+    rows, cols = x.shape
+    pad = (-cols) % size
+    if pad:
+        x = torch.cat([x, x.new_zeros(rows, pad)], 1)
+    return x.reshape(rows, -1, size), cols
+
+
+def quantize_mx(x: Tensor, fmt: str) -> Tensor:
+    """MX blocks of 32 along the last dimension of 2-D `x` (OCP MX spec 1.0, section 6.3)."""
+    b, cols = blocks_of(x.contiguous(), 32)
+    amax = b.abs().amax(-1, keepdim=True)
+    _, exponent = torch.frexp(amax)  # amax = m * 2^exponent, m in [0.5, 1): floor(log2) = exponent - 1
+    shared = (exponent.to(torch.int64) - 1 - ELEMENT_FORMATS[fmt][3]).clamp(-127, 127)
+    shared = torch.where(amax == 0, torch.full_like(shared, -127), shared)
+    out = round_to_element(b * pow2_f32(-shared), fmt) * pow2_f32(shared)
+    out = torch.where(torch.isfinite(amax), out, torch.full_like(out, float("nan")))
+    return out.reshape(x.shape[0], -1)[:, :cols]
+
+
+def quantize_nvfp4(x: Tensor) -> Tensor:
+    """NVFP4: E2M1 elements in blocks of 16 along the last dimension of 2-D `x`, E4M3 block scales
+    times one float32 tensor scale."""
+    x = x.contiguous()
+    tensor_amax = abs_max(x)
+    if not math.isfinite(tensor_amax):
+        return torch.full_like(x, float("nan"))
+    tensor_scale = F32(1.0)
+    if tensor_amax > 0:
+        with np.errstate(over="ignore"):
+            tensor_scale = (F32(448.0) * F32(6.0)) / tensor_amax
+        if math.isinf(tensor_scale):
+            tensor_scale = np.finfo(np.float32).max
+    ts = torch.tensor(tensor_scale, dtype=torch.float32)
+    b, cols = blocks_of(x, 16)
+    amax = b.abs().amax(-1, keepdim=True)
+    block_scale = round_to_element((amax / torch.tensor(6.0)) * ts, "e4m3")
+    zero = block_scale == 0
+    safe = torch.where(zero, torch.ones_like(block_scale), block_scale)
+    out = round_to_element(b * (ts / safe), "e2m1") * (safe / ts)
+    out = torch.where(zero, b * 0.0, out)  # too small for E4M3's block scale: the block flushes
+    return out.reshape(x.shape[0], -1)[:, :cols]
+
+
+class RecipeQuantizer:
+    """One mode's recipe with the per-tensor state it keeps between steps (delayed scaling's history)."""
+
+    def __init__(self, mode: str):
+        self.mode = mode
+        self.per_tensor = mode in ("fp8-delayed", "fp8-current")
+        self.forward_format = "e2m1" if mode == "nvfp4" else "e4m3"
+        self.backward_format = "e5m2" if self.per_tensor else self.forward_format
+        self.scaling = CONFIG["fp8_scaling"]
+        self.margin = int(CONFIG["fp8_margin"])
+        self.history_len = max(1, int(CONFIG["amax_history_len"]))
+        self.states = {}  # (layer, operand) -> delayed scaling state
+
+    def quantize(self, x: Tensor, key, backward: bool) -> Tensor:
+        fmt = self.backward_format if backward else self.forward_format
+        if not self.per_tensor:
+            rows = x.reshape(-1, x.size(-1)) if x.dim() > 0 else x.reshape(1, 1)
+            q = quantize_mx(rows, fmt) if self.mode == "mxfp8" else quantize_nvfp4(rows)
+            return q.reshape(x.shape)
+        amax = abs_max(x)
+        scale = F32(1.0)
+        if self.scaling and self.mode == "fp8-delayed":
+            state = self.states.setdefault(key, {"history": [], "scale": F32(1.0), "amax": F32(0.0),
+                                                 "used": False})
+            if not state["used"]:
+                state["used"], state["amax"] = True, F32(0.0)
+            state["amax"] = F32("nan") if math.isnan(amax) or math.isnan(state["amax"]) \
+                else max(state["amax"], amax)
+            scale = state["scale"]
+        elif self.scaling:
+            scale = per_tensor_scale(amax, fmt, self.margin, F32(1.0))
+        # The GEMM's dequantisation multiplies by the float32 reciprocal of the scale.
+        return quantize_scaled(x, fmt, scale, F32(1.0) / F32(scale))
+
+    def columns(self, x2d: Tensor, backward: bool) -> Tensor:
+        """Block recipes: `x2d` quantised with blocks along dimension 0, laid out as AmpScope's (the
+        transposed copy is contiguous, which decides how the BLAS sums)."""
+        fmt = self.backward_format if backward else self.forward_format
+        t = x2d.t().contiguous()
+        return (quantize_mx(t, fmt) if self.mode == "mxfp8" else quantize_nvfp4(t)).t()
+
+    def end_step(self) -> None:
+        for key, state in self.states.items():
+            if not state["used"]:
+                continue
+            fmt = self.backward_format if key[1] == "grad_output" else self.forward_format
+            state["history"].append(state["amax"])
+            del state["history"][:-self.history_len]
+            held = F32(0.0)
+            for value in state["history"]:
+                if math.isnan(value):
+                    held = value
+                    break
+                held = max(held, value)
+            state["scale"] = per_tensor_scale(held, fmt, self.margin, state["scale"])
+            state["used"] = False
+
+
+class QuantizedLinearFunction(torch.autograd.Function):
+    """x2d W^T with both GEMM inputs quantised; backward quantises the incoming gradient."""
+
+    @staticmethod
+    def forward(ctx, x2d: Tensor, weight: Tensor, quantizer: RecipeQuantizer, layer) -> Tensor:
+        xq = quantizer.quantize(x2d, (layer, "input"), False)
+        wq = quantizer.quantize(weight, (layer, "weight"), False)
+        ctx.quantizer, ctx.layer = quantizer, layer
+        if quantizer.per_tensor:
+            ctx.save_for_backward(xq, wq)
+        else:
+            ctx.save_for_backward(x2d, weight)
+        return xq.mm(wq.t())
+
+    @staticmethod
+    def backward(ctx, grad: Tensor):
+        q = ctx.quantizer
+        x_saved, w_saved = ctx.saved_tensors
+        grad = grad.contiguous()
+        gq = q.quantize(grad, (ctx.layer, "grad_output"), True)
+        if q.per_tensor:
+            return gq.mm(w_saved), gq.t().mm(x_saved), None, None
+        # dgrad sums over the output features (rows of W), wgrad over the batch (rows of x and grad).
+        grad_x = gq.mm(q.columns(w_saved, False))
+        grad_w = q.columns(grad, True).t().mm(q.columns(x_saved, False))
+        return grad_x, grad_w, None, None
+
+
+def quantized_linear(quantizer: RecipeQuantizer, layer: nn.Linear, x: Tensor) -> Tensor:
+    x2d = x.reshape(-1, x.size(-1))
+    y = QuantizedLinearFunction.apply(x2d, layer.weight, quantizer, layer)
+    if layer.bias is not None:
+        y = y + layer.bias  # the bias add and its gradient stay float32
+    return y.reshape(*x.shape[:-1], layer.weight.size(0))
 
 
 AMPSCOPE_MODEL
@@ -322,15 +556,8 @@ class HalfSGD(optim.SGD):
 # ---------------------------------------------------------------------------------------------------
 # One mode: how it is set up, and one training step in the chapter's order.
 # ---------------------------------------------------------------------------------------------------
-# AmpScope's FP8 and microscaling modes (docs/fp8-recipes.md in AmpScope) are not emulated here yet.
-NOT_REPRODUCED = ("fp8-delayed", "fp8-current", "mxfp8", "nvfp4")
-
-
 class ModeRun:
     def __init__(self, mode: str, device: torch.device, allow_emulation: bool):
-        if mode in NOT_REPRODUCED:
-            raise RuntimeError("%s: AmpScope's FP8/microscaling emulation is not reproduced by this script"
-                               % mode)
         self.mode = mode
         self.device = device
         self.model = build_model().to(device)
@@ -342,7 +569,7 @@ class ModeRun:
                                "(CPU autocast supports bfloat16 only); run with --device cuda, or drop "
                                "--no-emulation to use the FP16 emulation described in README.txt"
                                % (mode, torch.__version__))
-        self.ops = PLAIN
+        self.ops = Ops()
         self.autocast_dtype = None
         self.input_dtype = None
         self.emulated_pure = False
@@ -368,6 +595,9 @@ class ModeRun:
                 self.model.half()
                 self.input_dtype = torch.float16
                 self.note = "model.half()"
+        elif mode in QUANTIZED_MODES:
+            self.ops = Ops(quantizer=RecipeQuantizer(mode))
+            self.note = "%s EMULATED (quantised Linear GEMM inputs, float32 math, see README.txt)" % mode
         elif mode == "bf16-pure":
             self.model.to(torch.bfloat16)
             self.input_dtype = torch.bfloat16
@@ -383,6 +613,7 @@ class ModeRun:
             self.scaler, name = make_grad_scaler(device, native)
             self.note += ", " + name
         self.diverged = False
+        self.steps_done = 0
 
     def forward_loss(self, inputs: Tensor, targets: Tensor) -> Tensor:
         if self.autocast_dtype is not None:
@@ -395,6 +626,12 @@ class ModeRun:
 
     def step(self, inputs: Tensor, targets: Tensor):
         """One training step; returns (loss, loss scale used, skipped)."""
+        self.steps_done += 1
+        # The spike step multiplies the float inputs and the embedding outputs, in every mode.
+        spike = CONFIG["spike_step"] == self.steps_done
+        self.ops.input_factor = float(CONFIG["spike_factor"]) if spike else 1.0
+        if self.ops.input_factor != 1.0 and inputs.is_floating_point():
+            inputs = inputs * self.ops.input_factor
         if self.input_dtype is not None and inputs.is_floating_point():
             inputs = inputs.to(self.input_dtype)
         self.optimizer.zero_grad(set_to_none=True)
@@ -428,6 +665,8 @@ class ModeRun:
             self.optimizer.step()
         if not skipped and not all(torch.isfinite(p).all() for p in self.model.parameters()):
             self.diverged = True
+        if self.ops.quantizer is not None:
+            self.ops.quantizer.end_step()  # delayed scaling: the next step's scales
         return value, scale, skipped
 
 
@@ -462,7 +701,7 @@ def main() -> int:
         sys.exit("run.py: --steps must be between 1 and %d (the steps exported)" % CONFIG["steps"])
     modes = [m for m in args.modes.split(",") if m]
     for m in modes:
-        if m not in ("fp32", "fp16-amp-scaled", "fp16-amp", "bf16-amp", "fp16-pure", "bf16-pure") + NOT_REPRODUCED:
+        if m not in ("fp32", "fp16-amp-scaled", "fp16-amp", "bf16-amp", "fp16-pure", "bf16-pure") + QUANTIZED_MODES:
             sys.exit("run.py: unknown mode '%s'" % m)
     if args.device == "cuda" and not torch.cuda.is_available():
         sys.exit("run.py: --device cuda, but this PyTorch %s sees no CUDA device" % torch.__version__)

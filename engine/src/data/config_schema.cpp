@@ -739,6 +739,11 @@ std::string pythonConfigDict(const RunConfig& config) {
       {"clip.order", "", ""},
       {"clip.max-norm", "", ""},
       {"threads", "", ""},
+      {"fp8.amax-history-len", "fp8-delayed", ""},
+      {"fp8.margin", "", ""},
+      {"fp8.scaling", "", ""},
+      {"fp8.spike-step", "0 = never; every mode", ""},
+      {"fp8.spike-factor", "", ""},
   };
   std::string py;
   for (const Line& line : kLines) {

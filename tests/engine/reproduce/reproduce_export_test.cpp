@@ -486,5 +486,114 @@ TEST(ReproduceExport, PyTorchRerunOfModelHalfMatchesTheEngineIncludingAdamsEpsFa
   EXPECT_EQ(rows["fp16-pure"].python, rows["fp16-pure"].engine) << output;
 }
 
+// The FP8 and microscaling modes: run.py quantises with float32 tensor ops (bit patterns for the
+// rounding, numpy.float32 for the scales) where the engine has its own loops; both round to nearest
+// even at the element format's mantissa width (OCP 8-bit FP spec for E4M3/E5M2, OCP MX spec 1.0 for
+// E2M1 and the E8M0 block exponent) and compute the scales in the same float32 order, so the losses must
+// agree to the last bit. The spike step (inputs x 1000 on step 12) drives delayed scaling's short
+// amax history and the current scales through saturation and back; fp32 runs beside them to check that
+// run.py applies the spike outside the quantised modes too.
+const std::vector<PrecisionMode> kQuantizedModes = {PrecisionMode::Fp8Delayed, PrecisionMode::Fp8Current,
+                                                    PrecisionMode::MXFP8, PrecisionMode::NVFP4};
+
+RunConfig quantizedMlpConfig() {
+  RunConfig config = presetFor(ModelKind::TinyMLP);
+  config.modes = kQuantizedModes;
+  config.fp8.amaxHistoryLen = 4;  // the spike leaves the history within the run
+  config.fp8.spikeStep = 12;
+  return config;
+}
+
+TEST(ReproduceExport, PyTorchRerunOfQuantizedModesMatchesTheEngineBitForBit) {
+  if (!pythonHas("numpy, torch"))
+    GTEST_SKIP() << kPython << " lacks numpy or torch (apt install python3-torch)";
+  constexpr int64_t kSteps = 30;
+  std::string output;
+  std::map<std::string, StepCounts> rows;
+  RunConfig config = quantizedMlpConfig();
+  config.modes.push_back(PrecisionMode::FP32);
+  const auto largest = largestDifferencePerMode(config, kSteps, "tinymlp_fp8", &output, &rows);
+  ASSERT_EQ(largest.size(), 5u) << output;
+  for (const auto& [mode, diff] : largest) {
+    std::printf("[ reproduce ] TinyMLP %s, %lld steps: largest loss difference %.3g\n", mode.c_str(),
+                static_cast<long long>(kSteps), diff);
+    EXPECT_EQ(rows[mode].engine, kSteps) << mode;
+    EXPECT_EQ(rows[mode].python, kSteps) << mode << "\n" << output;
+    EXPECT_EQ(diff, 0.0) << mode;
+  }
+}
+
+// The Transformer quantises every Linear (qkv, proj, the MLP's two, the head) with 3-D activations
+// flattened to rows; attention's matmuls, softmax and LayerNorm stay float32.
+TEST(ReproduceExport, PyTorchRerunOfQuantizedTinyTransformerMatchesTheEngineBitForBit) {
+  if (!pythonHas("numpy, torch"))
+    GTEST_SKIP() << kPython << " lacks numpy or torch (apt install python3-torch)";
+  constexpr int64_t kSteps = 8;
+  RunConfig config = presetFor(ModelKind::TinyTransformer);
+  config.modes = kQuantizedModes;
+  config.fp8.amaxHistoryLen = 2;
+  config.fp8.spikeStep = 4;
+  config.fp8.spikeFactor = 50;
+  std::string output;
+  std::map<std::string, StepCounts> rows;
+  const auto largest = largestDifferencePerMode(config, kSteps, "transformer_fp8", &output, &rows);
+  ASSERT_EQ(largest.size(), 4u) << output;
+  for (const auto& [mode, diff] : largest) {
+    std::printf("[ reproduce ] TinyTransformer %s, %lld steps: largest loss difference %.3g\n", mode.c_str(),
+                static_cast<long long>(kSteps), diff);
+    EXPECT_EQ(rows[mode].python, kSteps) << mode << "\n" << output;
+    EXPECT_EQ(diff, 0.0) << mode;
+  }
+}
+
+// The comparison above can fail: the same export with run.py's element rounding broken (ties no longer
+// go to even, the subnormal step one bit coarser) or the per-tensor dequantisation dividing by the scale
+// instead of multiplying by its float32 reciprocal gives other losses.
+TEST(ReproduceExport, QuantizedComparisonSeesABrokenRounding) {
+  if (!pythonHas("numpy, torch"))
+    GTEST_SKIP() << kPython << " lacks numpy or torch (apt install python3-torch)";
+  constexpr int64_t kSteps = 15;
+  const RunConfig config = quantizedMlpConfig();
+  std::vector<StepRecord> records;
+  {
+    Comparison comparison(config);
+    for (int64_t s = 0; s < kSteps; ++s) records.push_back(comparison.step());
+  }
+  struct Breakage {
+    const char* name;
+    std::string intact;
+    std::string broken;
+  };
+  const std::vector<Breakage> breakages = {
+      {"ties away from zero", "((1 << (shift - 1)) - 1) + ((a >> shift) & 1)", "(1 << (shift - 1))"},
+      {"subnormal step", "2.0 ** (min_normal_exp - mantissa + 23)", "2.0 ** (min_normal_exp - mantissa + 24)"},
+      {"dequantise by division", "return round_to_element(x * scale, fmt) * inv_scale",
+       "return round_to_element(x * scale, fmt) / scale"},
+  };
+  for (const Breakage& breakage : breakages) {
+    const fs::path dir = freshDir("fp8_broken");
+    ASSERT_TRUE(exportReproduction(config, kSteps, dir.string(), records).ok);
+    std::string script = readFile(dir / "run.py");
+    const size_t at = script.find(breakage.intact);
+    ASSERT_NE(at, std::string::npos) << breakage.name;
+    script.replace(at, breakage.intact.size(), breakage.broken);
+    std::ofstream(dir / "run.py") << script;
+    std::string output, header;
+    std::vector<PythonLoss> lines;
+    ASSERT_EQ(runExportedScript(dir, &output, &header, &lines), 0) << output;
+    std::map<std::pair<int64_t, std::string>, double> python;
+    for (const PythonLoss& line : lines) python[{line.step, line.mode}] = line.loss;
+    double largest = 0;
+    for (const auto& record : records) {
+      for (const auto& m : record.modes) {
+        const auto it = python.find({m.step, modeName(m.mode)});
+        if (it != python.end()) largest = std::max(largest, std::abs(m.loss - it->second));
+      }
+    }
+    std::printf("[ reproduce ] run.py with %s: largest loss difference %.3g\n", breakage.name, largest);
+    EXPECT_GT(largest, 0.0) << breakage.name;
+  }
+}
+
 }  // namespace
 }  // namespace ampscope
