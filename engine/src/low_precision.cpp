@@ -107,9 +107,14 @@ void roundToFormat(const float* in, float* out, int64_t n, LowFormat format, Rou
   float before[kBlock];
   for (int64_t start = 0; start < n; start += kBlock) {
     const int64_t len = std::min(kBlock, n - start);
-    std::memcpy(before, in + start, static_cast<size_t>(len) * sizeof(float));
-    roundBlock(before, out + start, len, format);
-    countPairs(before, out + start, len, minNormalBits, c);
+    // In place, the block's inputs are kept aside for the count; otherwise they are still in `in`.
+    const float* kept = in + start;
+    if (in == out) {
+      std::memcpy(before, in + start, static_cast<size_t>(len) * sizeof(float));
+      kept = before;
+    }
+    roundBlock(kept, out + start, len, format);
+    countPairs(kept, out + start, len, minNormalBits, c);
   }
   c.elements = n;
   counts->add(c);
@@ -133,19 +138,21 @@ void classifyStored(const uint16_t* bits, int64_t n, LowFormat format, RoundingC
   const uint16_t exponentMask = format == LowFormat::FP16 ? 0x1F : 0xFF;
   const uint16_t mantissaMask = static_cast<uint16_t>((1u << exponentShift) - 1u);
   RoundingCounts c;
+  // Branch-free, so the loop vectorises.
+  int64_t subnormal = 0;
+  int64_t infinite = 0;
+  int64_t nan = 0;
   for (int64_t i = 0; i < n; ++i) {
     const uint16_t b = bits[i];
     const uint16_t exponent = static_cast<uint16_t>((b >> exponentShift) & exponentMask);
     const uint16_t mantissa = b & mantissaMask;
-    if (exponent == 0 && mantissa != 0) ++c.subnormal;
-    if (exponent == exponentMask) {
-      if (mantissa == 0) {
-        ++c.overflowed;
-      } else {
-        ++c.nan;
-      }
-    }
+    subnormal += (exponent == 0) & (mantissa != 0);
+    infinite += (exponent == exponentMask) & (mantissa == 0);
+    nan += (exponent == exponentMask) & (mantissa != 0);
   }
+  c.subnormal = subnormal;
+  c.overflowed = infinite;
+  c.nan = nan;
   c.elements = n;
   counts->add(c);
 }

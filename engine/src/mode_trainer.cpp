@@ -225,7 +225,22 @@ ModeStep ModeTrainer::step(int64_t stepIndex, const Batch& batch, bool instrumen
   if (scaler_) {
     double seenScaled = 0;
     if (clipOrder == ClipOrder::BeforeUnscale) seenScaled = clipGradNorm(params_, maxNorm);
-    scaler_->unscale_(*optimizer_);
+    if (flat_->gradients().scalar_type() == torch::kFloat && flat_->gradients().device().is_cpu()) {
+      std::vector<GradScaler::Span> spans;
+      const auto& defined = flat_->gradientDefined();
+      for (size_t i = 0; i < params_.size(); ++i) {
+        if (!defined[i]) continue;
+        const FlatSegment& s = flat_->segments()[i];
+        if (!spans.empty() && spans.back().offset + spans.back().numel == s.offset) {
+          spans.back().numel += s.numel;  // neighbours: one pass
+        } else {
+          spans.push_back({s.offset, s.numel});
+        }
+      }
+      scaler_->unscaleFlat_(*optimizer_, flat_->gradients().data_ptr<float>(), spans);
+    } else {
+      scaler_->unscale_(*optimizer_);
+    }
     if (instrument && !unscaledFromScaled) {
       for (size_t i = 0; i < params_.size(); ++i) {
         if (params_[i].grad().defined()) {
