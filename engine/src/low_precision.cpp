@@ -7,6 +7,9 @@
 #include <cmath>
 #include <cstring>
 
+#include "exponent_histogram_builder.h"
+#include "vector_clones.h"
+
 namespace ampscope::detail {
 namespace {
 
@@ -58,22 +61,21 @@ void roundBlock(const float* in, float* out, int64_t n, LowFormat format) {
   }
 }
 
-// Counts before/after pairs on the raw bits (branch-free, so the loop vectorises): flushed = non-zero
-// before and zero after; subnormal = non-zero and below the smallest normal after; overflowed = finite
-// before and inf after; NaN after.
-void countPairs(const float* before, const float* after, int64_t n, uint32_t minNormalBits,
-                RoundingCounts& c) {
+// What rounding does to each value, read off its magnitude's bits with the format's exact RNE thresholds
+// (exponent_histogram_builder.h): the same counts as comparing each value with its rounded value (the
+// tests check), with four compares that vectorise.
+AMPSCOPE_VECTOR_CLONES void countByThresholds(const float* in, int64_t n, const RangeThresholds& t,
+                                              RoundingCounts& c) {
   int64_t flushed = 0;
   int64_t subnormal = 0;
   int64_t overflowed = 0;
   int64_t nan = 0;
   for (int64_t i = 0; i < n; ++i) {
-    const uint32_t b = bitsOf(before[i]) & 0x7FFFFFFFu;
-    const uint32_t a = bitsOf(after[i]) & 0x7FFFFFFFu;
-    flushed += (b != 0u) & (a == 0u);
-    subnormal += (a != 0u) & (a < minNormalBits);
-    overflowed += (b < 0x7F800000u) & (a == 0x7F800000u);
-    nan += a > 0x7F800000u;
+    const uint32_t b = bitsOf(in[i]) & 0x7FFFFFFFu;
+    flushed += (b != 0u) & (b <= t.flushedMax);
+    subnormal += (b > t.flushedMax) & (b < t.subnormalBelow);
+    overflowed += (b >= t.overflowFrom) & (b < 0x7F800000u);
+    nan += b > 0x7F800000u;
   }
   c.flushedToZero += flushed;
   c.subnormal += subnormal;
@@ -81,7 +83,11 @@ void countPairs(const float* before, const float* after, int64_t n, uint32_t min
   c.nan += nan;
 }
 
-constexpr int64_t kBlock = 256;  // rounds in blocks so the counting pass reads cached data
+RangeFormat rangeFormatOf(LowFormat format) {
+  return format == LowFormat::FP16 ? RangeFormat::FP16 : RangeFormat::BF16;
+}
+
+constexpr int64_t kBlock = 1024;  // counted, then rounded while in cache
 
 }  // namespace
 
@@ -102,38 +108,26 @@ void roundToFormat(const float* in, float* out, int64_t n, LowFormat format, Rou
     roundBlock(in, out, n, format);
     return;
   }
-  const uint32_t minNormalBits = bitsOf(lowFormatMinNormal(format));
+  const RangeThresholds& thresholds = rangeThresholds()[static_cast<std::size_t>(rangeFormatOf(format))];
   RoundingCounts c;
-  float before[kBlock];
+  // Each block is counted before it is rounded (so in place works too), while it is in cache.
   for (int64_t start = 0; start < n; start += kBlock) {
     const int64_t len = std::min(kBlock, n - start);
-    // In place, the block's inputs are kept aside for the count; otherwise they are still in `in`.
-    const float* kept = in + start;
-    if (in == out) {
-      std::memcpy(before, in + start, static_cast<size_t>(len) * sizeof(float));
-      kept = before;
-    }
-    roundBlock(kept, out + start, len, format);
-    countPairs(kept, out + start, len, minNormalBits, c);
+    countByThresholds(in + start, len, thresholds, c);
+    roundBlock(in + start, out + start, len, format);
   }
   c.elements = n;
   counts->add(c);
 }
 
 void countRounding(const float* in, int64_t n, LowFormat format, RoundingCounts* counts) {
-  const uint32_t minNormalBits = bitsOf(lowFormatMinNormal(format));
   RoundingCounts c;
-  float after[kBlock];
-  for (int64_t start = 0; start < n; start += kBlock) {
-    const int64_t len = std::min(kBlock, n - start);
-    roundBlock(in + start, after, len, format);
-    countPairs(in + start, after, len, minNormalBits, c);
-  }
+  countByThresholds(in, n, rangeThresholds()[static_cast<std::size_t>(rangeFormatOf(format))], c);
   c.elements = n;
   counts->add(c);
 }
 
-void classifyStored(const uint16_t* bits, int64_t n, LowFormat format, RoundingCounts* counts) {
+AMPSCOPE_VECTOR_CLONES void classifyStored(const uint16_t* bits, int64_t n, LowFormat format, RoundingCounts* counts) {
   const int exponentShift = format == LowFormat::FP16 ? 10 : 7;
   const uint16_t exponentMask = format == LowFormat::FP16 ? 0x1F : 0xFF;
   const uint16_t mantissaMask = static_cast<uint16_t>((1u << exponentShift) - 1u);
