@@ -113,10 +113,13 @@ AMPSCOPE_VECTOR_CLONES uint32_t countAtOrBelow(const uint32_t* __restrict magnit
   return count;
 }
 
-AMPSCOPE_VECTOR_CLONES uint32_t countNegativeInfinities(const uint32_t* __restrict magnitude,
-                                                        const uint32_t* __restrict sign, int64_t n) {
+// -inf among data[i] * multiplier (only looked for in a block that holds an inf or NaN).
+uint32_t countNegativeInfinities(const float* data, int64_t n, float multiplier) {
   uint32_t count = 0;
-  for (int64_t i = 0; i < n; ++i) count += static_cast<uint32_t>(magnitude[i] == 0x7F800000u) & sign[i];
+  for (int64_t i = 0; i < n; ++i) {
+    const float value = multiplier == 1.0f ? data[i] : data[i] * multiplier;
+    count += bitsOfFloat(value) == 0xFF800000u;
+  }
   return count;
 }
 
@@ -144,7 +147,9 @@ struct HistogramAccumulator {
   // The threshold counts come from the exponent-field counts: every magnitude of a lower field lies
   // below a threshold, every one of a higher field above it, so only a threshold whose own field holds
   // values of this block needs a pass over the block (with all mantissa bits set, not even then).
-  void block(const uint32_t* magnitude, const uint32_t* sign, int64_t n, const ThresholdTable& table) {
+  // data and multiplier: the values the magnitudes are of (for the sign of an infinity).
+  void block(const uint32_t* magnitude, const float* data, float multiplier, int64_t n,
+             const ThresholdTable& table) {
     FieldCounts fields{};
     countExponentFields(magnitude, n, fields);
     std::array<int64_t, 257> below{};  // below[e]: values whose exponent field is < e
@@ -169,7 +174,7 @@ struct HistogramAccumulator {
       }
       atOrBelow[k] += blockAtOrBelow[k];
     }
-    if (below[256] != below[255]) negativeInfinities += countNegativeInfinities(magnitude, sign, n);
+    if (below[256] != below[255]) negativeInfinities += countNegativeInfinities(data, n, multiplier);
     for (uint32_t e = 1; e < 255; ++e) {
       const int64_t c = below[e + 1] - below[e];
       bins[static_cast<std::size_t>(static_cast<int>(e) - 127 - ExponentHistogram::kMinExponent)] += c;
@@ -207,14 +212,12 @@ struct HistogramAccumulator {
   }
 };
 
-// value = data[i] * multiplier (float32, as unscale_ multiplies; 1: the data as is), split into the
-// magnitude's bits and the sign bit.
-AMPSCOPE_VECTOR_CLONES void magnitudesOf(const float* data, int64_t n, float multiplier, uint32_t* magnitude, uint32_t* sign) {
+// The bits of |value|, value = data[i] * multiplier (float32, as unscale_ multiplies; 1: the data as is).
+AMPSCOPE_VECTOR_CLONES void magnitudesOf(const float* data, int64_t n, float multiplier, uint32_t* magnitude) {
   for (int64_t i = 0; i < n; ++i) {
     const float value = multiplier == 1.0f ? data[i] : data[i] * multiplier;
     const uint32_t bits = bitsOfFloat(value);
     magnitude[i] = bits & 0x7FFFFFFFu;
-    sign[i] = bits >> 31;
   }
 }
 
@@ -232,14 +235,13 @@ void accumulateHistogramPair(const float* data, int64_t n, float multiplier, Low
   HistogramAccumulator first, second;
   const bool separate = asIsToo && multiplier != 1.0f;
   alignas(64) uint32_t magnitude[kBlock];
-  alignas(64) uint32_t sign[kBlock];
   for (int64_t start = 0; start < n; start += kBlock) {
     const int64_t len = std::min(kBlock, n - start);
-    magnitudesOf(data + start, len, multiplier, magnitude, sign);
-    second.block(magnitude, sign, len, table);
+    magnitudesOf(data + start, len, multiplier, magnitude);
+    second.block(magnitude, data + start, multiplier, len, table);
     if (separate) {
-      magnitudesOf(data + start, len, 1.0f, magnitude, sign);
-      first.block(magnitude, sign, len, table);
+      magnitudesOf(data + start, len, 1.0f, magnitude);
+      first.block(magnitude, data + start, 1.0f, len, table);
     }
   }
   second.addTo(multiplied);
