@@ -105,22 +105,22 @@ ThresholdTable thresholdTable(LowFormat target) {
 
 constexpr int64_t kBlock = 2048;  // one block's magnitudes stay in L1 between the passes over it
 
-// How many magnitudes of a block lie at or below each threshold, and how many values are -inf: a fixed
-// number of compare-and-adds per element, which the compiler vectorises.
-AMPSCOPE_VECTOR_CLONES void countThresholds(const uint32_t* __restrict magnitude, const uint32_t* __restrict sign, int64_t n,
-                     const ThresholdTable& table, std::array<int64_t, kThresholds>& atOrBelow,
-                     int64_t& negativeInfinities) {
-  std::array<uint32_t, kThresholds> count{};
-  const std::array<uint32_t, kThresholds> t = table.at;
-  uint32_t negInf = 0;
+// How many magnitudes of a block lie at or below one threshold: one compare-and-add per element, which
+// the compiler vectorises.
+AMPSCOPE_VECTOR_CLONES uint32_t countAtOrBelow(const uint32_t* __restrict magnitude, int64_t n, uint32_t t) {
+  uint32_t count = 0;
+  for (int64_t i = 0; i < n; ++i) count += magnitude[i] <= t;
+  return count;
+}
+
+// -inf among data[i] * multiplier (only looked for in a block that holds an inf or NaN).
+uint32_t countNegativeInfinities(const float* data, int64_t n, float multiplier) {
+  uint32_t count = 0;
   for (int64_t i = 0; i < n; ++i) {
-    const uint32_t m = magnitude[i];
-#pragma GCC unroll 16
-    for (std::size_t k = 0; k < kThresholds; ++k) count[k] += m <= t[k];
-    negInf += static_cast<uint32_t>(m == 0x7F800000u) & sign[i];
+    const float value = multiplier == 1.0f ? data[i] : data[i] * multiplier;
+    count += bitsOfFloat(value) == 0xFF800000u;
   }
-  for (std::size_t k = 0; k < kThresholds; ++k) atOrBelow[k] += count[k];
-  negativeInfinities += negInf;
+  return count;
 }
 
 // The exponent field of each value, counted into four interleaved tables (consecutive values of one
@@ -144,17 +144,43 @@ struct HistogramAccumulator {
   std::array<int64_t, ExponentHistogram::kBins> bins{};
   int64_t count = 0;
 
-  void block(const uint32_t* magnitude, const uint32_t* sign, int64_t n, const ThresholdTable& table) {
-    const int64_t zerosBefore = atOrBelow[kZero];
-    countThresholds(magnitude, sign, n, table, atOrBelow, negativeInfinities);
+  // The threshold counts come from the exponent-field counts: every magnitude of a lower field lies
+  // below a threshold, every one of a higher field above it, so only a threshold whose own field holds
+  // values of this block needs a pass over the block (with all mantissa bits set, not even then).
+  // data and multiplier: the values the magnitudes are of (for the sign of an infinity).
+  void block(const uint32_t* magnitude, const float* data, float multiplier, int64_t n,
+             const ThresholdTable& table) {
     FieldCounts fields{};
     countExponentFields(magnitude, n, fields);
+    std::array<int64_t, 257> below{};  // below[e]: values whose exponent field is < e
+    for (std::size_t e = 0; e < 256; ++e) {
+      below[e + 1] = below[e] + int64_t{fields[0][e]} + fields[1][e] + fields[2][e] + fields[3][e];
+    }
+    std::array<int64_t, kThresholds> blockAtOrBelow{};
+    for (std::size_t k = 0; k < kThresholds; ++k) {
+      const uint32_t t = table.at[k];
+      const uint32_t field = t >> 23;
+      const bool wholeField = (t & 0x7FFFFFu) == 0x7FFFFFu;
+      std::size_t same = k;
+      for (std::size_t j = 0; j < k; ++j) {
+        if (table.at[j] == t) same = j;
+      }
+      if (same != k) {
+        blockAtOrBelow[k] = blockAtOrBelow[same];
+      } else if (below[field + 1] == below[field] || wholeField) {
+        blockAtOrBelow[k] = below[wholeField ? field + 1 : field];
+      } else {
+        blockAtOrBelow[k] = countAtOrBelow(magnitude, n, t);
+      }
+      atOrBelow[k] += blockAtOrBelow[k];
+    }
+    if (below[256] != below[255]) negativeInfinities += countNegativeInfinities(data, n, multiplier);
     for (uint32_t e = 1; e < 255; ++e) {
-      const int64_t c = int64_t{fields[0][e]} + fields[1][e] + fields[2][e] + fields[3][e];
+      const int64_t c = below[e + 1] - below[e];
       bins[static_cast<std::size_t>(static_cast<int>(e) - 127 - ExponentHistogram::kMinExponent)] += c;
     }
-    const int64_t fieldZero = int64_t{fields[0][0]} + fields[1][0] + fields[2][0] + fields[3][0];
-    if (fieldZero != atOrBelow[kZero] - zerosBefore) {
+    const int64_t fieldZero = below[1];
+    if (fieldZero != blockAtOrBelow[kZero]) {
       // float32 subnormals (rare): their binade from the highest mantissa bit.
       for (int64_t i = 0; i < n; ++i) {
         if (magnitude[i] != 0 && (magnitude[i] >> 23) == 0) {
@@ -186,14 +212,12 @@ struct HistogramAccumulator {
   }
 };
 
-// value = data[i] * multiplier (float32, as unscale_ multiplies; 1: the data as is), split into the
-// magnitude's bits and the sign bit.
-AMPSCOPE_VECTOR_CLONES void magnitudesOf(const float* data, int64_t n, float multiplier, uint32_t* magnitude, uint32_t* sign) {
+// The bits of |value|, value = data[i] * multiplier (float32, as unscale_ multiplies; 1: the data as is).
+AMPSCOPE_VECTOR_CLONES void magnitudesOf(const float* data, int64_t n, float multiplier, uint32_t* magnitude) {
   for (int64_t i = 0; i < n; ++i) {
     const float value = multiplier == 1.0f ? data[i] : data[i] * multiplier;
     const uint32_t bits = bitsOfFloat(value);
     magnitude[i] = bits & 0x7FFFFFFFu;
-    sign[i] = bits >> 31;
   }
 }
 
@@ -211,14 +235,13 @@ void accumulateHistogramPair(const float* data, int64_t n, float multiplier, Low
   HistogramAccumulator first, second;
   const bool separate = asIsToo && multiplier != 1.0f;
   alignas(64) uint32_t magnitude[kBlock];
-  alignas(64) uint32_t sign[kBlock];
   for (int64_t start = 0; start < n; start += kBlock) {
     const int64_t len = std::min(kBlock, n - start);
-    magnitudesOf(data + start, len, multiplier, magnitude, sign);
-    second.block(magnitude, sign, len, table);
+    magnitudesOf(data + start, len, multiplier, magnitude);
+    second.block(magnitude, data + start, multiplier, len, table);
     if (separate) {
-      magnitudesOf(data + start, len, 1.0f, magnitude, sign);
-      first.block(magnitude, sign, len, table);
+      magnitudesOf(data + start, len, 1.0f, magnitude);
+      first.block(magnitude, data + start, 1.0f, len, table);
     }
   }
   second.addTo(multiplied);

@@ -99,8 +99,7 @@ GradScaler::PerOptimizer& GradScaler::perOptimizer(const torch::optim::Optimizer
   return perOptimizer_[&optimizer];
 }
 
-void GradScaler::unscale_(torch::optim::Optimizer& optimizer) {
-  if (!enabled_) return;
+GradScaler::PerOptimizer& GradScaler::checkUnscalable(const torch::optim::Optimizer& optimizer) {
   PerOptimizer& state = perOptimizer(optimizer);
   if (state.stage == OptState::Unscaled) {
     throw std::logic_error("unscale_() has already been called on this optimizer since the last update().");
@@ -108,10 +107,29 @@ void GradScaler::unscale_(torch::optim::Optimizer& optimizer) {
   if (state.stage == OptState::Stepped) {
     throw std::logic_error("unscale_() is being called after step().");
   }
+  return state;
+}
 
-  // PyTorch takes the reciprocal in float64 and rounds it to float32 (FP32 division can be imprecise
-  // under some compile options).
-  const float invScale = static_cast<float>(1.0 / static_cast<double>(scale_));
+// FP32 division can be imprecise under some compile options; the float64 reciprocal is exact enough.
+float GradScaler::inverseScale() const { return static_cast<float>(1.0 / static_cast<double>(scale_)); }
+
+void GradScaler::unscaleFlat_(torch::optim::Optimizer& optimizer, float* data, const std::vector<Span>& spans) {
+  if (!enabled_) return;
+  PerOptimizer& state = checkUnscalable(optimizer);
+  const float invScale = inverseScale();
+  bool foundInf = false;
+  for (const Span& span : spans) {
+    foundInf |= unscaleContiguous<float, uint32_t, 0x7f800000u>(data + span.offset, span.numel, invScale);
+  }
+  state.infChecked = true;
+  state.foundInf = foundInf;
+  state.stage = OptState::Unscaled;
+}
+
+void GradScaler::unscale_(torch::optim::Optimizer& optimizer) {
+  if (!enabled_) return;
+  PerOptimizer& state = checkUnscalable(optimizer);
+  const float invScale = inverseScale();
   std::vector<torch::Tensor> grads;
   for (const auto& group : optimizer.param_groups()) {
     for (const auto& param : group.params()) {

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <optional>
 #include <unordered_map>
+#include <vector>
 
 #include "ampscope/engine/run_config.h"
 
@@ -49,6 +50,14 @@ class GradScaler {
   // Throws std::logic_error when called twice for the same optimizer since the last update(), or after
   // step(); std::invalid_argument for FP16 gradients unless allowFp16.
   void unscale_(torch::optim::Optimizer& optimizer);
+  // unscale_() over gradients that lie in one float32 buffer: `spans` are the [offset, offset + numel)
+  // element ranges of every defined gradient of `optimizer` in `data`. One pass, the same semantics
+  // (found_inf from the values before unscaling, invScale 1 leaves the bits alone) and the same errors.
+  struct Span {
+    int64_t offset = 0;
+    int64_t numel = 0;
+  };
+  void unscaleFlat_(torch::optim::Optimizer& optimizer, float* data, const std::vector<Span>& spans);
   // Unscales first if unscale_() was not called, then runs optimizer.step() unless a gradient was
   // inf/NaN. Returns true if the optimizer stepped. Throws std::logic_error when called twice without
   // update(). Disabled: just steps.
@@ -88,6 +97,10 @@ class GradScaler {
     bool foundInf = false;
   };
   PerOptimizer& perOptimizer(const torch::optim::Optimizer& optimizer);
+  // The state checks unscale_() starts with; returns the optimizer's state.
+  PerOptimizer& checkUnscalable(const torch::optim::Optimizer& optimizer);
+  // PyTorch takes the reciprocal in float64 and rounds it to float32.
+  float inverseScale() const;
 
   float scale_;
   double growthFactor_;

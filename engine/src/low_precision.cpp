@@ -7,6 +7,9 @@
 #include <cmath>
 #include <cstring>
 
+#include "exponent_histogram_builder.h"
+#include "vector_clones.h"
+
 namespace ampscope::detail {
 namespace {
 
@@ -46,9 +49,27 @@ __attribute__((target("avx,f16c"))) void roundFp16F16c(const float* in, float* o
   for (; i < n; ++i) out[i] = roundFp16Scalar(in[i]);
 }
 
+bool haveAvx512() {
+  static const bool kHave = __builtin_cpu_supports("avx512f");
+  return kHave;
+}
+
+// The same VCVTPS2PH/VCVTPH2PS conversions, 16 lanes at a time.
+__attribute__((target("avx512f,avx,f16c"))) void roundFp16Avx512(const float* in, float* out, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512 x = _mm512_loadu_ps(in + i);
+    const __m256i h = _mm512_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    _mm512_storeu_ps(out + i, _mm512_cvtph_ps(h));
+  }
+  roundFp16F16c(in + i, out + i, n - i);
+}
+
 void roundBlock(const float* in, float* out, int64_t n, LowFormat format) {
   if (format == LowFormat::FP16) {
-    if (haveF16c()) {
+    if (haveAvx512()) {
+      roundFp16Avx512(in, out, n);
+    } else if (haveF16c()) {
       roundFp16F16c(in, out, n);
     } else {
       for (int64_t i = 0; i < n; ++i) out[i] = roundFp16Scalar(in[i]);
@@ -58,22 +79,21 @@ void roundBlock(const float* in, float* out, int64_t n, LowFormat format) {
   }
 }
 
-// Counts before/after pairs on the raw bits (branch-free, so the loop vectorises): flushed = non-zero
-// before and zero after; subnormal = non-zero and below the smallest normal after; overflowed = finite
-// before and inf after; NaN after.
-void countPairs(const float* before, const float* after, int64_t n, uint32_t minNormalBits,
-                RoundingCounts& c) {
+// What rounding does to each value, read off its magnitude's bits with the format's exact RNE thresholds
+// (exponent_histogram_builder.h): the same counts as comparing each value with its rounded value (the
+// tests check), with four compares that vectorise.
+AMPSCOPE_VECTOR_CLONES void countByThresholds(const float* in, int64_t n, const RangeThresholds& t,
+                                              RoundingCounts& c) {
   int64_t flushed = 0;
   int64_t subnormal = 0;
   int64_t overflowed = 0;
   int64_t nan = 0;
   for (int64_t i = 0; i < n; ++i) {
-    const uint32_t b = bitsOf(before[i]) & 0x7FFFFFFFu;
-    const uint32_t a = bitsOf(after[i]) & 0x7FFFFFFFu;
-    flushed += (b != 0u) & (a == 0u);
-    subnormal += (a != 0u) & (a < minNormalBits);
-    overflowed += (b < 0x7F800000u) & (a == 0x7F800000u);
-    nan += a > 0x7F800000u;
+    const uint32_t b = bitsOf(in[i]) & 0x7FFFFFFFu;
+    flushed += (b != 0u) & (b <= t.flushedMax);
+    subnormal += (b > t.flushedMax) & (b < t.subnormalBelow);
+    overflowed += (b >= t.overflowFrom) & (b < 0x7F800000u);
+    nan += b > 0x7F800000u;
   }
   c.flushedToZero += flushed;
   c.subnormal += subnormal;
@@ -81,7 +101,11 @@ void countPairs(const float* before, const float* after, int64_t n, uint32_t min
   c.nan += nan;
 }
 
-constexpr int64_t kBlock = 256;  // rounds in blocks so the counting pass reads cached data
+RangeFormat rangeFormatOf(LowFormat format) {
+  return format == LowFormat::FP16 ? RangeFormat::FP16 : RangeFormat::BF16;
+}
+
+constexpr int64_t kBlock = 1024;  // counted, then rounded while in cache
 
 }  // namespace
 
@@ -102,50 +126,45 @@ void roundToFormat(const float* in, float* out, int64_t n, LowFormat format, Rou
     roundBlock(in, out, n, format);
     return;
   }
-  const uint32_t minNormalBits = bitsOf(lowFormatMinNormal(format));
+  const RangeThresholds& thresholds = rangeThresholds()[static_cast<std::size_t>(rangeFormatOf(format))];
   RoundingCounts c;
-  float before[kBlock];
+  // Each block is counted before it is rounded (so in place works too), while it is in cache.
   for (int64_t start = 0; start < n; start += kBlock) {
     const int64_t len = std::min(kBlock, n - start);
-    std::memcpy(before, in + start, static_cast<size_t>(len) * sizeof(float));
-    roundBlock(before, out + start, len, format);
-    countPairs(before, out + start, len, minNormalBits, c);
+    countByThresholds(in + start, len, thresholds, c);
+    roundBlock(in + start, out + start, len, format);
   }
   c.elements = n;
   counts->add(c);
 }
 
 void countRounding(const float* in, int64_t n, LowFormat format, RoundingCounts* counts) {
-  const uint32_t minNormalBits = bitsOf(lowFormatMinNormal(format));
   RoundingCounts c;
-  float after[kBlock];
-  for (int64_t start = 0; start < n; start += kBlock) {
-    const int64_t len = std::min(kBlock, n - start);
-    roundBlock(in + start, after, len, format);
-    countPairs(in + start, after, len, minNormalBits, c);
-  }
+  countByThresholds(in, n, rangeThresholds()[static_cast<std::size_t>(rangeFormatOf(format))], c);
   c.elements = n;
   counts->add(c);
 }
 
-void classifyStored(const uint16_t* bits, int64_t n, LowFormat format, RoundingCounts* counts) {
+AMPSCOPE_VECTOR_CLONES void classifyStored(const uint16_t* bits, int64_t n, LowFormat format, RoundingCounts* counts) {
   const int exponentShift = format == LowFormat::FP16 ? 10 : 7;
   const uint16_t exponentMask = format == LowFormat::FP16 ? 0x1F : 0xFF;
   const uint16_t mantissaMask = static_cast<uint16_t>((1u << exponentShift) - 1u);
   RoundingCounts c;
+  // Branch-free, so the loop vectorises.
+  int64_t subnormal = 0;
+  int64_t infinite = 0;
+  int64_t nan = 0;
   for (int64_t i = 0; i < n; ++i) {
     const uint16_t b = bits[i];
     const uint16_t exponent = static_cast<uint16_t>((b >> exponentShift) & exponentMask);
     const uint16_t mantissa = b & mantissaMask;
-    if (exponent == 0 && mantissa != 0) ++c.subnormal;
-    if (exponent == exponentMask) {
-      if (mantissa == 0) {
-        ++c.overflowed;
-      } else {
-        ++c.nan;
-      }
-    }
+    subnormal += (exponent == 0) & (mantissa != 0);
+    infinite += (exponent == exponentMask) & (mantissa == 0);
+    nan += (exponent == exponentMask) & (mantissa != 0);
   }
+  c.subnormal = subnormal;
+  c.overflowed = infinite;
+  c.nan = nan;
   c.elements = n;
   counts->add(c);
 }

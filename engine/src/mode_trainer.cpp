@@ -54,23 +54,23 @@ ModeTrainer::ModeTrainer(const RunConfig& config, const ModeCapability& capabili
   if (fusedStepsAvailable(flat_->values().scalar_type())) {
     if (config.optimizer == OptimizerKind::AdamW) {
       auto adam = std::make_unique<FusedAdamW>(*flat_, params_, adamOptions, rounding);
-      if (rounding) adam->setUpdateCounts(&updateCounts_);
+      if (rounding) countUpdates_ = [o = adam.get()](RoundingCounts* c) { o->setUpdateCounts(c); };
       fusedFinite_ = [adam = adam.get()] { return adam->parametersFinite(); };
       optimizer_ = std::move(adam);
     } else {
       auto sgd = std::make_unique<FusedSgd>(*flat_, params_, sgdOptions, rounding);
-      if (rounding) sgd->setUpdateCounts(&updateCounts_);
+      if (rounding) countUpdates_ = [o = sgd.get()](RoundingCounts* c) { o->setUpdateCounts(c); };
       fusedFinite_ = [sgd = sgd.get()] { return sgd->parametersFinite(); };
       optimizer_ = std::move(sgd);
     }
   } else if (pureEmulated) {
     if (config.optimizer == OptimizerKind::AdamW) {
       auto adam = std::make_unique<RoundedAdamW>(params_, adamOptions, context_.format());
-      adam->setUpdateCounts(&updateCounts_);
+      countUpdates_ = [o = adam.get()](RoundingCounts* c) { o->setUpdateCounts(c); };
       optimizer_ = std::move(adam);
     } else {
       auto sgd = std::make_unique<RoundedSgd>(params_, sgdOptions, context_.format());
-      sgd->setUpdateCounts(&updateCounts_);
+      countUpdates_ = [o = sgd.get()](RoundingCounts* c) { o->setUpdateCounts(c); };
       optimizer_ = std::move(sgd);
     }
   } else if (config.optimizer == OptimizerKind::AdamW) {
@@ -220,12 +220,28 @@ ModeStep ModeTrainer::step(int64_t stepIndex, const Batch& batch, bool instrumen
   }
 
   updateCounts_ = RoundingCounts{};  // filled by the rounded optimizers' final rounding
+  if (countUpdates_) countUpdates_(instrument ? &updateCounts_ : nullptr);
   const ClipOrder clipOrder = config_.clipOrder;
   const double maxNorm = config_.clipMaxNorm;
   if (scaler_) {
     double seenScaled = 0;
     if (clipOrder == ClipOrder::BeforeUnscale) seenScaled = clipGradNorm(params_, maxNorm);
-    scaler_->unscale_(*optimizer_);
+    if (flat_->gradients().scalar_type() == torch::kFloat && flat_->gradients().device().is_cpu()) {
+      std::vector<GradScaler::Span> spans;
+      const auto& defined = flat_->gradientDefined();
+      for (size_t i = 0; i < params_.size(); ++i) {
+        if (!defined[i]) continue;
+        const FlatSegment& s = flat_->segments()[i];
+        if (!spans.empty() && spans.back().offset + spans.back().numel == s.offset) {
+          spans.back().numel += s.numel;  // neighbours: one pass
+        } else {
+          spans.push_back({s.offset, s.numel});
+        }
+      }
+      scaler_->unscaleFlat_(*optimizer_, flat_->gradients().data_ptr<float>(), spans);
+    } else {
+      scaler_->unscale_(*optimizer_);
+    }
     if (instrument && !unscaledFromScaled) {
       for (size_t i = 0; i < params_.size(); ++i) {
         if (params_[i].grad().defined()) {

@@ -68,6 +68,9 @@ class ModeTrainer {
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
   // The fused optimizer, when optimizer_ is one; it reports whether the parameters stayed finite.
   std::function<bool()> fusedFinite_;
+  // Points the rounded optimizer's update counts at updateCounts_ on instrumented steps, elsewhere at
+  // nothing (no one reads them then); empty for the optimizers that do not round.
+  std::function<void(RoundingCounts*)> countUpdates_;
   size_t stateEntries_ = 0;
   int64_t optimizerStateBytes_ = -1;  // -1: not measured since the state last changed
   std::unique_ptr<GradScaler> scaler_;

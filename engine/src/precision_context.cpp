@@ -49,8 +49,8 @@ class RoundToFormatFunction : public torch::autograd::Function<RoundToFormatFunc
     torch::Tensor grad = roundTensorData(grads[0], format, counts);
     if (tap != nullptr) {
       const auto invScale = static_cast<float>(ctx->saved_data["invScale"].toDouble());
-      accumulateHistogram(grad.data_ptr<float>(), grad.numel(), 1.0f, format, tap->scaled);
-      accumulateHistogram(grad.data_ptr<float>(), grad.numel(), invScale, format, tap->unscaled);
+      accumulateHistogramPair(grad.data_ptr<float>(), grad.numel(), invScale, format, tap->scaled,
+                              tap->unscaled);
       tap->numel += grad.numel();
     }
     return {grad, torch::Tensor(), torch::Tensor(), torch::Tensor(), torch::Tensor(),
@@ -209,10 +209,14 @@ void PrecisionContext::tapGradient(const std::string& layer, const torch::Tensor
   const LowFormat target = format_;
   const float invScale = invScale_;
   y.register_hook([stats, gradCounts, target, invScale](const torch::Tensor& grad) {
-    accumulateHistogram(grad, 1.0f, target, stats->scaled);
-    accumulateHistogram(grad, invScale, target, stats->unscaled);
-    stats->numel += grad.numel();
+    at::NoGradGuard noGrad;
     if (gradCounts != nullptr) classifyLowTensor(grad, target, gradCounts);
+    // One float32 copy (exact for FP16/BF16) serves both histograms.
+    torch::Tensor data = grad.scalar_type() == torch::kFloat ? grad : grad.to(torch::kFloat);
+    data = data.contiguous();
+    accumulateHistogramPair(data.data_ptr<float>(), data.numel(), invScale, target, stats->scaled,
+                            stats->unscaled);
+    stats->numel += grad.numel();
   });
 }
 

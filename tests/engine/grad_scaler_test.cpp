@@ -184,6 +184,37 @@ TEST(GradScaler, PowerOfTwoUnscaleIsExactDivision) {
   EXPECT_TRUE(torch::equal(p.param.grad(), torch::tensor({1.0f, 3.0f / 65536, -1.5f / 65536, 0.0f})));
 }
 
+TEST(GradScaler, FlatUnscaleMatchesThePerTensorUnscale) {
+  // _amp_foreach_non_finite_check_and_unscale_: every listed gradient *= the float32 inv_scale; found_inf
+  // when any of them held inf/NaN. Over one buffer, only the spans are touched and checked: the gap
+  // between them (a parameter without a gradient) may hold anything, here an inf.
+  GradScaler perTensor{ScalerConfig{}};
+  GradScaler flat{ScalerConfig{}};
+  perTensor.update(3.0);
+  flat.update(3.0);
+  OneParam p;
+  const torch::Tensor grad = torch::randn({4}) * 1000;
+  p.param.mutable_grad() = grad.clone();
+  perTensor.unscale_(p.sgd);
+
+  OneParam q;
+  std::vector<float> buffer = {grad[0].item<float>(), grad[1].item<float>(), kInf,
+                               grad[2].item<float>(), grad[3].item<float>()};
+  flat.unscaleFlat_(q.sgd, buffer.data(), {{0, 2}, {3, 2}});
+  EXPECT_EQ(flat.state(q.sgd), GradScaler::OptState::Unscaled);
+  EXPECT_FALSE(flat.foundInfLastStep());
+  const std::vector<float> expected = {p.param.grad()[0].item<float>(), p.param.grad()[1].item<float>(),
+                                       kInf, p.param.grad()[2].item<float>(),
+                                       p.param.grad()[3].item<float>()};
+  EXPECT_EQ(buffer, expected);
+  EXPECT_THROW(flat.unscaleFlat_(q.sgd, buffer.data(), {{0, 2}}), std::logic_error);
+
+  buffer[4] = kNaN;
+  flat.update();
+  flat.unscaleFlat_(q.sgd, buffer.data(), {{3, 2}});
+  EXPECT_TRUE(flat.foundInfLastStep()) << "a NaN inside a span counts as inf";
+}
+
 TEST(GradScaler, UnscaleTwiceThrows) {
   // "unscale_() has already been called on this optimizer since the last update()."
   GradScaler scaler{ScalerConfig{}};

@@ -122,6 +122,57 @@ TEST(LowPrecisionRounding, OverflowAndNanAreCounted) {
 }
 
 // The autograd function rounds the forward value AND the incoming gradient, both as c10::Half.
+// The observation of a native cast counts without rounding (thresholds); its counts must be those of
+// actually rounding (IEEE 754-2019 roundTiesToEven, as the conversions above): checked on the probe values
+// and on the float32 neighbours of each format's flush, subnormal and overflow edges.
+TEST(LowPrecisionRounding, CountingWithoutRoundingMatchesTheRoundingCounts) {
+  for (LowFormat format : {LowFormat::FP16, LowFormat::BF16}) {
+    std::vector<float> values = probeValues();
+    const bool fp16 = format == LowFormat::FP16;
+    const float minSub = std::ldexp(1.0f, fp16 ? -24 : -133);
+    const float minNormal = lowFormatMinNormal(format);
+    const float max = fp16 ? 65504.0f : std::ldexp(255.0f, 120);
+    const float maxTie = fp16 ? 65520.0f : std::ldexp(511.0f, 119);  // max + ulp/2
+    for (float anchor : {minSub / 2, minSub, minNormal - minSub / 2, minNormal, max, maxTie}) {
+      float v = anchor;
+      for (int i = 0; i < 8; ++i) v = std::nextafter(v, 0.0f);
+      for (int i = 0; i < 16; ++i, v = std::nextafter(v, std::numeric_limits<float>::infinity())) {
+        values.push_back(v);
+        values.push_back(-v);
+      }
+    }
+    // The reference: each value next to its rounded value.
+    RoundingCounts expected;
+    expected.elements = static_cast<int64_t>(values.size());
+    for (float v : values) {
+      const float r = roundScalar(v, format);
+      expected.flushedToZero += v != 0.0f && r == 0.0f;
+      expected.subnormal += r != 0.0f && std::fabs(r) < minNormal;
+      expected.overflowed += std::isfinite(v) && std::isinf(r);
+      expected.nan += std::isnan(r);
+    }
+    EXPECT_GT(expected.flushedToZero, 0);
+    EXPECT_GT(expected.subnormal, 0);
+    EXPECT_GT(expected.overflowed, 0);
+    EXPECT_GT(expected.nan, 0);
+    const auto n = static_cast<int64_t>(values.size());
+    RoundingCounts counted;  // without rounding (a native cast's observation)
+    countRounding(values.data(), n, format, &counted);
+    std::vector<float> out(values.size());
+    RoundingCounts rounded;
+    roundToFormat(values.data(), out.data(), n, format, &rounded);
+    RoundingCounts inPlace;
+    roundToFormat(values.data(), values.data(), n, format, &inPlace);
+    for (const RoundingCounts* c : {&counted, &rounded, &inPlace}) {
+      EXPECT_EQ(c->elements, expected.elements);
+      EXPECT_EQ(c->flushedToZero, expected.flushedToZero) << lowFormatDtypeName(format);
+      EXPECT_EQ(c->subnormal, expected.subnormal) << lowFormatDtypeName(format);
+      EXPECT_EQ(c->overflowed, expected.overflowed) << lowFormatDtypeName(format);
+      EXPECT_EQ(c->nan, expected.nan) << lowFormatDtypeName(format);
+    }
+  }
+}
+
 TEST(RoundToFormatFunction, RoundsForwardAndBackwardLikeHalfConversion) {
   torch::manual_seed(3);
   const torch::Tensor x = (torch::randn({1000}) * torch::pow(10.0, torch::randint(-9, 3, {1000})))
