@@ -1823,6 +1823,10 @@ zeros</source>
         <translation>Loss 权重</translation>
     </message>
     <message>
+        <source>Initial weight gain</source>
+        <translation>初始权重倍数</translation>
+    </message>
+    <message>
         <source>Instrument every</source>
         <translation>采样间隔</translation>
     </message>
