@@ -94,6 +94,10 @@ Comparison::Comparison(const RunConfig& config) {
   impl_->capabilities = probeCapabilities(config.modes, config.precisionPath, config.threadsPerMode);
   torch::manual_seed(config.seed);
   impl_->reference = detail::makeModel(config.model);
+  if (config.initGain != 1.0) {
+    torch::NoGradGuard noGrad;
+    for (auto& parameter : impl_->reference->parameters()) parameter.mul_(config.initGain);
+  }
   for (const auto& capability : impl_->capabilities) {
     impl_->trainers.push_back(
         std::make_unique<detail::ModeTrainer>(config, capability, *impl_->reference));

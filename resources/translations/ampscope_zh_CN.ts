@@ -152,6 +152,10 @@ LibTorch %4
         <translation>在 backward 之前把 loss 乘以这个数，就像辅助 loss 那样；很小的权重会把 FP16 梯度压到 2^-24 以下，在那里它们会被冲为零</translation>
     </message>
     <message>
+        <source>Every initial weight and bias is multiplied by this; larger weights have a coarser FP16 spacing, so model.half() loses more small updates</source>
+        <translation>每个初始权重和 bias 都乘以这个数；权重越大，FP16 的间距越粗，model.half() 丢掉的微小更新就越多</translation>
+    </message>
+    <message>
         <source>GradScaler&apos;s initial loss scale (PyTorch&apos;s default is 65536 = 2^16)</source>
         <translation>GradScaler 的初始 loss scale（PyTorch 的默认值为 65536 = 2^16）</translation>
     </message>
@@ -1817,6 +1821,10 @@ zeros</source>
     <message>
         <source>Loss weight</source>
         <translation>Loss 权重</translation>
+    </message>
+    <message>
+        <source>Initial weight gain</source>
+        <translation>初始权重倍数</translation>
     </message>
     <message>
         <source>Instrument every</source>

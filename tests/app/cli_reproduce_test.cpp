@@ -199,4 +199,35 @@ TEST(CliReproduce, RunPyReproducesTheDeepMlpUnderflowRun) {
   }
 }
 
+// The half-vs-autocast lesson's regime: initial weights multiplied by 8, plain SGD. The gain is applied
+// once, to the weights the export writes; run.py loads them as they are and must match bit for bit.
+TEST(CliReproduce, RunPyReproducesARunWithAnInitialGain) {
+  CliRunner python("/usr/bin/python3");
+  if (python.run({"-c", "import numpy, torch"}).exitCode != 0) {
+    GTEST_SKIP() << "/usr/bin/python3 lacks numpy or torch (apt install python3-torch)";
+  }
+  const fs::path dir = freshDir("gain");
+  auto result = CliRunner().setTimeoutSeconds(600).run(
+      {"reproduce", dir.string(), "--steps", "30", "--modes", "fp32,fp16-pure,fp16-amp-scaled", "--optimizer",
+       "sgd", "--momentum", "0", "--lr", "1e-4", "--batch", "128", "--init-gain", "8", "--quiet"});
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  std::ifstream script(dir / "run.py");
+  const std::string text((std::istreambuf_iterator<char>(script)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("'init_gain': 8.0,"), std::string::npos);
+  result = python.setTimeoutSeconds(600).run({(dir / "run.py").string(), "--quiet"});
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  for (const char* mode : {"fp32", "fp16-pure", "fp16-amp-scaled"}) {
+    const std::string prefix = std::string(mode) + " ";
+    std::istringstream lines(result.out);
+    std::string line;
+    bool found = false;
+    while (std::getline(lines, line)) {
+      if (line.rfind(prefix, 0) != 0 || line.find("over 30 steps") == std::string::npos) continue;
+      found = true;
+      EXPECT_EQ(std::stod(line.substr(line.rfind(' ') + 1)), 0.0) << line;
+    }
+    EXPECT_TRUE(found) << mode << " missing from:\n" << result.out;
+  }
+}
+
 }  // namespace

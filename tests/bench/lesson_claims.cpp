@@ -70,11 +70,11 @@ struct History {
     for (int i = 0; i < kWindow; ++i) first += (*steps)[static_cast<size_t>(i)].loss;
     return first / kWindow - *recent;
   }
-  // `stalled` fell less than a third as far as `learning`, which fell by at least `least`.
-  bool stalls(PrecisionMode stalled, PrecisionMode learning, double least) const {
+  // `stalled` fell less than `fraction` as far as `learning`, which fell by at least `least`.
+  bool stalls(PrecisionMode stalled, PrecisionMode learning, double least, double fraction) const {
     const auto a = drop(stalled);
     const auto b = drop(learning);
-    return a && b && *b >= least && *a < *b / 3;
+    return a && b && *b >= least && *a < *b * fraction;
   }
   // Flushed-to-zero count of the mode's latest instrumented step.
   std::optional<int64_t> lastFlushed(PrecisionMode mode) const {
@@ -113,8 +113,8 @@ const std::vector<Claim>& claims() {
        [](const History& h) { return h.lossGap(M::FP16Pure, M::FP32); }},
       {"half-vs-autocast", "", "fp16-pure loss >= 20% above fp16-amp-scaled's",
        [](const History& h) { return h.lossGap(M::FP16Pure, M::FP16AmpScaled); }},
-      {"half-vs-autocast", "", "fp16-pure fell < 1/3 as far as fp32 (fp32 fell >= 0.02)",
-       [](const History& h) { return h.stalls(M::FP16Pure, M::FP32, 0.02); }},
+      {"half-vs-autocast", "", "fp16-pure fell < 2/3 as far as fp32 (fp32 fell >= 5)",
+       [](const History& h) { return h.stalls(M::FP16Pure, M::FP32, 5.0, 2.0 / 3.0); }},
       {"underflow", "", "fp16-amp flushes gradients to zero, bf16-amp none",
        [](const History& h) {
          const auto fp16 = h.lastFlushed(M::FP16Amp);

@@ -196,6 +196,7 @@ QString RunPanel::fieldLabel(const QString& key) const {
       {QStringLiteral("seed"), QT_TR_NOOP("Seed")},
       {QStringLiteral("steps"), QT_TR_NOOP("Steps")},
       {QStringLiteral("loss-weight"), QT_TR_NOOP("Loss weight")},
+      {QStringLiteral("init-gain"), QT_TR_NOOP("Initial weight gain")},
       {QStringLiteral("scaler.init-scale"), QT_TR_NOOP("Initial scale")},
       {QStringLiteral("scaler.growth-factor"), QT_TR_NOOP("Growth factor")},
       {QStringLiteral("scaler.backoff-factor"), QT_TR_NOOP("Backoff factor")},

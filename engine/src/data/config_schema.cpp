@@ -144,6 +144,12 @@ std::vector<ConfigField> makeTable() {
                "training",
                real([](const RunConfig& c) { return c.lossWeight; },
                     [](RunConfig& c, double v) { c.lossWeight = v; })});
+  t.push_back({"init-gain", "--init-gain", "", "init_gain", F::Real, "", 0, 1000, true, false, "X",
+               QT_TRANSLATE_NOOP("ConfigSchema",
+                                 "Every initial weight and bias is multiplied by this; larger weights have a "
+                                 "coarser FP16 spacing, so model.half() loses more small updates"),
+               "training",
+               real([](const RunConfig& c) { return c.initGain; }, [](RunConfig& c, double v) { c.initGain = v; })});
   t.push_back({"scaler.init-scale", "--init-scale", "", "init_scale", F::Real, "", 0, kLargeReal, true, false,
                "X", QT_TRANSLATE_NOOP("ConfigSchema", "GradScaler's initial loss scale (PyTorch's default is 65536 = 2^16)"), "scaler",
                real([](const RunConfig& c) { return c.scaler.initScale; },
@@ -238,7 +244,8 @@ std::vector<ConfigField> makeTable() {
                real([](const RunConfig& c) { return c.fp8.spikeFactor; },
                     [](RunConfig& c, double v) { c.fp8.spikeFactor = v; })});
   for (ConfigField& field : t) {
-    if (field.key.substr(0, 4) == "fp8." || field.key == "precision-path") field.mayBeAbsent = true;
+    if (field.key.substr(0, 4) == "fp8." || field.key == "precision-path" || field.key == "init-gain")
+      field.mayBeAbsent = true;
   }
   return t;
 }
@@ -529,8 +536,8 @@ std::optional<ConfigError> checkField(const RunConfig& config, const ConfigField
 
 namespace {
 
-// Fields added after AmpScope 0.1 wrote its first sessions (mayBeAbsent: precision-path, fp8.*) read as
-// their defaults when a file lacks them, and are written only when they matter: a quantised mode is
+// Fields added after AmpScope 0.1 wrote its first sessions (mayBeAbsent: precision-path, fp8.*,
+// init-gain) read as their defaults when a file lacks them, and are written only when they matter: a quantised mode is
 // configured or one of them differs from its default. Files of configs without them keep the bytes they
 // had before the rows, so such a session still opens in 0.1 (which refuses keys it does not know).
 bool writesLaterFields(const RunConfig& config) {
@@ -734,6 +741,7 @@ std::string pythonConfigDict(const RunConfig& config) {
       {"", "AmpScope's SGD has none", "'sgd_weight_decay': 0.0"},
       {"adam-eps", "", ""},
       {"loss-weight", "loss * this before backward", ""},
+      {"init-gain", "already applied to the exported initial parameters", ""},
       {"scaler", "", ""},
       {"scaler-for-pure-fp16", "", ""},
       {"clip.order", "", ""},

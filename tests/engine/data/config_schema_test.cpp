@@ -84,9 +84,9 @@ RunConfig randomConfig(std::mt19937_64& rng) {
 }
 
 TEST(ConfigSchema, EveryRunConfigMemberHasOneRowWithAUniqueKeyFlagAndHelp) {
-  // RunConfig's members (run_config.h): 18 top-level ones, ScalerConfig's 5 and Fp8Config's 5 make
-  // 28 - 2 (scaler and fp8 themselves).
-  EXPECT_EQ(configFields().size(), 27u);
+  // RunConfig's members (run_config.h): 20 top-level ones, ScalerConfig's 5 and Fp8Config's 5 make
+  // 30 - 2 (scaler and fp8 themselves).
+  EXPECT_EQ(configFields().size(), 28u);
   std::set<std::string_view> keys, flags;
   for (const ConfigField& field : configFields()) {
     EXPECT_TRUE(keys.insert(field.key).second) << field.key;
@@ -479,4 +479,38 @@ TEST(ConfigSchema, PrecisionPathIsWrittenOnlyWhenSetAndMayBeAbsentFromASession) 
 }
 
 }  // namespace
+// init-gain came after AmpScope 0.1 too: the default 1 is left out of a written config and a config
+// without the key reads as 1; any other gain is written and read back, and the bounds are (0, 1000].
+TEST(ConfigSchema, InitGainIsWrittenOnlyWhenSetAndMayBeAbsent) {
+  std::string defaults;
+  JsonWriter defaultWriter(defaults);
+  writeConfigJson(defaultWriter, RunConfig{});
+  EXPECT_EQ(defaults.find("init-gain"), std::string::npos) << defaults;
+  JsonParseError error;
+  RunConfig fromOld;  // the session reader starts from the defaults
+  EXPECT_TRUE(readConfigJson(*parseJson(defaults, &error), fromOld, /*requireAll=*/true).empty());
+  EXPECT_EQ(fromOld.initGain, 1.0);
+
+  RunConfig config;
+  config.initGain = 8;
+  std::string text;
+  JsonWriter writer(text);
+  writeConfigJson(writer, config);
+  EXPECT_NE(text.find("\"loss-weight\":1,\"init-gain\":8,"), std::string::npos) << text;
+  RunConfig back;
+  EXPECT_TRUE(readConfigJson(*parseJson(text, &error), back, /*requireAll=*/true).empty());
+  EXPECT_EQ(back.initGain, 8.0);
+
+  for (const char* bad : {R"({"init-gain": 0})", R"({"init-gain": 1000.5})", R"({"init-gain": -1})"}) {
+    RunConfig c;
+    const auto errors = readConfigJson(*parseJson(bad, &error), c, false);
+    ASSERT_EQ(errors.size(), 1u) << bad;
+    EXPECT_EQ(errors[0].field, "init-gain");
+  }
+  RunConfig top;
+  EXPECT_TRUE(readConfigJson(*parseJson(R"({"init-gain": 1000})", &error), top, false).empty());
+  EXPECT_EQ(top.initGain, 1000.0);
+  EXPECT_EQ(findConfigField("init-gain")->pythonName, "init_gain");
+}
+
 }  // namespace ampscope

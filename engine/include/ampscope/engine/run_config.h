@@ -85,6 +85,7 @@ struct RunConfig {
   uint64_t seed = 0;
   int64_t steps = 500;          // how many steps a run does before it stops by itself
   double lossWeight = 1.0;      // the loss is multiplied by this before backward (auxiliary-loss style)
+  double initGain = 1.0;        // every initial parameter is multiplied by this (1 = PyTorch's init as is)
   ScalerConfig scaler;
   bool scalerForPureFp16 = false;  // fp16-pure may use a GradScaler too ("optional" in the design)
   ClipOrder clipOrder = ClipOrder::Off;
