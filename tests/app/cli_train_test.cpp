@@ -161,6 +161,7 @@ TEST(CliTrain, TheJsonlHeaderHoldsTheValueOfEveryFlagGiven) {
       {"instrument-every", "3"},
       {"threads", "2"},
       {"precision-path", "emulated"},
+      {"init-gain", "2"},
       {"fp8.amax-history-len", "16"},
       {"fp8.margin", "1"},
       {"fp8.scaling", "false"},
