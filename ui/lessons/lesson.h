@@ -80,7 +80,7 @@ class Lesson {
   static const QStringList& knownPanels();
 
   QString id;
-  int section = 0;     // the chapter section it follows (1..10)
+  int section = 0;     // the chapter section it follows (1..10; 11 goes beyond the chapter: FP8)
   QString sourceFile;  // where it was read from, for messages
   LocalizedText title;
   LocalizedText narrative;          // paragraphs separated by blank lines ("\n\n")

@@ -513,4 +513,15 @@ TEST(ConfigSchema, InitGainIsWrittenOnlyWhenSetAndMayBeAbsent) {
   EXPECT_EQ(findConfigField("init-gain")->pythonName, "init_gain");
 }
 
+// run.py's CONFIG lists the fields in its own layout order (config_schema.cpp, pythonConfigDict); a row
+// with a Python name that the layout forgets would silently fall out of the reproduce export.
+TEST(ConfigSchema, EveryFieldWithAPythonNameIsInRunPysConfig) {
+  const std::string py = pythonConfigDict(RunConfig{});
+  for (const ConfigField& field : configFields()) {
+    if (field.pythonName.empty()) continue;
+    EXPECT_NE(py.find("'" + std::string(field.pythonName) + "': "), std::string::npos)
+        << field.key << " (" << field.pythonName << ") is missing from run.py's CONFIG:\n" << py;
+  }
+}
+
 }  // namespace ampscope
