@@ -183,39 +183,34 @@ void Fp8ScalePlot::rebuildFromStore() {
       plot()->removeGraph(lane.scale);
   }
   lanes_.clear();
-  refillFilterCombo();
-  for (SeriesKey key : store()->seriesKeys()) {
-    const ModeSeries* s = store()->series(key);
-    QStringList layers;
-    for (const QuantSeries& q : s->quantized) {
-      const QString layer = QString::fromStdString(q.layer);
-      if (!layers.contains(layer)) layers << layer;
-      if (!matchesFilter(q)) continue;
-      addPoints(laneFor(key, q, static_cast<int>(layers.indexOf(layer))), q, /*onlyNew=*/false);
-    }
-  }
+  addFromStore(/*onlyNew=*/false);
   updateLegendVisibility();
 }
 
 void Fp8ScalePlot::appendFromStore() {
-  std::size_t before = lanes_.size();
+  const std::size_t before = lanes_.size();
+  const bool changed = addFromStore(/*onlyNew=*/true);
+  if (lanes_.size() != before) updateLegendVisibility();
+  if (!changed) skipReplot();
+}
+
+bool Fp8ScalePlot::addFromStore(bool onlyNew) {
   bool changed = false;
   refillFilterCombo();
   for (SeriesKey key : store()->seriesKeys()) {
     const ModeSeries* s = store()->series(key);
-    QStringList layers;
+    QStringList layers;  // the shade of a lane is its layer's place in the mode's tensor order
     for (const QuantSeries& q : s->quantized) {
       const QString layer = QString::fromStdString(q.layer);
       if (!layers.contains(layer)) layers << layer;
       if (!matchesFilter(q)) continue;
       Lane& lane = laneFor(key, q, static_cast<int>(layers.indexOf(layer)));
       const int64_t last = lane.lastStep;
-      addPoints(lane, q, /*onlyNew=*/true);
+      addPoints(lane, q, onlyNew);
       changed = changed || lane.lastStep != last;
     }
   }
-  if (lanes_.size() != before) updateLegendVisibility();
-  if (!changed) skipReplot();
+  return changed;
 }
 
 void Fp8ScalePlot::fitToData() {

@@ -66,6 +66,9 @@ class Fp8ScalePlot : public PlotPanel {
   bool matchesFilter(const QuantSeries& q) const;
   Lane& laneFor(SeriesKey key, const QuantSeries& q, int shade);
   void addPoints(Lane& lane, const QuantSeries& q, bool onlyNew);
+  // The store's points into the lanes (all of them, or those after each lane's last step); whether any
+  // lane gained points.
+  bool addFromStore(bool onlyNew);
   void refillFilterCombo();
   void updateLegendVisibility();
 
