@@ -6,23 +6,23 @@
 
 namespace ampscope::ui {
 
-double smallestSubnormal(QuantFormat format) {
+namespace {
+
+// The number-format core's dtype of a quantised element format (its limits live there, spec-tested).
+DType dtypeOf(QuantFormat format) {
   switch (format) {
-    case QuantFormat::E4M3: return finfo(DType::FP8E4M3FN).smallestSubnormal;
-    case QuantFormat::E5M2: return finfo(DType::FP8E5M2).smallestSubnormal;
-    case QuantFormat::E2M1: return 0.5;  // 0.1b x 2^0: one mantissa bit, emin 0
+    case QuantFormat::E4M3: return DType::FP8E4M3FN;
+    case QuantFormat::E5M2: return DType::FP8E5M2;
+    case QuantFormat::E2M1: return DType::FP4E2M1;
   }
-  return 1;
+  return DType::FP8E4M3FN;
 }
 
-double largestFinite(QuantFormat format) {
-  switch (format) {
-    case QuantFormat::E4M3: return finfo(DType::FP8E4M3FN).max;
-    case QuantFormat::E5M2: return finfo(DType::FP8E5M2).max;
-    case QuantFormat::E2M1: return 6.0;  // 1.1b x 2^2
-  }
-  return 1;
-}
+}  // namespace
+
+double smallestSubnormal(QuantFormat format) { return finfo(dtypeOf(format)).smallestSubnormal; }
+
+double largestFinite(QuantFormat format) { return finfo(dtypeOf(format)).max; }
 
 QString formatName(QuantFormat format) {
   switch (format) {
