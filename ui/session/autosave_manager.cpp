@@ -79,6 +79,10 @@ bool AutosaveManager::saveNow() { return flush(true); }
 
 bool AutosaveManager::flush(bool sync) {
   if (!source_ || shutDown_ || writing_.load()) return false;
+  if (!ownsJournal_) {
+    if (QFileInfo::exists(path_)) return false;  // a crash's journal, not yet answered for
+    ownsJournal_ = true;
+  }
   waitForWrite();  // the previous writer has finished; reap its thread
   if (failed_.exchange(false)) journalValid_ = false;
   refreshCache();
@@ -166,13 +170,18 @@ void AutosaveManager::discard() {
   syncPending_ = false;
   journalValid_ = false;  // the next flush starts a new journal with its header
   QFile::remove(path_);
+  ownsJournal_ = true;
 }
 
 void AutosaveManager::cleanShutdown() {
   timer_.stop();
   shutDown_ = true;
   dirty_ = false;
-  discard();
+  if (ownsJournal_) {
+    discard();
+  } else {
+    waitForWrite();
+  }
 }
 
 bool AutosaveManager::hasRecoverableSession() const { return QFileInfo::exists(path_); }

@@ -6,6 +6,10 @@
 // when the last sync is that old, or on a tick of its own for written data still unsynced.
 // A clean shutdown (cleanShutdown()) removes the file; so at the next start a journal that is still there
 // means the previous run ended abnormally, and hasRecoverableSession() tells the app to offer a restore.
+// A journal this manager did not write (a crash's, found at start) is never written over or removed by
+// it: until the user's answer discards it (discard()) or adopts the restored session (claim()), this
+// process journals nothing, and its clean shutdown leaves the file for the next interactive start (a
+// headless --screenshot run after a crash must not destroy the crash's data).
 //
 // The journal is a session document (the session codec's) without its footer: the header line, then one
 // record per line, each encoded once, when it arrives. Appending keeps the file a valid prefix of the
@@ -76,7 +80,10 @@ class AutosaveManager : public QObject {
 
   // The user declined the recovery offer: the journal is removed (a later flush starts a new one).
   void discard();
-  // The app is closing normally: no journal stays behind, and nothing is journaled any more.
+  // The restored session now owns the journal: later flushes may rewrite it (recover() first).
+  void claim() { ownsJournal_ = true; }
+  // The app is closing normally: no journal of its own stays behind (a crash's it never claimed does),
+  // and nothing is journaled any more.
   void cleanShutdown();
 
   bool hasRecoverableSession() const;
@@ -101,6 +108,8 @@ class AutosaveManager : public QObject {
   const SessionRecorder* source_ = nullptr;
   bool dirty_ = false;
   bool shutDown_ = false;
+  // This process wrote, claimed or found no file at path_; until then a file there is someone else's.
+  bool ownsJournal_ = false;
 
   // Encoded records [0, cachedRecords_) of generation cachedGeneration_, one chunk per flush; chunks
   // never change once built (a worker can hold them while more are appended).

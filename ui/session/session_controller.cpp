@@ -383,6 +383,7 @@ bool SessionController::offerRecovery() {
   }
   recorder_.load(*session);
   // The restored session is unsaved: journal it anew, without a torn line a crash may have left.
+  autosave_.claim();
   autosave_.compact();
   autosave_.saveNow();
   setPath(QString());

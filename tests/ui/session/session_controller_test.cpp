@@ -347,6 +347,47 @@ TEST(SessionController, WithoutAnyoneToAskItNeitherBlocksNorDiscardsAnAutosave) 
   EXPECT_FALSE(next.saveAs()) << "the file dialog is cancelled, not shown";
 }
 
+// A run in a process that did not answer for a crash's journal (a headless --screenshot run, or a start
+// that cannot ask) neither writes over it nor removes it at its clean exit: the crash's steps stay, byte
+// for byte, for the next interactive start.
+TEST(SessionController, ARunThatCannotAskLeavesACrashJournalAsItWas) {
+  QTemporaryDir dir;
+  const QString journal = dir.filePath(QStringLiteral("autosave.ampscope-journal"));
+  {
+    SessionController crashed(nullptr, journal);
+    crashed.onRunStarted(fp32Config());
+    crashed.onRecords(steps(1, 3));
+    crashed.onRunStopped();
+    crashed.autosave()->waitForWrite();
+  }
+  QFile before(journal);
+  ASSERT_TRUE(before.open(QIODevice::ReadOnly));
+  const QByteArray crashBytes = before.readAll();
+  before.close();
+  ASSERT_FALSE(crashBytes.isEmpty());
+
+  SessionController headless(nullptr, journal);
+  EXPECT_FALSE(headless.offerRecovery());
+  headless.onRunStarted(fp32Config());
+  headless.onRecords(steps(1, 40));
+  EXPECT_FALSE(headless.autosave()->saveNow()) << "the crash's journal is not this run's to write";
+  headless.onRunStopped();
+  headless.autosave()->waitForWrite();
+  headless.shutdown();
+
+  QFile after(journal);
+  ASSERT_TRUE(after.open(QIODevice::ReadOnly)) << "the clean exit removed a journal it never wrote";
+  EXPECT_EQ(after.readAll(), crashBytes);
+  // The next interactive start still restores the crashed run's three steps.
+  SessionController next(nullptr, journal);
+  next.setQuestionPrompt([](const QString&, const QString&) { return true; });
+  std::vector<Session> loaded;
+  next.setLoadHandler([&](const Session& s) { loaded.push_back(s); });
+  ASSERT_TRUE(next.offerRecovery());
+  ASSERT_EQ(loaded.size(), 1u);
+  EXPECT_EQ(loaded[0].records.size(), 3u);
+}
+
 // A session of `count` six-mode steps with histograms on every step: several MB, so reading and
 // decoding it takes many progress reports.
 Session largeSession(int64_t count) {

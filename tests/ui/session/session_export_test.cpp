@@ -293,6 +293,14 @@ TEST(AutosaveManager, SurvivesAnAbandonedRunAndIsRemovedOnCleanShutdown) {
   ASSERT_TRUE(nextStart.hasRecoverableSession());
   QString error;
   ASSERT_TRUE(nextStart.recover(&error).has_value()) << error.toStdString();
+  {
+    // Reading it is not answering for it: a start that only looked (or could not ask) keeps it.
+    AutosaveManager lookedOnly(nullptr, path);
+    ASSERT_TRUE(lookedOnly.recover(&error).has_value()) << error.toStdString();
+    lookedOnly.cleanShutdown();
+    EXPECT_TRUE(QFile::exists(path));
+  }
+  nextStart.claim();  // the session was restored (SessionController::offerRecovery)
   nextStart.cleanShutdown();
   EXPECT_FALSE(QFile::exists(path));
   EXPECT_FALSE(nextStart.hasRecoverableSession());
