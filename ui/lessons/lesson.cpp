@@ -11,6 +11,7 @@
 
 #include "ampscope/engine/config_schema.h"
 #include "ampscope/engine/json.h"
+#include "ampscope/engine/lesson_id.h"
 
 namespace ampscope::ui {
 
@@ -274,11 +275,8 @@ std::optional<Lesson> Lesson::fromJson(const QByteArray& json, const QString& so
     Lesson lesson;
     lesson.sourceFile = source;
     lesson.id = requireString(root.value(QLatin1String("id")), QStringLiteral("id"));
-    for (QChar c : lesson.id) {
-      if (!(c.isLower() || c.isDigit() || c == u'-') || c.unicode() > 127) {
-        throw FieldError{QStringLiteral("id"),
-                         QStringLiteral("use lower-case ASCII letters, digits and '-' only")};
-      }
+    if (auto problem = lessonIdProblem(lesson.id.toStdString())) {
+      throw FieldError{QStringLiteral("id"), QString::fromStdString(*problem)};
     }
     lesson.section =
         static_cast<int>(requireInteger(root.value(QLatin1String("section")), QStringLiteral("section"), 1));

@@ -5,6 +5,7 @@
 
 #include "ampscope/engine/config_schema.h"
 #include "ampscope/engine/json.h"
+#include "ampscope/engine/lesson_id.h"
 #include "ampscope/engine/record_codec.h"
 #include "ampscope/engine/version.h"
 #include "data/json_reading.h"
@@ -195,7 +196,13 @@ std::optional<Session> decodeSession(std::string_view json, SessionError* error,
     const ObjectFields f(*root, top, kKeys.data(), kKeys.size());
     Session session;
     if (const JsonValue* app = f.get(kApp)) data::readString(*app, f.at(kApp));
-    if (const JsonValue* lesson = f.get(kLesson)) session.lesson = data::readString(*lesson, f.at(kLesson));
+    if (const JsonValue* lesson = f.get(kLesson)) {
+      session.lesson = data::readString(*lesson, f.at(kLesson));
+      // Empty: no lesson. Anything else names one, and the app opens it by that name.
+      if (!session.lesson.empty()) {
+        if (auto problem = lessonIdProblem(session.lesson)) throw FieldFailure{"lesson", *problem};
+      }
+    }
     if (*version == 1 && f.get(kFollowed)) failAt(f.at(kFollowed), "unknown key (in a version 1 session)");
     // Version 2: a session of followed runs alone may have no config.
     const JsonValue* config = f.get(kConfig);
@@ -222,6 +229,13 @@ std::optional<Session> decodeSession(std::string_view json, SessionError* error,
                                                " after " + std::to_string(previous) + ")"};
       }
       previous = record->step;
+      // The runner stops at config.steps, and a mode leaves the records only after the one that says it
+      // diverged: a record beyond the run, or with no mode, was not written by AmpScope.
+      if (config && record->step > session.config.steps) {
+        throw FieldFailure{path + ".step", "step " + std::to_string(record->step) + " is beyond config.steps (" +
+                                               std::to_string(session.config.steps) + ")"};
+      }
+      if (record->modes.empty()) throw FieldFailure{path + ".modes", "a record holds at least one mode"};
       std::fill(seen.begin(), seen.end(), false);
       for (std::size_t m = 0; m < record->modes.size(); ++m) {
         const ModeStep& s = record->modes[m];

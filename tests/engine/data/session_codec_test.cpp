@@ -144,6 +144,33 @@ TEST(SessionCodec, RecordsMustAgreeWithEachOtherAndTheConfig) {
             "field \"records[0].modes[2].mode\": 'fp32' appears twice");
 }
 
+// The runner stops at config.steps and drops a mode only after the record where it diverged: a record past
+// the run's end, or one with no mode at all, was not written by AmpScope (issue 15's damaged sessions).
+TEST(SessionCodec, ARecordPastTheRunOrWithoutModesIsRefused) {
+  Session session = sampleSession();  // steps 1..6 of a 321-step run
+  session.config.steps = 5;
+  EXPECT_EQ(refused(encodeSession(session)).text(), "field \"records[5].step\": step 6 is beyond config.steps (5)");
+  session.config.steps = 6;
+  EXPECT_TRUE(decodeSession(encodeSession(session), nullptr).has_value()) << "the last step itself is fine";
+  session.records[2].modes.clear();
+  EXPECT_EQ(refused(encodeSession(session)).text(), "field \"records[2].modes\": a record holds at least one mode");
+}
+
+// A session names its lesson as the lesson files do (lesson_id.h); a path or a megabyte is no name.
+TEST(SessionCodec, ALessonThatCannotBeALessonIdIsRefused) {
+  Session session = sampleSession();
+  session.lesson = "../../../etc/passwd";
+  EXPECT_EQ(refused(encodeSession(session)).text(),
+            "field \"lesson\": a lesson id uses lower-case ASCII letters, digits and '-' only");
+  session.lesson = std::string(1000000, 'a');
+  EXPECT_EQ(refused(encodeSession(session)).text(),
+            "field \"lesson\": a lesson id has at most 64 characters (got 1000000)");
+  session.lesson = std::string(64, 'a');
+  EXPECT_TRUE(decodeSession(encodeSession(session), nullptr).has_value());
+  session.lesson.clear();  // no lesson
+  EXPECT_TRUE(decodeSession(encodeSession(session), nullptr).has_value());
+}
+
 TEST(SessionCodec, RandomDamageNeverCrashesAndAlwaysExplains) {
   Session small = sampleSession();
   small.records.resize(3);
