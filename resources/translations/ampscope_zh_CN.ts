@@ -220,8 +220,8 @@ LibTorch %4
         <translation>尖峰步的输入所乘的系数</translation>
     </message>
     <message>
-        <source>Multiply input feature 0 by this on every step, in every mode (1 = off): an outlier feature</source>
-        <translation>在每一步、每种模式中把输入的第 0 个特征乘以这个系数（1 = 关闭）：制造一个离群特征</translation>
+        <source>The first linear layer gets input feature 0 times this and weight column 0 divided by it, every step, every mode (1 = off): an outlier feature</source>
+        <translation>第一个线性层的输入第 0 个特征乘以这个系数、权重第 0 列除以它，每一步、每种模式都如此（1 = 关闭）：制造一个离群特征</translation>
     </message>
 </context>
 <context>

@@ -246,8 +246,8 @@ std::vector<ConfigField> makeTable() {
   t.push_back({"fp8.outlier-factor", "--outlier-factor", "", "outlier_factor", F::Real, "", 1, kLargeReal, false,
                false, "X",
                QT_TRANSLATE_NOOP("ConfigSchema",
-                                 "Multiply input feature 0 by this on every step, in every mode (1 = off): an "
-                                 "outlier feature"),
+                                 "The first linear layer gets input feature 0 times this and weight column 0 "
+                                 "divided by it, every step, every mode (1 = off): an outlier feature"),
                "fp8",
                real([](const RunConfig& c) { return c.fp8.outlierFactor; },
                     [](RunConfig& c, double v) { c.fp8.outlierFactor = v; })});
@@ -766,7 +766,7 @@ std::string pythonConfigDict(const RunConfig& config) {
       {"fp8.scaling", "", ""},
       {"fp8.spike-step", "0 = never; every mode", ""},
       {"fp8.spike-factor", "", ""},
-      {"fp8.outlier-factor", "1 = off; feature 0 of the inputs / embedding outputs, every step, every mode", ""},
+      {"fp8.outlier-factor", "1 = off; the first Linear's input feature 0 x it, weight column 0 / it", ""},
   };
   std::string py;
   for (const Line& line : kLines) {
