@@ -546,11 +546,11 @@ TEST(ReproduceExport, PyTorchRerunOfQuantizedTinyTransformerMatchesTheEngineBitF
   }
 }
 
-// The outlier feature (fp8.outlier-factor: column 0 of the inputs times 1e6 on every step, the lesson's
-// setting) drives per-tensor scaling into flushing most of fc1.input and MXFP8's outlier blocks into
-// flushing theirs; run.py must apply it in every mode, FP32 included, and bf16-pure, whose input is
-// multiplied in float32 before the cast. With the spike as well (step 12), the spike's factor comes
-// first in both. The Transformer multiplies column 0 of its embedding outputs.
+// The outlier feature (fp8.outlier-factor 1e6, the lesson's setting: the first Linear's input column 0
+// times the factor and its weight column 0 divided by it, every step) drives per-tensor scaling into
+// flushing most of fc1.input and MXFP8's outlier blocks into flushing theirs; run.py must apply it in
+// every mode, FP32 included, after the spike (step 12) where both act. In the Transformer the first
+// Linear is block0.attn.qkv, whose input is a LayerNorm output that needs a gradient.
 TEST(ReproduceExport, PyTorchRerunOfAnOutlierFeatureMatchesTheEngineBitForBit) {
   if (!pythonHas("numpy, torch"))
     GTEST_SKIP() << kPython << " lacks numpy or torch (apt install python3-torch)";
@@ -584,7 +584,7 @@ TEST(ReproduceExport, PyTorchRerunOfAnOutlierFeatureMatchesTheEngineBitForBit) {
 }
 
 // ... and that comparison can fail: run.py with the outlier left out (its multiplier all ones) gives
-// other losses, FP32's included.
+// other losses, FP32's included (by rounding only: the function is the same).
 TEST(ReproduceExport, OutlierComparisonSeesARunPyWithoutTheOutlier) {
   if (!pythonHas("numpy, torch"))
     GTEST_SKIP() << kPython << " lacks numpy or torch (apt install python3-torch)";
