@@ -58,7 +58,10 @@ inline BlockFactors mxFactors(uint32_t amaxBits, int elementMaxExp, int* exponen
     f.nan = true;
     return f;
   }
-  const int x = mxSharedExponent(floatOf(amaxBits), elementMaxExp);
+  // A normal amax's floor(log2) is its exponent field; zero and subnormal amaxes take scaling.h's rule.
+  const int x = amaxBits >= 0x00800000u
+                    ? std::clamp(static_cast<int>(amaxBits >> 23) - 127 - elementMaxExp, -127, 127)
+                    : mxSharedExponent(floatOf(amaxBits), elementMaxExp);
   *exponent = x;
   f.encode = pow2(-x);
   f.decode = pow2(x);
@@ -121,7 +124,10 @@ void columnBlocks(const float* in, float* outT, int64_t rows, int64_t cols, int6
   std::vector<int32_t> columnMax(static_cast<size_t>(cols));
   std::vector<float> encode(static_cast<size_t>(cols)), decode(static_cast<size_t>(cols));
   std::vector<uint32_t> nanMask(static_cast<size_t>(cols));
-  std::vector<float> tile(static_cast<size_t>(blockSize * cols));
+  // The tile's rows are padded by one cache line: the transposing read walks down a column, and a
+  // stride of a power of two bytes (cols = 512: 2 KiB) would put all of its rows in two L1 sets.
+  const int64_t stride = cols + 16;
+  std::vector<float> tile(static_cast<size_t>(blockSize * stride));
   for (int64_t r0 = 0; r0 < rows; r0 += blockSize) {
     const int64_t n = std::min(blockSize, rows - r0);
     std::fill(columnMax.begin(), columnMax.end(), 0);
@@ -144,7 +150,7 @@ void columnBlocks(const float* in, float* outT, int64_t rows, int64_t cols, int6
     const uint32_t* nanOf = nanMask.data();
     for (int64_t r = 0; r < n; ++r) {
       const float* row = in + (r0 + r) * cols;
-      float* t = tile.data() + r * cols;
+      float* t = tile.data() + r * stride;
       for (int64_t c = 0; c < cols; ++c) {
         const uint32_t q = bitsOf(quantizeOne(row[c], enc[c], dec[c], k));
         t[c] = floatOf((q & ~nanOf[c]) | (kQuietNaNBits & nanOf[c]));
@@ -153,7 +159,7 @@ void columnBlocks(const float* in, float* outT, int64_t rows, int64_t cols, int6
     for (int64_t c = 0; c < cols; ++c) {
       float* dst = outT + c * rows + r0;
       const float* t = tile.data() + c;
-      for (int64_t r = 0; r < n; ++r) dst[r] = t[r * cols];
+      for (int64_t r = 0; r < n; ++r) dst[r] = t[r * stride];
     }
   }
 }
