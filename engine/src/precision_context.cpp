@@ -123,6 +123,7 @@ void PrecisionContext::beginPass(bool instrument, bool recordOps, float invScale
   recordOps_ = recordOps;
   invScale_ = invScale;
   inputFactor_ = fp8_.spikeStep == stepsEnded_ + 1 ? fp8_.spikeFactor : 1.0;
+  firstLinear_ = true;
   if (quantizer_) quantizer_->beginPass(instrument);
   if (instrument) {
     for (auto& p : points_) p.counts = RoundingCounts{};
@@ -285,6 +286,22 @@ Act PrecisionContext::input(const torch::Tensor& given) {
 
 Act PrecisionContext::linear(const std::string& layer, const Act& x, const torch::Tensor& weight,
                              const torch::Tensor& bias) {
+  const bool first = firstLinear_;
+  firstLinear_ = false;
+  if (!first || fp8_.outlierFactor == 1.0 || x.t.dim() == 0 || x.t.size(-1) == 0) {
+    return linearOp(layer, x, weight, bias);
+  }
+  // (F, 1, 1, ...): the factor rounded to float32 once, then cast to each operand's dtype. x * D and
+  // W / D give the same x W^T up to rounding; the gradients flow back through the product and quotient.
+  torch::Tensor factors = torch::ones({x.t.size(-1)}, torch::kFloat);
+  factors.data_ptr<float>()[0] = static_cast<float>(fp8_.outlierFactor);
+  const Act shifted = passThrough(layer + ".outlier", x.t * factors.to(x.t.scalar_type()), x.low);
+  record("mul", layer + ".outlier", x.t, x.low, shifted.t, shifted.low);
+  return linearOp(layer, shifted, weight / factors.to(weight.scalar_type()), bias);
+}
+
+Act PrecisionContext::linearOp(const std::string& layer, const Act& x, const torch::Tensor& weight,
+                               const torch::Tensor& bias) {
   if (kind_ == ExecKind::Quantized) {
     const torch::Tensor y = fp8::quantizedLinear(*quantizer_, layer, x.t, weight, bias);
     tapGradient(layer, y);

@@ -41,6 +41,11 @@
 //   endStep() rolls the delayed-scaling amax histories once per optimizer step.
 // - fp8.spike-step (every mode): that step's float inputs and embedding outputs are multiplied by
 //   fp8.spike-factor, an amax spike for the scaling experiment.
+// - fp8.outlier-factor (every mode, every step): the first linear layer of the pass (the MLPs' fc1, the
+//   Transformer's block0.attn.qkv) multiplies feature 0 of its input by the factor and divides column 0
+//   of its weight by it, so the layer computes the same function and only the GEMM inputs change: an
+//   outlier feature, as LLM activations have them next to the small weights trained on them. The
+//   product is an op of its own (rounded where a pure emulated mode rounds every op's output).
 //
 // - op record: each op's input and output dtype, read from the real tensors (emulated: the format the
 //   values hold).
@@ -131,6 +136,8 @@ class PrecisionContext {
   std::unique_ptr<fp8::RecipeQuantizer> quantizer_;
   int64_t stepsEnded_ = 0;
   double inputFactor_ = 1.0;  // fp8.spike-factor on the spike step's pass
+  bool firstLinear_ = true;   // no linear has run in this pass yet (fp8.outlier-factor applies to it)
+  Act linearOp(const std::string& layer, const Act& x, const torch::Tensor& weight, const torch::Tensor& bias);
   // Stable addresses: the autograd function and hooks hold pointers into these during backward.
   std::deque<RoundingPointStats> points_;
   std::unordered_map<std::string, size_t> pointIndex_;

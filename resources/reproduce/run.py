@@ -73,6 +73,7 @@ class Ops:
         self.emulation = emulation
         self.quantizer = quantizer  # a RecipeQuantizer in the FP8/microscaling modes
         self.input_factor = 1.0  # spike_factor on the spike step (CONFIG "spike_step"), else 1
+        self.first_linear = True  # no Linear has run in this forward pass yet
 
     def _param(self, p: Tensor) -> Tensor:
         return r16(p) if self.emulation else p
@@ -92,12 +93,21 @@ class Ops:
 
     def linear(self, x, layer: nn.Linear):
         t, low = x
+        weight = layer.weight
+        if self.first_linear:
+            # CONFIG "outlier_factor" (1 = off): the pass's first Linear gets feature 0 of its input times
+            # the factor and column 0 of its weight divided by it (the same x W^T up to rounding).
+            self.first_linear = False
+            factors = outlier_factors(t)
+            if factors is not None:
+                t, low = self._out(t * factors.to(t.dtype), low)
+                weight = weight / factors.to(weight.dtype)
         if self.quantizer is not None:
-            return quantized_linear(self.quantizer, layer, t), False
+            return quantized_linear(self.quantizer, layer, t, weight), False
         if not self.emulation:
-            return self._out(F.linear(t, layer.weight, layer.bias))
+            return self._out(F.linear(t, weight, layer.bias))
         bias = None if layer.bias is None else self._param(layer.bias)
-        return self._out(F.linear(self._low_in(t, low), self._param(layer.weight), bias))
+        return self._out(F.linear(self._low_in(t, low), self._param(weight), bias))
 
     def matmul(self, a, b):
         return self._out(torch.matmul(self._low_in(*a), self._low_in(*b)), self.emulation is not None)
@@ -150,6 +160,17 @@ class Ops:
 
 
 PLAIN = Ops()
+
+
+def outlier_factors(t: Tensor):
+    """(outlier_factor, 1, 1, ...) along t's last dimension, float32 (the factor rounded once), or None
+    when the outlier is off."""
+    factor = float(CONFIG["outlier_factor"])
+    if factor == 1.0 or t.dim() == 0 or t.size(-1) == 0:
+        return None
+    factors = torch.ones(t.size(-1), dtype=torch.float32, device=t.device)
+    factors[0] = factor
+    return factors
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -371,9 +392,9 @@ class QuantizedLinearFunction(torch.autograd.Function):
         return grad_x, grad_w, None, None
 
 
-def quantized_linear(quantizer: RecipeQuantizer, layer: nn.Linear, x: Tensor) -> Tensor:
+def quantized_linear(quantizer: RecipeQuantizer, layer: nn.Linear, x: Tensor, weight: Tensor) -> Tensor:
     x2d = x.reshape(-1, x.size(-1))
-    y = QuantizedLinearFunction.apply(x2d, layer.weight, quantizer, layer)
+    y = QuantizedLinearFunction.apply(x2d, weight, quantizer, layer)
     if layer.bias is not None:
         y = y + layer.bias  # the bias add and its gradient stay float32
     return y.reshape(*x.shape[:-1], layer.weight.size(0))
@@ -634,6 +655,7 @@ class ModeRun:
             inputs = inputs * self.ops.input_factor
         if self.input_dtype is not None and inputs.is_floating_point():
             inputs = inputs.to(self.input_dtype)
+        self.ops.first_linear = True  # the outlier feature (if any) goes into this pass's first Linear
         self.optimizer.zero_grad(set_to_none=True)
         scale = self.scaler.get_scale() if self.scaler is not None else 1.0
         loss = self.forward_loss(inputs, targets)

@@ -219,6 +219,10 @@ LibTorch %4
         <source>The factor the spike step&apos;s inputs are multiplied by</source>
         <translation>尖峰步的输入所乘的系数</translation>
     </message>
+    <message>
+        <source>The first linear layer gets input feature 0 times this and weight column 0 divided by it, every step, every mode (1 = off): an outlier feature</source>
+        <translation>第一个线性层的输入第 0 个特征乘以这个系数、权重第 0 列除以它，每一步、每种模式都如此（1 = 关闭）：制造一个离群特征</translation>
+    </message>
 </context>
 <context>
     <name>ExportDialog</name>
@@ -1945,6 +1949,10 @@ zeros</source>
     <message>
         <source>Spike factor</source>
         <translation>尖峰系数</translation>
+    </message>
+    <message>
+        <source>Outlier factor</source>
+        <translation>离群特征系数</translation>
     </message>
 </context>
 <context>

@@ -167,6 +167,7 @@ TEST(CliTrain, TheJsonlHeaderHoldsTheValueOfEveryFlagGiven) {
       {"fp8.scaling", "false"},
       {"fp8.spike-step", "2"},
       {"fp8.spike-factor", "100"},
+      {"fp8.outlier-factor", "4"},
   };
   RunConfig expected = presetFor(ModelKind::DeepMLP);
   const RunConfig modelPreset = expected;

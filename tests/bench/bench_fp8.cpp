@@ -1,12 +1,15 @@
 // ampscope_bench_fp8: the cost of the FP8/microscaling emulation, printed as ratios (no pass/fail):
 // - per model, the mean step time of each quantised mode over FP32's (one mode per Comparison, one
-//   intra-op thread, instruments at step 1 only, 20 warm-up steps then 100 timed ones);
+//   intra-op thread, instruments at step 1 only, 20 warm-up steps then 100 timed ones), as wall time and
+//   as the thread's CPU time (what a quiet machine's wall time would be: a shared machine's other work
+//   inflates the wall time, not the CPU time, since the step runs on this one thread);
 // - the element quantiser's throughput against a plain float32 copy of the same data.
 #include <ATen/Parallel.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <vector>
 
 #include "ampscope/engine/comparison.h"
@@ -18,7 +21,18 @@ namespace {
 using namespace ampscope;
 using Clock = std::chrono::steady_clock;
 
-double msPerStep(ModelKind model, PrecisionMode mode) {
+double threadCpuMs() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return 1e3 * static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_nsec);
+}
+
+struct StepTime {
+  double wall = 0;
+  double cpu = 0;
+};
+
+StepTime msPerStep(ModelKind model, PrecisionMode mode) {
   RunConfig config = presetFor(model);
   config.modes = {mode};
   config.steps = 1000;
@@ -26,9 +40,11 @@ double msPerStep(ModelKind model, PrecisionMode mode) {
   Comparison comparison(config);
   for (int i = 0; i < 20; ++i) comparison.step();
   const auto start = Clock::now();
+  const double cpuStart = threadCpuMs();
   constexpr int kSteps = 100;
   for (int i = 0; i < kSteps; ++i) comparison.step();
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count() / kSteps;
+  return {std::chrono::duration<double, std::milli>(Clock::now() - start).count() / kSteps,
+          (threadCpuMs() - cpuStart) / kSteps};
 }
 
 double nsPerElement(void (*body)(const std::vector<float>&, std::vector<float>&), const std::vector<float>& in,
@@ -45,12 +61,13 @@ double nsPerElement(void (*body)(const std::vector<float>&, std::vector<float>&)
 int main() {
   at::set_num_threads(1);
   for (ModelKind model : {ModelKind::TinyMLP, ModelKind::TinyTransformer}) {
-    const double fp32 = msPerStep(model, PrecisionMode::FP32);
-    std::printf("%s: fp32 %.3f ms/step\n", modelName(model).c_str(), fp32);
+    const StepTime fp32 = msPerStep(model, PrecisionMode::FP32);
+    std::printf("%s: fp32 %.3f ms/step (cpu %.3f)\n", modelName(model).c_str(), fp32.wall, fp32.cpu);
     for (PrecisionMode mode :
          {PrecisionMode::Fp8Delayed, PrecisionMode::Fp8Current, PrecisionMode::MXFP8, PrecisionMode::NVFP4}) {
-      const double ms = msPerStep(model, mode);
-      std::printf("  %-12s %.3f ms/step  %.2fx fp32\n", modeName(mode).c_str(), ms, ms / fp32);
+      const StepTime t = msPerStep(model, mode);
+      std::printf("  %-12s %.3f ms/step  %.2fx fp32   cpu %.3f ms/step  %.2fx fp32\n", modeName(mode).c_str(), t.wall,
+                  t.wall / fp32.wall, t.cpu, t.cpu / fp32.cpu);
     }
   }
   std::vector<float> in(1 << 22), out(in.size());

@@ -160,6 +160,24 @@ const std::vector<Claim>& claims() {
        }},
       {"clipping", "before-unscale", "fp16-amp-scaled loss >= 20% above fp32's",
        [](const History& h) { return h.lossGap(M::FP16AmpScaled, M::FP32); }},
+      {"fp8-scaling", "outlier", "fc1.input flushed: fp8-current > 90%, mxfp8 < 25%",
+       [](const History& h) {
+         // The latest instrumented step's flushed share of fc1.input (QuantTensorStats), per mode.
+         auto share = [&h](PrecisionMode mode) -> std::optional<double> {
+           const auto* steps = h.of(mode);
+           if (!steps) return std::nullopt;
+           for (auto it = steps->rbegin(); it != steps->rend(); ++it)
+             for (const auto& q : it->quantized)
+               if (q.name == "fc1.input" && q.measured && q.numel > 0)
+                 return static_cast<double>(q.flushed) / static_cast<double>(q.numel);
+           return std::nullopt;
+         };
+         const auto current = share(M::Fp8Current);
+         const auto mx = share(M::MXFP8);
+         return current && mx && *current > 0.90 && *mx < 0.25;
+       }},
+      {"fp8-scaling", "outlier", "fp8-current loss >= 20% above mxfp8's",
+       [](const History& h) { return h.lossGap(M::Fp8Current, M::MXFP8); }},
       {"measuring", "", "step-time means over steps 6-25 (every mode at step 25)",
        [](const History& h) {
          for (const auto& [mode, steps] : h.modes)

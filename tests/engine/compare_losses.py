@@ -15,7 +15,9 @@ import sys
 import tempfile
 
 ALL_MODES = "fp32,fp16-amp-scaled,fp16-amp,bf16-amp,fp16-pure,bf16-pure"
-# Per configuration: a name and the train flags (the steps are appended).
+QUANTIZED_MODES = "fp32,fp8-delayed,fp8-current,mxfp8,nvfp4"
+# Per configuration: a name and the train flags (the steps are appended); --modes ALL_MODES unless the
+# flags give --modes.
 CASES = [
     ("tiny-mlp default", ["--model", "tiny-mlp"]),
     ("deep-mlp preset", ["--model", "deep-mlp"]),
@@ -28,13 +30,20 @@ CASES = [
     ("tiny-mlp sgd momentum 0 clip before-unscale inject-overflow 5",
      ["--model", "tiny-mlp", "--optimizer", "sgd", "--momentum", "0", "--clip-order", "before-unscale",
       "--inject-overflow-at", "5", "--instrument-every", "3"]),
+    ("tiny-mlp fp8/mx/nvfp4 instrument-every 3",
+     ["--model", "tiny-mlp", "--modes", QUANTIZED_MODES, "--instrument-every", "3"]),
+    ("deep-mlp fp8/mx/nvfp4 spike 20 history 8",
+     ["--model", "deep-mlp", "--modes", QUANTIZED_MODES, "--spike-step", "20", "--amax-history-len", "8"]),
+    ("tiny-transformer fp8/mx/nvfp4 instrument-every 4",
+     ["--model", "tiny-transformer", "--modes", QUANTIZED_MODES, "--instrument-every", "4"]),
 ]
 # Fields that measure the machine, not the arithmetic.
 IGNORED = {"step-time-ms", "current-bytes", "peak-bytes", "wall-time", "seq"}
 
 
 def run(cli, flags, steps, path):
-    command = [cli, "train", "--modes", ALL_MODES, "--steps", str(steps), "--quiet", "--jsonl", path] + flags
+    modes = [] if "--modes" in flags else ["--modes", ALL_MODES]
+    command = [cli, "train"] + modes + ["--steps", str(steps), "--quiet", "--jsonl", path] + flags
     done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if done.returncode != 0:
         raise SystemExit(f"{cli} failed ({done.returncode}): {done.stderr.strip()}")

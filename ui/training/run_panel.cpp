@@ -213,6 +213,7 @@ QString RunPanel::fieldLabel(const QString& key) const {
       {QStringLiteral("fp8.scaling"), QT_TR_NOOP("FP8 scaling on")},
       {QStringLiteral("fp8.spike-step"), QT_TR_NOOP("Amax spike at step")},
       {QStringLiteral("fp8.spike-factor"), QT_TR_NOOP("Spike factor")},
+      {QStringLiteral("fp8.outlier-factor"), QT_TR_NOOP("Outlier factor")},
   };
   const char* label = kLabels.value(key, nullptr);
   return label ? tr(label) : key;  // a new field shows its key until it gets a label

@@ -243,9 +243,21 @@ std::vector<ConfigField> makeTable() {
                QT_TRANSLATE_NOOP("ConfigSchema", "The factor the spike step's inputs are multiplied by"), "fp8",
                real([](const RunConfig& c) { return c.fp8.spikeFactor; },
                     [](RunConfig& c, double v) { c.fp8.spikeFactor = v; })});
+  t.push_back({"fp8.outlier-factor", "--outlier-factor", "", "outlier_factor", F::Real, "", 1, kLargeReal, false,
+               false, "X",
+               QT_TRANSLATE_NOOP("ConfigSchema",
+                                 "The first linear layer gets input feature 0 times this and weight column 0 "
+                                 "divided by it, every step, every mode (1 = off): an outlier feature"),
+               "fp8",
+               real([](const RunConfig& c) { return c.fp8.outlierFactor; },
+                    [](RunConfig& c, double v) { c.fp8.outlierFactor = v; })});
   for (ConfigField& field : t) {
     if (field.key.substr(0, 4) == "fp8." || field.key == "precision-path" || field.key == "init-gain")
       field.mayBeAbsent = true;
+  }
+  // Added after sessions of quantised runs were written: those keep their bytes while it is off.
+  for (ConfigField& field : t) {
+    if (field.key == "fp8.outlier-factor") field.writtenOnlyWhenSet = true;
   }
   return t;
 }
@@ -557,8 +569,10 @@ void writeConfigJson(JsonWriter& out, const RunConfig& config) {
   out.beginObject();
   std::string_view open;  // the nested object being written ("scaler"), or empty
   const bool later = writesLaterFields(config);
+  const RunConfig defaults;
   for (const ConfigField& field : configFields()) {
     if (field.mayBeAbsent && !later) continue;
+    if (field.writtenOnlyWhenSet && fieldText(config, field) == fieldText(defaults, field)) continue;
     const std::size_t dot = field.key.find('.');
     const std::string_view parent = dot == std::string_view::npos ? std::string_view() : field.key.substr(0, dot);
     const std::string_view name = dot == std::string_view::npos ? field.key : field.key.substr(dot + 1);
@@ -752,6 +766,7 @@ std::string pythonConfigDict(const RunConfig& config) {
       {"fp8.scaling", "", ""},
       {"fp8.spike-step", "0 = never; every mode", ""},
       {"fp8.spike-factor", "", ""},
+      {"fp8.outlier-factor", "1 = off; the first Linear's input feature 0 x it, weight column 0 / it", ""},
   };
   std::string py;
   for (const Line& line : kLines) {

@@ -52,7 +52,19 @@ torch::Tensor RecipeQuantizer::quantize(const torch::Tensor& x, const std::strin
   float* dst = out.data_ptr<float>();
   const int64_t n = in.numel();
   const QuantFormat format = s.stats.format;
-  const float amax = absMax(src, n);
+  QuantCounts counts;
+  // Per tensor, the scale needs the amax first; the block passes find it as they go.
+  BlockStats blocks;
+  if (!perTensor()) {
+    const int64_t cols = in.dim() == 0 ? 1 : in.size(-1);
+    const int64_t rows = cols == 0 ? 0 : n / cols;
+    if (recipe_ == Recipe::MxBlock) {
+      quantizeMxBlocks(src, dst, rows, cols, 32, format, instrument_ ? &counts : nullptr, &blocks);
+    } else {
+      quantizeNvfp4Blocks(src, dst, rows, cols, instrument_ ? &counts : nullptr, &blocks);
+    }
+  }
+  const float amax = perTensor() ? absMax(src, n) : blocks.tensorAmax;
 
   QuantTensorStats& st = s.stats;
   if (!s.used) {
@@ -67,7 +79,6 @@ torch::Tensor RecipeQuantizer::quantize(const torch::Tensor& x, const std::strin
   s.stepAmax = std::isnan(amax) || std::isnan(s.stepAmax) ? NAN : std::max(s.stepAmax, amax);
   st.amax = s.stepAmax;
   st.numel += n;
-  QuantCounts counts;
   QuantCounts* countsOut = instrument_ ? &counts : nullptr;
 
   if (perTensor()) {
@@ -85,14 +96,6 @@ torch::Tensor RecipeQuantizer::quantize(const torch::Tensor& x, const std::strin
     // Dequantisation multiplies by the float32 reciprocal, as a GEMM's scale_inv does.
     fp8::quantize(src, dst, n, format, scale, 1.0f / scale, countsOut);
   } else {
-    const int64_t cols = in.dim() == 0 ? 1 : in.size(-1);
-    const int64_t rows = cols == 0 ? 0 : n / cols;
-    BlockStats blocks;
-    if (recipe_ == Recipe::MxBlock) {
-      quantizeMxBlocks(src, dst, rows, cols, 32, format, countsOut, &blocks);
-    } else {
-      quantizeNvfp4Blocks(src, dst, rows, cols, countsOut, &blocks);
-    }
     st.scale = blocks.tensorScale;
     st.amaxHistoryMax = amax;
     st.blockScaleExpMin = blocks.minExp;
@@ -110,14 +113,17 @@ torch::Tensor RecipeQuantizer::quantize(const torch::Tensor& x, const std::strin
 }
 
 torch::Tensor RecipeQuantizer::quantizeColumns(const torch::Tensor& x2d, bool backward) const {
-  const torch::Tensor t = x2d.t().contiguous();
-  torch::Tensor out = torch::empty_like(t, torch::MemoryFormat::Contiguous);
+  // The result is laid out as the rows of the contiguous transpose would be ([cols, rows] row-major,
+  // returned as its transposed view): the backward GEMMs read it in that layout, and the BLAS's
+  // summation order depends on it (run.py builds the same).
+  const torch::Tensor in = x2d.contiguous();
+  const int64_t rows = in.size(0), cols = in.size(1);
+  torch::Tensor out = torch::empty({cols, rows}, in.options());
   const QuantFormat format = backward ? backwardFormat() : forwardFormat();
   if (recipe_ == Recipe::MxBlock) {
-    quantizeMxBlocks(t.data_ptr<float>(), out.data_ptr<float>(), t.size(0), t.size(1), 32, format, nullptr,
-                     nullptr);
+    quantizeMxColumnBlocks(in.data_ptr<float>(), out.data_ptr<float>(), rows, cols, 32, format);
   } else {
-    quantizeNvfp4Blocks(t.data_ptr<float>(), out.data_ptr<float>(), t.size(0), t.size(1), nullptr, nullptr);
+    quantizeNvfp4ColumnBlocks(in.data_ptr<float>(), out.data_ptr<float>(), rows, cols);
   }
   return out.t();
 }

@@ -84,9 +84,9 @@ RunConfig randomConfig(std::mt19937_64& rng) {
 }
 
 TEST(ConfigSchema, EveryRunConfigMemberHasOneRowWithAUniqueKeyFlagAndHelp) {
-  // RunConfig's members (run_config.h): 20 top-level ones, ScalerConfig's 5 and Fp8Config's 5 make
-  // 30 - 2 (scaler and fp8 themselves).
-  EXPECT_EQ(configFields().size(), 28u);
+  // RunConfig's members (run_config.h): 20 top-level ones, ScalerConfig's 5 and Fp8Config's 6 make
+  // 31 - 2 (scaler and fp8 themselves).
+  EXPECT_EQ(configFields().size(), 29u);
   std::set<std::string_view> keys, flags;
   for (const ConfigField& field : configFields()) {
     EXPECT_TRUE(keys.insert(field.key).second) << field.key;
@@ -193,6 +193,51 @@ TEST(ConfigSchema, TheFp8RowsAreWrittenWhenAQuantisedModeOrAValueNeedsThem) {
   margin.fp8.margin = 2;
   EXPECT_NE(written(margin).find("\"fp8\":{\"amax-history-len\":1024,\"margin\":2,"), std::string::npos);
   EXPECT_EQ(written(RunConfig{}).find("fp8"), std::string::npos);
+}
+
+// fp8.outlier-factor came after sessions of quantised runs were written: while it is 1 (off) a config
+// writes the bytes it wrote before the row existed (the test above), and only a factor that is set is
+// written, last in the fp8 object, and read back.
+TEST(ConfigSchema, TheOutlierFactorIsWrittenOnlyWhenSet) {
+  auto written = [](const RunConfig& config) {
+    std::string text;
+    JsonWriter writer(text);
+    writeConfigJson(writer, config);
+    return text;
+  };
+  RunConfig quantised;
+  quantised.modes = {PrecisionMode::FP32, PrecisionMode::MXFP8};
+  EXPECT_EQ(written(quantised).find("outlier"), std::string::npos);
+  quantised.fp8.outlierFactor = 1e6;
+  const std::string withOutlier = written(quantised);
+  EXPECT_NE(withOutlier.find("\"spike-factor\":1000,\"outlier-factor\":1e+06}}"), std::string::npos) << withOutlier;
+  // Without a quantised mode the set factor still brings the fp8 object (it acts on FP32 too).
+  RunConfig fp32;
+  fp32.modes = {PrecisionMode::FP32};
+  fp32.fp8.outlierFactor = 250;
+  const std::string plain = written(fp32);
+  EXPECT_NE(plain.find("\"fp8\":{\"amax-history-len\":1024,"), std::string::npos) << plain;
+  EXPECT_NE(plain.find("\"outlier-factor\":250}"), std::string::npos) << plain;
+  const auto json = parseJson(withOutlier, nullptr);
+  ASSERT_TRUE(json);
+  RunConfig back;
+  const auto errors = readConfigJson(*json, back, /*requireAll=*/true, "config.");
+  EXPECT_TRUE(errors.empty()) << errors[0].field << ": " << errors[0].message;
+  EXPECT_EQ(back.fp8.outlierFactor, 1e6);
+}
+
+// The factor multiplies: below 1 it would shrink the feature, which is not an outlier.
+TEST(ConfigSchema, TheOutlierFactorIsAtLeastOne) {
+  const ConfigField* field = findConfigField("fp8.outlier-factor");
+  ASSERT_NE(field, nullptr);
+  EXPECT_EQ(field->flag, "--outlier-factor");
+  RunConfig config;
+  const auto error = setFieldText(config, *field, "0.5");
+  ASSERT_TRUE(error.has_value());
+  EXPECT_EQ(error->field, "fp8.outlier-factor");
+  EXPECT_EQ(error->message, "must be >= 1 (got 0.5)");
+  EXPECT_FALSE(setFieldText(config, *field, "1").has_value());
+  EXPECT_EQ(config.fp8.outlierFactor, 1.0);
 }
 
 TEST(ConfigSchema, TheDefaultsAreWrittenNestedInTableOrder) {

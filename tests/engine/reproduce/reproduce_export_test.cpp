@@ -546,6 +546,83 @@ TEST(ReproduceExport, PyTorchRerunOfQuantizedTinyTransformerMatchesTheEngineBitF
   }
 }
 
+// The outlier feature (fp8.outlier-factor 1e6, the lesson's setting: the first Linear's input column 0
+// times the factor and its weight column 0 divided by it, every step) drives per-tensor scaling into
+// flushing most of fc1.input and MXFP8's outlier blocks into flushing theirs; run.py must apply it in
+// every mode, FP32 included, after the spike (step 12) where both act. In the Transformer the first
+// Linear is block0.attn.qkv, whose input is a LayerNorm output that needs a gradient.
+TEST(ReproduceExport, PyTorchRerunOfAnOutlierFeatureMatchesTheEngineBitForBit) {
+  if (!pythonHas("numpy, torch"))
+    GTEST_SKIP() << kPython << " lacks numpy or torch (apt install python3-torch)";
+  constexpr int64_t kSteps = 20;
+  RunConfig config = quantizedMlpConfig();
+  config.modes.push_back(PrecisionMode::FP32);
+  config.fp8.outlierFactor = 1e6;
+  std::string output;
+  std::map<std::string, StepCounts> rows;
+  auto largest = largestDifferencePerMode(config, kSteps, "tinymlp_outlier", &output, &rows);
+  ASSERT_EQ(largest.size(), 5u) << output;
+  for (const auto& [mode, diff] : largest) {
+    std::printf("[ reproduce ] TinyMLP outlier x1e6 %s, %lld steps: largest loss difference %.3g\n", mode.c_str(),
+                static_cast<long long>(kSteps), diff);
+    EXPECT_EQ(rows[mode].python, rows[mode].engine) << mode << "\n" << output;
+    EXPECT_EQ(diff, 0.0) << mode;
+  }
+
+  RunConfig transformer = presetFor(ModelKind::TinyTransformer);
+  transformer.modes = {PrecisionMode::FP32, PrecisionMode::Fp8Current, PrecisionMode::MXFP8, PrecisionMode::NVFP4};
+  transformer.fp8.outlierFactor = 1e4;
+  rows.clear();
+  largest = largestDifferencePerMode(transformer, 6, "transformer_outlier", &output, &rows);
+  ASSERT_EQ(largest.size(), 4u) << output;
+  for (const auto& [mode, diff] : largest) {
+    std::printf("[ reproduce ] TinyTransformer outlier x1e4 %s, 6 steps: largest loss difference %.3g\n",
+                mode.c_str(), diff);
+    EXPECT_EQ(rows[mode].python, rows[mode].engine) << mode << "\n" << output;
+    EXPECT_EQ(diff, 0.0) << mode;
+  }
+}
+
+// ... and that comparison can fail: run.py with the outlier left out (its multiplier all ones) gives
+// other losses, FP32's included (by rounding only: the function is the same).
+TEST(ReproduceExport, OutlierComparisonSeesARunPyWithoutTheOutlier) {
+  if (!pythonHas("numpy, torch"))
+    GTEST_SKIP() << kPython << " lacks numpy or torch (apt install python3-torch)";
+  constexpr int64_t kSteps = 5;
+  RunConfig config = presetFor(ModelKind::TinyMLP);
+  config.modes = {PrecisionMode::FP32, PrecisionMode::MXFP8};
+  config.fp8.outlierFactor = 1e6;
+  std::vector<StepRecord> records;
+  {
+    Comparison comparison(config);
+    for (int64_t s = 0; s < kSteps; ++s) records.push_back(comparison.step());
+  }
+  const fs::path dir = freshDir("outlier_broken");
+  ASSERT_TRUE(exportReproduction(config, kSteps, dir.string(), records).ok);
+  std::string script = readFile(dir / "run.py");
+  const std::string intact = "factors[0] = factor";
+  const size_t at = script.find(intact);
+  ASSERT_NE(at, std::string::npos);
+  script.replace(at, intact.size(), "factors[0] = 1.0");
+  std::ofstream(dir / "run.py") << script;
+  std::string output, header;
+  std::vector<PythonLoss> lines;
+  ASSERT_EQ(runExportedScript(dir, &output, &header, &lines), 0) << output;
+  std::map<std::string, double> largest;
+  for (const auto& record : records) {
+    for (const auto& m : record.modes) {
+      for (const PythonLoss& line : lines) {
+        if (line.step == m.step && line.mode == modeName(m.mode))
+          largest[line.mode] = std::max(largest[line.mode], std::abs(m.loss - line.loss));
+      }
+    }
+  }
+  for (const char* mode : {"fp32", "mxfp8"}) {
+    std::printf("[ reproduce ] run.py without the outlier, %s: largest loss difference %.3g\n", mode, largest[mode]);
+    EXPECT_GT(largest[mode], 0.0) << mode;
+  }
+}
+
 // The comparison above can fail: the same export with run.py's element rounding broken (ties no longer
 // go to even, the subnormal step one bit coarser) or the per-tensor dequantisation dividing by the scale
 // instead of multiplying by its float32 reciprocal gives other losses.

@@ -1,5 +1,6 @@
 // The FP8 lesson: its variants set the FP8 settings its callouts talk about (scaling off, a 16-step
-// amax history, the spike at step 100 times 1000), and it shows the FP8 scale panel.
+// amax history, the spike at step 100 times 1000, the outlier feature times 1e6), and it shows the FP8 scale
+// panel.
 #include <gtest/gtest.h>
 
 #include "ampscope/engine/run_config.h"
@@ -46,6 +47,16 @@ TEST(Fp8Lesson, VariantsSetTheSettingsTheCalloutsDescribe) {
   const Lesson::Variant* blocks = variant(*lesson, QStringLiteral("blocks"));
   ASSERT_NE(blocks, nullptr);
   EXPECT_EQ(blocks->config.modes, (std::vector<PrecisionMode>{PrecisionMode::Fp8Current, PrecisionMode::MXFP8}));
+  EXPECT_EQ(blocks->config.fp8.outlierFactor, 1.0);
+
+  // The outlier callout's numbers are for feature 0 of fc1's input times 1e6 (lesson_claims measures them).
+  const Lesson::Variant* outlier = variant(*lesson, QStringLiteral("outlier"));
+  ASSERT_NE(outlier, nullptr);
+  EXPECT_EQ(outlier->config.fp8.outlierFactor, 1e6);
+  EXPECT_TRUE(outlier->config.fp8.scaling);
+  EXPECT_EQ(outlier->config.model, ModelKind::DeepMLP);
+  EXPECT_EQ(outlier->config.modes, (std::vector<PrecisionMode>{PrecisionMode::FP32, PrecisionMode::Fp8Current,
+                                                               PrecisionMode::MXFP8}));
 }
 
 }  // namespace

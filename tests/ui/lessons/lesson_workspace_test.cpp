@@ -122,7 +122,7 @@ TEST_F(LessonWindow, EveryLessonTrainsTwentyStepsInEachOfItsModes) {
       ++trained;
     }
   }
-  EXPECT_EQ(trained, 13);  // 9 lessons with a config, the clipping lesson twice, the FP8 lesson four times
+  EXPECT_EQ(trained, 14);  // 9 lessons with a config, the clipping lesson twice, the FP8 lesson five times
 }
 
 TEST_F(LessonWindow, ClickingACalloutRaisesAndHighlightsItsPanel) {

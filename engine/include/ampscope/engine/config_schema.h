@@ -60,6 +60,9 @@ struct ConfigField {
   // Added after sessions and streams without it were written: a reader that requires every field
   // takes its absence as the default.
   bool mayBeAbsent = false;
+  // Written only when it differs from its default, even where the other mayBeAbsent fields are written:
+  // a config that leaves it at the default keeps the bytes it had before the row existed.
+  bool writtenOnlyWhenSet = false;
 };
 
 const std::vector<ConfigField>& configFields();

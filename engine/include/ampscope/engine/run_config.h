@@ -70,6 +70,9 @@ struct Fp8Config {
   bool scaling = true;            // off: every per-tensor scale is 1 (block modes keep their block scales)
   int64_t spikeStep = 0;          // 0 = off; else this step's input batch is multiplied by spikeFactor
   double spikeFactor = 1000.0;
+  // 1 = off; else feature 0 of the float inputs (MLPs) and of the embedding outputs (Transformer) is
+  // multiplied by it on every step, in every mode: an outlier feature, as LLM activations have them.
+  double outlierFactor = 1.0;
 };
 
 struct RunConfig {
