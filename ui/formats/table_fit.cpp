@@ -1,6 +1,7 @@
 #include "ui/formats/table_fit.h"
 
 #include <QAbstractItemModel>
+#include <QAbstractItemView>
 #include <QEvent>
 #include <QHeaderView>
 #include <QScrollBar>
@@ -54,7 +55,8 @@ void TableFit::fit() {
 
 int TableFit::contentWidth(int column) const {
   const QHeaderView* header = m_table->horizontalHeader();
-  int width = m_table->sizeHintForColumn(column);
+  // QTableView's override is protected; the virtual call through QAbstractItemView reaches it.
+  int width = static_cast<const QAbstractItemView*>(m_table)->sizeHintForColumn(column);
   if (!header->isHidden()) width = std::max(width, header->sectionSizeHint(column));
   return width;
 }

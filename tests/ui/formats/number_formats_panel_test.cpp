@@ -358,7 +358,7 @@ TEST(NumberFormatsLegend, ChipsWrapWholeInChinese) {
       // One line, whole: the label has the size its unwrapped text needs.
       EXPECT_GE(item->width(), item->sizeHint().width()) << "item " << i << " at width " << width;
       EXPECT_LE(item->height(), item->sizeHint().height() + 1) << "item " << i << " at width " << width;
-      EXPECT_TRUE(legend->rect().contains(item->geometry())) << "item " << i << " at width " << width;
+      EXPECT_TRUE(legend->rect().contains(item->geometry())) << "item " << i << " at width " << width << ": " << item->geometry().x() << "," << item->geometry().y() << " " << item->width() << "x" << item->height() << " in " << legend->width() << "x" << legend->height();
       for (int j = 0; j < i; ++j)
         EXPECT_FALSE(item->geometry().intersects(items[j]->geometry())) << i << " and " << j << " at " << width;
       lines.insert(item->y());
