@@ -22,8 +22,9 @@ packages=(
   python3 python3-torch python3-numpy
   # fonts that render the Simplified Chinese UI
   fonts-noto-cjk fonts-dejavu-core
-  # screenshots under a virtual X server, and looking at exported PDFs
-  xvfb xauth poppler-utils
+  # screenshots under a virtual X server, and looking at exported PDFs; keys, clicks and whole-screen
+  # captures of the real window there (the projector evidence: xdotool, ImageMagick's import)
+  xvfb xauth poppler-utils xdotool imagemagick
   # packaging: .deb build, lint and metadata validation
   dpkg-dev fakeroot lintian desktop-file-utils appstream
   # packaging: hardening-check over the built executables (packaging_hardening_check)

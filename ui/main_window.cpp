@@ -33,9 +33,12 @@ namespace {
 const char* const kGeometryKey = "mainWindow/geometry";
 const char* const kStateKey = "mainWindow/state";
 const char* const kLayoutVersionKey = "mainWindow/layoutVersion";
-// The size the window asks for on a first start, when its screen has room for it.
-constexpr int kPreferredWidth = 1400;
-constexpr int kPreferredHeight = 900;
+// Up to this size a screen's whole available area is the window's on a first start (a projector, a
+// laptop, a 1080p monitor: the lessons need every pixel). A larger screen gives the window
+// kLargeScreenFraction of each side, at least this much.
+constexpr int kWholeScreenWidth = 1920;
+constexpr int kWholeScreenHeight = 1200;
+constexpr double kLargeScreenFraction = 0.8;
 
 QDockWidget* dockOf(QWidget* widget) {
   for (QWidget* w = widget; w; w = w->parentWidget()) {
@@ -119,11 +122,21 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_follow->controller()->restore(session.followed);
   });
 
-  QSize size(kPreferredWidth, kPreferredHeight);
+  // A first start (no saved geometry: restoreLayout() replaces this) uses the screen, centred in its
+  // available area. Where a window manager draws a frame, fitToScreen() takes it off when shown.
   if (const QScreen* screen = QGuiApplication::primaryScreen()) {
-    size = size.boundedTo(screen->availableGeometry().size());
+    const QRect available = screen->availableGeometry();
+    const QSize size = startSize(available.size());
+    setGeometry(QRect(available.topLeft() + QPoint((available.width() - size.width()) / 2,
+                                                   (available.height() - size.height()) / 2),
+                      size));
   }
-  resize(size);
+}
+
+QSize MainWindow::startSize(const QSize& available) {
+  if (available.width() <= kWholeScreenWidth && available.height() <= kWholeScreenHeight) return available;
+  const QSize fraction(qRound(available.width() * kLargeScreenFraction), qRound(available.height() * kLargeScreenFraction));
+  return fraction.expandedTo(QSize(kWholeScreenWidth, kWholeScreenHeight)).boundedTo(available);
 }
 
 MainWindow::~MainWindow() = default;

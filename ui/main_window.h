@@ -71,6 +71,10 @@ class MainWindow : public QMainWindow {
 
   // Shrinks (and moves) the window into its screen's available area where it is larger.
   void fitToScreen();
+  // The size a first start (no saved geometry) opens at on a screen with `available` room: all of it up
+  // to 1920x1200 (projectors, laptops, 1080p), 80 % of each side of a larger screen (at least 1920x1200).
+  // Never larger than `available`.
+  static QSize startSize(const QSize& available);
   // A window rendered to a file at a size the user asked for (--screenshot --size) is not on any screen:
   // it keeps that size. On by default.
   void setFitsScreen(bool fits) { m_fitsScreen = fits; }

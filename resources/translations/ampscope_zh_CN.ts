@@ -1535,8 +1535,28 @@ zeros</source>
         <translation>1.0 的 FP16 位模式。</translation>
     </message>
     <message>
-        <source>Bits: %1 sign &amp;nbsp;%2 exponent &amp;nbsp;%3 mantissa (dark = 1, pale = 0; click a bit to flip it) &amp;nbsp;&amp;nbsp;│&amp;nbsp;&amp;nbsp; %4 %5 %6 %7 %8</source>
-        <translation>位：%1 符号 &amp;nbsp;%2 指数 &amp;nbsp;%3 尾数（深色 = 1，浅色 = 0；点击某一位可翻转）&amp;nbsp;&amp;nbsp;│&amp;nbsp;&amp;nbsp; %4 %5 %6 %7 %8</translation>
+        <source>Bits:</source>
+        <translation>位：</translation>
+    </message>
+    <message>
+        <source>sign</source>
+        <translation>符号</translation>
+    </message>
+    <message>
+        <source>exponent</source>
+        <translation>指数</translation>
+    </message>
+    <message>
+        <source>mantissa</source>
+        <translation>尾数</translation>
+    </message>
+    <message>
+        <source>(dark = 1, pale = 0)</source>
+        <translation>（深色 = 1，浅色 = 0）</translation>
+    </message>
+    <message>
+        <source>Click a bit to flip it.</source>
+        <translation>点击某一位可翻转。</translation>
     </message>
     <message>
         <source>exact</source>

@@ -5,6 +5,7 @@
 #include <QLabel>
 #include <QMenu>
 #include <QSettings>
+#include <QScreen>
 #include <QTest>
 
 #include "ampscope/engine/version.h"
@@ -72,6 +73,30 @@ TEST_F(MainWindowTest, DefaultLayoutFitsA1024x700Screen) {
   }
   EXPECT_LE(minimum.width(), 1024) << "visible docks' minimum sizes: " << docks;
   EXPECT_LE(minimum.height(), 700) << "visible docks' minimum sizes: " << docks;
+}
+
+// A first start uses the screen (issue 14: a 1920x1080 projector got a 1400x900 window), never more.
+TEST_F(MainWindowTest, AFirstStartOpensAtTheScreensAvailableArea) {
+  EXPECT_EQ(MainWindow::startSize(QSize(1920, 1080)), QSize(1920, 1080));
+  EXPECT_EQ(MainWindow::startSize(QSize(1280, 720)), QSize(1280, 720));
+  EXPECT_EQ(MainWindow::startSize(QSize(1366, 740)), QSize(1366, 740));
+  EXPECT_EQ(MainWindow::startSize(QSize(640, 480)), QSize(640, 480));
+  // A large monitor: most of it, not all, and never less than a 1920x1200 screen would get.
+  EXPECT_EQ(MainWindow::startSize(QSize(3840, 2100)), QSize(3072, 1680));
+  EXPECT_EQ(MainWindow::startSize(QSize(2560, 1400)), QSize(2048, 1200));
+  EXPECT_EQ(MainWindow::startSize(QSize(2000, 1100)), QSize(1920, 1100));
+
+  MainWindow window;
+  window.setLayoutPersistence(false);
+  window.restoreLayout();
+  window.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+  const QRect available = window.screen()->availableGeometry();
+  // (The offscreen test screen may be smaller than the window's minimum; then it cannot fit.)
+  if (window.minimumSizeHint().width() <= available.width() && window.minimumSizeHint().height() <= available.height()) {
+    EXPECT_TRUE(available.contains(window.frameGeometry()));
+    EXPECT_EQ(window.size(), MainWindow::startSize(available.size()));
+  }
 }
 
 TEST_F(MainWindowTest, NumberFormatPanelIsTheRaisedTabByDefault) {

@@ -64,6 +64,11 @@ void FlowLayout::setGeometry(const QRect& rect) {
   arrange(rect, true);
 }
 
+void FlowLayout::invalidate() {
+  QLayout::invalidate();
+  if (QWidget* widget = parentWidget()) widget->updateGeometry();
+}
+
 int FlowLayout::arrange(const QRect& rect, bool apply) const {
   const QRect area = rect.marginsRemoved(contentsMargins());
   int x = area.x();

@@ -26,6 +26,9 @@ class FlowLayout : public QLayout {
   QSize minimumSize() const override;
   QSize sizeHint() const override;
   void setGeometry(const QRect& rect) override;
+  // Also tells the widget's own parent layout: an item's new text or font changes the height this
+  // layout needs for its width, which the parent layout caches (a retranslated legend kept its old height).
+  void invalidate() override;
 
  private:
   // Places the items in `rect` (or only measures, when `apply` is false); returns the height used.

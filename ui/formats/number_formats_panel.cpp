@@ -3,6 +3,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -161,21 +162,22 @@ QWidget* NumberFormatsPanel::buildEntryBar() {
   }
   layout->addWidget(presetRow);
 
-  // Legend: what the colours of the cells and the badges mean.
-  auto* legend = new QLabel(bar);
-  legend->setObjectName(QStringLiteral("legend"));
-  legend->setWordWrap(true);
-  legend->setText(tr("Bits: %1 sign &nbsp;%2 exponent &nbsp;%3 mantissa (dark = 1, pale = 0; click a bit to "
-                     "flip it) &nbsp;&nbsp;│&nbsp;&nbsp; %4 %5 %6 %7 %8")
-                      .arg(chip(fieldColor(BitField::Sign, true), Qt::white, QStringLiteral("1")),
-                           chip(fieldColor(BitField::Exponent, true), Qt::white, QStringLiteral("1")),
-                           chip(fieldColor(BitField::Mantissa, true), Qt::white, QStringLiteral("1")),
-                           chip(QColor(kExactColor), Qt::white, tr("exact")),
-                           chip(QColor(0xff90a4ae), Qt::white, tr("rounded")),
-                           chip(QColor(kSubnormalColor), Qt::white, tr("subnormal")),
-                           chip(QColor(kFlushedColor), Qt::white, tr("flushed to 0")),
-                           chip(QColor(kOverflowColor), Qt::white, tr("overflow"))));
-  layout->addWidget(legend);
+  // Legend: what the colours of the cells and the badges mean. One label per chip or phrase, in a flow
+  // layout: a narrow dock wraps between whole chips, never inside one ("flushed to 0" stays together in
+  // every language; a wrapping QLabel breaks Chinese text between any two characters).
+  m_legend = new QWidget(bar);
+  m_legend->setObjectName(QStringLiteral("legend"));
+  auto* legendFlow = new FlowLayout(m_legend, 8, 2);
+  for (int item = 0; item < kLegendItemCount; ++item) {
+    auto* label = new QLabel(m_legend);
+    label->setObjectName(QStringLiteral("legendItem%1").arg(item));
+    label->setTextFormat(Qt::RichText);
+    label->setWordWrap(false);
+    legendFlow->addWidget(label);
+    m_legendItems.append(label);
+  }
+  retranslateLegend();
+  layout->addWidget(m_legend);
 
   connect(m_valueEdit, &QLineEdit::textChanged, this, &NumberFormatsPanel::applyText);
   connect(m_patternBox, &QComboBox::currentIndexChanged, this, &NumberFormatsPanel::applyText);
@@ -233,6 +235,37 @@ QWidget* NumberFormatsPanel::buildRangePage() {
   scroll->setFrameShape(QFrame::NoFrame);
   scroll->setWidget(page);
   return scroll;
+}
+
+void NumberFormatsPanel::retranslateLegend() {
+  const auto bitChip = [](BitField field, const QString& name) {
+    return QStringLiteral("%1&nbsp;%2").arg(chip(fieldColor(field, true), Qt::white, QStringLiteral("1")),
+                                            name.toHtmlEscaped());
+  };
+  const auto classChip = [](QRgb color, const QString& name) {
+    return chip(QColor(color), Qt::white, name.toHtmlEscaped().replace(u' ', QStringLiteral("&nbsp;")));
+  };
+  const QString texts[kLegendItemCount] = {
+      tr("Bits:").toHtmlEscaped(),
+      bitChip(BitField::Sign, tr("sign")),
+      bitChip(BitField::Exponent, tr("exponent")),
+      bitChip(BitField::Mantissa, tr("mantissa")),
+      tr("(dark = 1, pale = 0)").toHtmlEscaped(),
+      tr("Click a bit to flip it.").toHtmlEscaped(),
+      QStringLiteral("&nbsp;│&nbsp;"),
+      classChip(kExactColor, tr("exact")),
+      classChip(0xff90a4ae, tr("rounded")),
+      classChip(kSubnormalColor, tr("subnormal")),
+      classChip(kFlushedColor, tr("flushed to 0")),
+      classChip(kOverflowColor, tr("overflow")),
+  };
+  for (int item = 0; item < kLegendItemCount && item < m_legendItems.size(); ++item)
+    m_legendItems[item]->setText(texts[item]);
+}
+
+void NumberFormatsPanel::changeEvent(QEvent* event) {
+  QWidget::changeEvent(event);
+  if (event->type() == QEvent::LanguageChange) retranslateLegend();
 }
 
 void NumberFormatsPanel::setValueText(const QString& text) {

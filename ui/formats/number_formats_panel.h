@@ -4,6 +4,7 @@
 // and the entry updates every row, so what the student sees is always consistent.
 #pragma once
 
+#include <QList>
 #include <QMap>
 #include <QWidget>
 
@@ -46,6 +47,9 @@ class NumberFormatsPanel : public QWidget {
   QComboBox* patternDTypeBox() const { return m_patternBox; }
   FormatRowWidget* row(DType dtype) const { return m_rows.value(dtype); }
   QTabWidget* tabs() const { return m_tabs; }
+  // The colour legend above the tabs: one label per chip or phrase, wrapped as whole items.
+  QWidget* legend() const { return m_legend; }
+  const QList<QLabel*>& legendItems() const { return m_legendItems; }
   RangeStripWidget* rangeStrip() const { return m_rangeStrip; }
   FinfoTableWidget* finfoTable() const { return m_finfo; }
   MemoryCalculatorWidget* memoryCalculator() const { return m_memory; }
@@ -54,7 +58,12 @@ class NumberFormatsPanel : public QWidget {
  signals:
   void valueChanged(double value);
 
+ protected:
+  void changeEvent(QEvent* event) override;
+
  private:
+  static constexpr int kLegendItemCount = 12;
+  void retranslateLegend();
   QWidget* buildEntryBar();
   QWidget* buildRowsPage();
   QWidget* buildRangePage();
@@ -67,6 +76,8 @@ class NumberFormatsPanel : public QWidget {
   QComboBox* m_patternBox = nullptr;
   QLabel* m_message = nullptr;
   QTabWidget* m_tabs = nullptr;
+  QWidget* m_legend = nullptr;
+  QList<QLabel*> m_legendItems;
   QMap<DType, FormatRowWidget*> m_rows;
   RangeStripWidget* m_rangeStrip = nullptr;
   FinfoTableWidget* m_finfo = nullptr;

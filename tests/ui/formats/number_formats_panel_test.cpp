@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <QComboBox>
+#include <QLabel>
 #include <QLineEdit>
+#include <QSet>
 #include <QTest>
 #include <QToolButton>
 
@@ -15,6 +17,7 @@
 #include "ui/formats/format_text.h"
 #include "ui/formats/number_formats_panel.h"
 #include "ui/formats/range_strip_widget.h"
+#include "ui/i18n/language_manager.h"
 
 namespace ampscope::ui::formats {
 namespace {
@@ -323,6 +326,53 @@ TEST_F(NumberFormatsPanelTest, Fp8RowsShowTheSaturatingResultAndFp16PyTorchsDoub
   EXPECT_EQ(row(DType::FP16)->result().stored, 65504.0);
   EXPECT_TRUE(row(DType::FP16)->notesText().contains(QStringLiteral("PyTorch rounds to float32 first")));
   EXPECT_TRUE(row(DType::FP8E5M2)->notesText().contains(QStringLiteral("57344")));
+}
+
+// The colour legend wraps as whole chips: each chip or phrase is one unwrapped line of its own, shown at
+// its full width inside the legend, none overlapping another. Chinese is where a wrapping label broke a
+// chip ("冲为 0", flushed to 0) between two of its characters; the legend is built in English and
+// switched at run time, as View > Language does.
+TEST(NumberFormatsLegend, ChipsWrapWholeInChinese) {
+  LanguageManager languages;
+  ASSERT_TRUE(languages.setLanguage(QStringLiteral("en"), LanguageManager::Persist::No));
+  NumberFormatsPanel panel;
+  panel.resize(1300, 700);
+  panel.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&panel));
+  ASSERT_TRUE(languages.setLanguage(QStringLiteral("zh_CN"), LanguageManager::Persist::No));
+  QCoreApplication::sendPostedEvents(nullptr, QEvent::LanguageChange);
+  for (const int width : {1300, 560, 420, 330}) {
+    panel.resize(width, 700);
+    QTest::qWait(30);
+    QWidget* legend = panel.legend();
+    ASSERT_NE(legend, nullptr);
+    const QList<QLabel*>& items = panel.legendItems();
+    ASSERT_GE(items.size(), 8);
+    QString all;
+    QSet<int> lines;
+    for (int i = 0; i < items.size(); ++i) {
+      const QLabel* item = items[i];
+      all += item->text();
+      EXPECT_FALSE(item->wordWrap()) << i;
+      EXPECT_TRUE(item->isVisible()) << i;
+      // One line, whole: the label has the size its unwrapped text needs.
+      EXPECT_GE(item->width(), item->sizeHint().width()) << "item " << i << " at width " << width;
+      EXPECT_LE(item->height(), item->sizeHint().height() + 1) << "item " << i << " at width " << width;
+      EXPECT_TRUE(legend->rect().contains(item->geometry())) << "item " << i << " at width " << width << ": " << item->geometry().x() << "," << item->geometry().y() << " " << item->width() << "x" << item->height() << " in " << legend->width() << "x" << legend->height();
+      for (int j = 0; j < i; ++j)
+        EXPECT_FALSE(item->geometry().intersects(items[j]->geometry())) << i << " and " << j << " at " << width;
+      lines.insert(item->y());
+    }
+    EXPECT_TRUE(all.contains(QString::fromUtf8("冲为&nbsp;0"))) << all.toStdString();
+    EXPECT_TRUE(all.contains(QString::fromUtf8("符号"))) << all.toStdString();
+    if (width == 1300) EXPECT_EQ(lines.size(), 1);
+    if (width <= 420) EXPECT_GE(lines.size(), 2) << "the narrow legend wraps onto more lines";
+  }
+  ASSERT_TRUE(languages.setLanguage(QStringLiteral("en"), LanguageManager::Persist::No));
+  QCoreApplication::sendPostedEvents(nullptr, QEvent::LanguageChange);
+  QString english;
+  for (const QLabel* item : panel.legendItems()) english += item->text();
+  EXPECT_TRUE(english.contains(QStringLiteral("flushed&nbsp;to&nbsp;0"))) << english.toStdString();
 }
 
 }  // namespace

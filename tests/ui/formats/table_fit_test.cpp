@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <QDockWidget>
+#include <QFontMetrics>
 #include <QHeaderView>
 #include <QScrollArea>
 #include <QScrollBar>
+#include <QStyle>
 #include <QTableWidget>
 #include <QTest>
 
@@ -13,6 +15,7 @@
 #include "ui/formats/number_formats_panel.h"
 #include "ui/formats/table_fit.h"
 #include "ui/formats/underflow_table_widget.h"
+#include "ui/i18n/language_manager.h"
 #include "ui/main_window.h"
 
 namespace ampscope::ui::formats {
@@ -81,6 +84,59 @@ TEST(TableFit, ColumnsFollowAFontChangeInProportion) {
   EXPECT_NEAR(table.columnWidth(0), before * fontAfter / fontBefore, 1);
   // The widened column holds its number at the new size.
   EXPECT_GE(table.columnWidth(0), table.fontMetrics().horizontalAdvance(QStringLiteral("1.797693e+308")));
+}
+
+// Every header's text, in the header's font, fits its section with the style's margins on both sides.
+void expectHeadersFit(const QTableWidget* table) {
+  const QHeaderView* header = table->horizontalHeader();
+  const QFontMetrics metrics(header->font());
+  const int margins = 2 * header->style()->pixelMetric(QStyle::PM_HeaderMargin, nullptr, header);
+  for (int c = 0; c < table->columnCount(); ++c) {
+    const QString text = table->horizontalHeaderItem(c)->text();
+    EXPECT_LE(metrics.horizontalAdvance(text) + margins, header->sectionSize(c))
+        << table->objectName().toStdString() << " column " << c << " \"" << text.toStdString() << "\"";
+    EXPECT_LE(header->sectionSizeHint(c), header->sectionSize(c)) << "column " << c;
+  }
+}
+
+// The finfo table's headers are set in English when the table is built; View > Language switches them
+// in place. The columns must follow: "s+e+m" is 符号+指数+尾数 in Chinese, several times as wide.
+TEST(TableFit, ColumnsRefitWhenTheLanguageChanges) {
+  LanguageManager languages;
+  ASSERT_TRUE(languages.setLanguage(QStringLiteral("en"), LanguageManager::Persist::No));
+  FinfoTableWidget finfo;
+  finfo.resize(1400, 600);
+  finfo.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&finfo));
+  QTableWidget* table = finfo.table();
+  QVector<int> english;
+  for (int c = 0; c < table->columnCount(); ++c) english.append(table->columnWidth(c));
+  expectHeadersFit(table);
+
+  ASSERT_TRUE(languages.setLanguage(QStringLiteral("zh_CN"), LanguageManager::Persist::No));
+  QCoreApplication::sendPostedEvents(nullptr, QEvent::LanguageChange);
+  QTest::qWait(20);
+  ASSERT_EQ(table->horizontalHeaderItem(2)->text(), QString::fromUtf8("符号+指数+尾数"));
+  expectHeadersFit(table);
+  EXPECT_GT(table->columnWidth(2), english[2]);
+
+  // A larger font (presenter scaling) in Chinese: still every header fits.
+  const QFont original = finfo.font();
+  QFont larger = original;
+  larger.setPointSizeF(larger.pointSizeF() * 1.5);
+  finfo.setFont(larger);
+  QTest::qWait(20);
+  expectHeadersFit(table);
+  finfo.setFont(original);
+  QTest::qWait(20);
+
+  // Back in English, the owner's widths again.
+  ASSERT_TRUE(languages.setLanguage(QStringLiteral("en"), LanguageManager::Persist::No));
+  QCoreApplication::sendPostedEvents(nullptr, QEvent::LanguageChange);
+  QTest::qWait(20);
+  ASSERT_EQ(table->horizontalHeaderItem(2)->text(), QStringLiteral("s+e+m"));
+  expectHeadersFit(table);
+  for (int c = 0; c < table->columnCount(); ++c) EXPECT_EQ(table->columnWidth(c), english[c]) << "column " << c;
 }
 
 }  // namespace

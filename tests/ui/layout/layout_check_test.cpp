@@ -193,6 +193,23 @@ void checkCallouts(const MainWindow& window, QStringList& failures) {
   }
 }
 
+// A first start (no saved geometry) on this screen: the window takes the available area (up to
+// 1920x1200), so a projector's pixels go to the lesson; before, it opened at 1400x900 on a 1080p screen.
+TEST(LayoutCheck, AFirstStartUsesTheScreensAvailableArea) {
+  const QSize screen = expectedScreen();
+  if (!screen.isValid()) GTEST_SKIP() << "run through CTest, which sets AMPSCOPE_LAYOUT_SCREEN and the screen";
+  MainWindow window;
+  window.setLayoutPersistence(false);
+  LessonWorkspace lessons(window);
+  window.restoreLayout();
+  window.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+  settle(window);
+  const QRect available = window.screen()->availableGeometry();
+  EXPECT_EQ(window.frameGeometry(), available) << describe(window.frameGeometry()).toStdString();
+  window.trainingWorkspace()->shutdown();
+}
+
 TEST(LayoutCheck, EveryLessonFitsInBothLanguagesWithAndWithoutPresenterScaling) {
   const QSize screen = expectedScreen();
   if (!screen.isValid()) GTEST_SKIP() << "run through CTest, which sets AMPSCOPE_LAYOUT_SCREEN and the screen";
