@@ -141,7 +141,7 @@ void countExponentFields(const uint32_t* magnitude, int64_t n, FieldCounts& fiel
 struct HistogramAccumulator {
   std::array<int64_t, kThresholds> atOrBelow{};
   int64_t negativeInfinities = 0;
-  std::array<int64_t, ExponentHistogram::kBins> bins{};
+  ExponentBins::Dense bins{};  // compacted once, in addTo
   int64_t count = 0;
 
   // The threshold counts come from the exponent-field counts: every magnitude of a lower field lies
@@ -207,7 +207,7 @@ struct HistogramAccumulator {
       c.subnormal += le(flushed + 1) - le(flushed);
       c.overflowed += le(kFinite) - le(flushed + 2);
     }
-    for (std::size_t b = 0; b < bins.size(); ++b) histogram.counts[b] += bins[b];
+    histogram.counts.add(bins);
     histogram.formatsMeasured = true;
   }
 };

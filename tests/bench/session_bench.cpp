@@ -73,8 +73,9 @@ double wallSeconds() {
   return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) / 1e9;
 }
 
-// The bytes the records take in memory (their vectors' capacity, strings not counted beyond the struct),
-// and how many of them are the exponent histograms of the instrumented steps.
+// The bytes the records take in memory (their vectors' capacity, the histograms' stored bins included,
+// strings not counted beyond the struct), and how many of them are the exponent histograms of the
+// instrumented steps.
 std::pair<double, double> recordsMiB(const std::vector<StepRecord>& records) {
   std::size_t total = records.capacity() * sizeof(StepRecord);
   std::size_t histograms = 0;
@@ -83,7 +84,10 @@ std::pair<double, double> recordsMiB(const std::vector<StepRecord>& records) {
     for (const ModeStep& step : record.modes) {
       total += step.tensors.capacity() * sizeof(TensorStats) +
                step.roundingPoints.capacity() * sizeof(RoundingPointStats);
-      histograms += step.tensors.size() * 2 * sizeof(ExponentHistogram);
+      for (const TensorStats& t : step.tensors) {
+        histograms += 2 * sizeof(ExponentHistogram) + t.scaled.counts.heapBytes() + t.unscaled.counts.heapBytes();
+        total += t.scaled.counts.heapBytes() + t.unscaled.counts.heapBytes();
+      }
     }
   }
   return {static_cast<double>(total) / (1024.0 * 1024.0), static_cast<double>(histograms) / (1024.0 * 1024.0)};
@@ -170,7 +174,8 @@ int openSession(const char* path) {
               (peak - rssBefore) / fileMiB);
   std::printf("RSS after the open         %.0f MiB (+%.0f MiB)\n", rssAfter, rssAfter - rssBefore);
   const auto [recordsSize, histogramsSize] = recordsMiB(sessions->recorder()->records());
-  std::printf("the records in memory      %.0f MiB, of which %.0f MiB exponent histograms (%zu bytes each)\n",
+  std::printf("the records in memory      %.0f MiB, of which %.0f MiB exponent histograms (%zu bytes each "
+              "plus their stored bins)\n",
               recordsSize, histogramsSize, sizeof(ExponentHistogram));
   return 0;
 }

@@ -23,9 +23,9 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 inline ExponentHistogram histogram(int seed) {
   ExponentHistogram h;
-  h.counts[0] = 1;  // 2^-149, the smallest float32 subnormal's bin
-  h.counts[static_cast<size_t>(-24 - ExponentHistogram::kMinExponent)] = 100 + seed;  // FP16's 2^-24
-  h.counts[ExponentHistogram::kBins - 1] = 7;                                         // 2^127
+  h.counts.set(-149, 1);        // the smallest float32 subnormal's bin
+  h.counts.set(-24, 100 + seed);  // FP16's 2^-24
+  h.counts.set(127, 7);
   h.zero = 3 + seed;
   h.posInf = 1;
   h.negInf = 2;

@@ -34,10 +34,10 @@ inline ExponentHistogram syntheticHistogram(int center, int64_t numel, int64_t s
   int64_t used = 0;
   for (int i = 0; i < 5; ++i) {
     if (i == 2) continue;
-    h.counts[static_cast<size_t>(center - 2 + i - ExponentHistogram::kMinExponent)] = spread[i];
+    h.counts.set(center - 2 + i, spread[i]);
     used += spread[i];
   }
-  h.counts[static_cast<size_t>(center - ExponentHistogram::kMinExponent)] = left - used;
+  h.counts.set(center, left - used);
   h.targetUnderflow = center < -25 ? left : 0;
   return h;
 }

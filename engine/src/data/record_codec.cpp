@@ -110,7 +110,7 @@ void writeHistogram(JsonWriter& out, const ExponentHistogram& h) {
   const auto& k = kKebab.histogram;
   out.beginObject();
   out.key(k[kBins]).beginArray();
-  for (int e = ExponentHistogram::kMinExponent; e <= ExponentHistogram::kMaxExponent; ++e) {
+  for (int e = h.counts.lowest(); e <= h.counts.highest(); ++e) {
     const int64_t count = h.countAt(e);
     if (count != 0) out.beginArray().value(e).value(static_cast<long long>(count)).endArray();
   }
@@ -169,7 +169,7 @@ RoundingCounts readCounts(const JsonValue& v, const Path& path, const Spelling& 
   return c;
 }
 
-void setBin(ExponentHistogram& h, int64_t exponent, int64_t count, const Path& exponentPath,
+void setBin(ExponentBins::Dense& bins, int64_t exponent, int64_t count, const Path& exponentPath,
             const Path& countPath) {
   if (exponent < ExponentHistogram::kMinExponent || exponent > ExponentHistogram::kMaxExponent) {
     failAt(exponentPath, "exponent " + std::to_string(exponent) + " is outside [" +
@@ -177,7 +177,7 @@ void setBin(ExponentHistogram& h, int64_t exponent, int64_t count, const Path& e
                              std::to_string(ExponentHistogram::kMaxExponent) + "]");
   }
   if (count < 0) failAt(countPath, "must not be negative");
-  h.counts[static_cast<std::size_t>(exponent - ExponentHistogram::kMinExponent)] = count;
+  bins[static_cast<std::size_t>(exponent - ExponentHistogram::kMinExponent)] = count;
 }
 
 void readRangeFormats(const JsonValue& v, const Path& path, ExponentHistogram& h) {
@@ -197,6 +197,9 @@ ExponentHistogram readHistogram(const JsonValue& v, const Path& path, const Spel
   ExponentHistogram h;
   const Path binsPath = f.at(kBins);
   const JsonValue& bins = f.required(kBins);
+  // The file's bins are read into every bin first and stored compactly once: a file may list them in
+  // any order (version 1's object) and a later duplicate wins, as it did when histograms were dense.
+  ExponentBins::Dense dense{};
   if (sp.binsAsObject) {
     if (!bins.isObject()) failAt(binsPath, "expected an object");
     for (const auto& [name, count] : bins.members()) {
@@ -206,7 +209,7 @@ ExponentHistogram readHistogram(const JsonValue& v, const Path& path, const Spel
       if (result.ec != std::errc() || result.ptr != name.data() + name.size()) {
         failAt(countPath, "the key is not an integer exponent");
       }
-      setBin(h, exponent, data::readInt(count, countPath), countPath, countPath);
+      setBin(dense, exponent, data::readInt(count, countPath), countPath, countPath);
     }
   } else {
     const auto& pairs = data::readArray(bins, binsPath);
@@ -216,9 +219,10 @@ ExponentHistogram readHistogram(const JsonValue& v, const Path& path, const Spel
       if (pair.size() != 2) failAt(pairPath, "expected [exponent, count]");
       const Path exponentPath = pairPath.item(0);
       const Path countPath = pairPath.item(1);
-      setBin(h, data::readInt(pair[0], exponentPath), data::readInt(pair[1], countPath), exponentPath, countPath);
+      setBin(dense, data::readInt(pair[0], exponentPath), data::readInt(pair[1], countPath), exponentPath, countPath);
     }
   }
+  h.counts.add(dense);
   h.zero = field(f, kZero, data::readCount);
   h.posInf = field(f, kPosInf, data::readCount);
   h.negInf = field(f, kNegInf, data::readCount);

@@ -48,13 +48,11 @@ std::optional<ScalingKind> parseScalingKind(const std::string& key) {
 }
 
 int64_t ExponentHistogram::total() const {
-  int64_t sum = zero + posInf + negInf + nan;
-  for (const int64_t count : counts) sum += count;
-  return sum;
+  return zero + posInf + negInf + nan + counts.sum();
 }
 
 void ExponentHistogram::add(const ExponentHistogram& other) {
-  for (size_t i = 0; i < counts.size(); ++i) counts[i] += other.counts[i];
+  counts.add(other.counts);
   zero += other.zero;
   posInf += other.posInf;
   negInf += other.negInf;

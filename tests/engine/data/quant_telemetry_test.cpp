@@ -33,7 +33,7 @@ QuantTensorStats sample(const std::string& name, ScalingKind scaling, bool measu
     q.saturated = 7;
     q.flushed = 1234;
     auto h = std::make_shared<ExponentHistogram>();
-    h->counts[static_cast<size_t>(-3 - ExponentHistogram::kMinExponent)] = 4000;
+    h->counts.set(-3, 4000);
     h->zero = 96;
     q.histogram = h;
   }

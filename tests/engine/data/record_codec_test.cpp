@@ -84,8 +84,8 @@ TEST(RecordCodec, HistogramsAreSparseExponentCountPairs) {
   ModeStep s;
   s.instrumented = true;
   ExponentHistogram h;
-  h.counts[0] = 1;                                                                  // 2^-149
-  h.counts[static_cast<size_t>(-24 - ExponentHistogram::kMinExponent)] = 5;        // 2^-24
+  h.counts.set(-149, 1);
+  h.counts.set(-24, 5);
   h.zero = 2;
   s.tensors.push_back({"w", true, 8, h, h});
   std::string out;

@@ -47,8 +47,8 @@ TEST(RunSummary, RoundingTotalsAndZeroGradientShareComeFromInstrumentedSteps) {
   s.roundingPoints.push_back({"fc1.grad_input", "fc1", true, {50, 5, 1, 0, 0}});
   s.roundingPoints.push_back({"fc2.grad_input", "fc2", true, {30, 3, 0, 1, 0}});
   ExponentHistogram weight;
-  weight.counts[150] = 6;  // exponent 1
-  weight.zero = 2;         // 2 of 8 parameter gradient elements are zero
+  weight.counts.set(1, 6);
+  weight.zero = 2;  // 2 of 8 parameter gradient elements are zero
   ExponentHistogram activation;
   activation.zero = 100;   // not a parameter: not counted
   s.tensors.push_back({"net.0.weight", true, 8, weight, weight});

@@ -27,7 +27,7 @@ ExponentHistogram histogram(int centre) {
   ExponentHistogram h;
   for (int e = centre - 8; e <= centre + 8; ++e) {
     const int64_t n = static_cast<int64_t>(std::llround(800.0 * std::exp(-0.5 * (e - centre) * (e - centre) / 6.0)));
-    h.counts[static_cast<std::size_t>(e - ExponentHistogram::kMinExponent)] = n;
+    h.counts.set(e, n);
     auto& fp16 = h.formats[static_cast<std::size_t>(RangeFormat::FP16)];
     if (e < -25) fp16.flushed += n;
     else if (e < -14) fp16.subnormal += n;

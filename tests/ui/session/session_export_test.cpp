@@ -40,7 +40,7 @@ Session twoModeSession(int steps) {
       if (s.instrumented) {
         s.rounding = {100, 1, 2, 3, 4};
         ExponentHistogram h;
-        h.counts[static_cast<size_t>(-10 - ExponentHistogram::kMinExponent)] = 5;
+        h.counts.set(-10, 5);
         s.tensors.push_back({"net.0.weight", true, 5, h, h});
       }
       record.modes.push_back(s);

@@ -243,7 +243,7 @@ TEST(HeatMapPlot, TheColourRangeReachesTheFullestBinWhenTheFirstCellIsEmpty) {
   TensorStats t;
   t.name = "fc1.weight";
   t.numel = 1;
-  t.scaled.counts[static_cast<size_t>(-40 - ExponentHistogram::kMinExponent)] = 1;
+  t.scaled.counts.set(-40, 1);
   t.unscaled = t.scaled;
   m.tensors.push_back(t);
   late.modes.push_back(m);

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "ampscope/engine/exponent_bins.h"
 #include "ampscope/engine/run_config.h"
 
 namespace ampscope {
@@ -30,16 +31,17 @@ struct FormatRangeCounts {
 };
 
 // Exact exponent histogram of a float32 tensor: bin e counts finite non-zero values with
-// floor(log2|x|) == e, for e in [kMinExponent, kMaxExponent] (float32 subnormals reach 2^-149).
+// floor(log2|x|) == e, for e in [kMinExponent, kMaxExponent] (float32 subnormals reach 2^-149); only
+// the occupied range of bins is stored (exponent_bins.h).
 // Zeros, infinities and NaNs have bins of their own, so counts + zero + posInf + negInf + nan == numel.
 // `targetSubnormal` and `targetUnderflow` are overlays (not extra bins): how many of the finite values
 // would be subnormal in / round to zero in the mode's low-precision format (FP16 or BF16; for FP32 modes
 // they are computed against FP16 so the lesson can show what *would* happen).
 struct ExponentHistogram {
-  static constexpr int kMinExponent = -149;
-  static constexpr int kMaxExponent = 127;
-  static constexpr int kBins = kMaxExponent - kMinExponent + 1;
-  std::array<int64_t, kBins> counts{};
+  static constexpr int kMinExponent = ExponentBins::kMinExponent;
+  static constexpr int kMaxExponent = ExponentBins::kMaxExponent;
+  static constexpr int kBins = ExponentBins::kBins;
+  ExponentBins counts;
   int64_t zero = 0;
   int64_t posInf = 0;
   int64_t negInf = 0;
@@ -50,7 +52,7 @@ struct ExponentHistogram {
   std::array<FormatRangeCounts, kRangeFormats> formats{};
   bool formatsMeasured = false;
 
-  int64_t countAt(int exponent) const { return counts[static_cast<size_t>(exponent - kMinExponent)]; }
+  int64_t countAt(int exponent) const { return counts.at(exponent); }  // 0 outside the occupied range
   int64_t total() const;  // sum of every bin: equals the element count
   void add(const ExponentHistogram& other);
 };
