@@ -1,5 +1,7 @@
 #include "ui/main_window.h"
 
+#include <algorithm>
+
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
@@ -286,8 +288,12 @@ void MainWindow::fitToScreen() {
   if (width() > room.width() || height() > room.height()) resize(size().boundedTo(room));
   QRect frame = frameGeometry();
   if (!available.contains(frame)) {
-    frame.moveLeft(qBound(available.left(), frame.left(), available.right() - frame.width() + 1));
-    frame.moveTop(qBound(available.top(), frame.top(), available.bottom() - frame.height() + 1));
+    // A window whose minimum is larger than the screen cannot fit: its top-left corner stays on screen
+    // (so its title bar and menus can be reached), and the bound must not fall below the screen's edge.
+    const int maxLeft = std::max(available.left(), available.right() - frame.width() + 1);
+    const int maxTop = std::max(available.top(), available.bottom() - frame.height() + 1);
+    frame.moveLeft(std::clamp(frame.left(), available.left(), maxLeft));
+    frame.moveTop(std::clamp(frame.top(), available.top(), maxTop));
     move(frame.topLeft());
   }
 }

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <QAction>
 #include <QDir>
 #include <QFile>
@@ -44,6 +46,15 @@ RunConfig fp32Config() {
   RunConfig config = presetFor(ModelKind::TinyMLP);
   config.modes = {PrecisionMode::FP32};
   return config;
+}
+
+// A run of steps 1..`last` that is killed: no shutdown(), so its journal stays at `journal`.
+void leaveCrashJournal(const QString& journal, int64_t last) {
+  SessionController crashed(nullptr, journal);
+  crashed.onRunStarted(fp32Config());
+  crashed.onRecords(steps(1, last));
+  crashed.onRunStopped();
+  crashed.autosave()->waitForWrite();  // the file is written on a worker thread
 }
 
 // A controller whose dialogs are scripted: `paths` answers file dialogs, `answer` yes/no questions.
@@ -259,13 +270,7 @@ TEST(SessionController, OffersToRestoreAnAutosaveLeftByACrash) {
 TEST(SessionController, RestoresAJournalTornByAKillAndSaysWhatWasDropped) {
   QTemporaryDir dir;
   const QString journal = dir.filePath(QStringLiteral("autosave.ampscope-journal"));
-  {
-    SessionController crashed(nullptr, journal);
-    crashed.onRunStarted(fp32Config());
-    crashed.onRecords(steps(1, 5));
-    crashed.onRunStopped();
-    crashed.autosave()->waitForWrite();
-  }
+  leaveCrashJournal(journal, 5);
   {
     // The kill came in the middle of appending step 6.
     QFile file(journal);
@@ -353,13 +358,7 @@ TEST(SessionController, WithoutAnyoneToAskItNeitherBlocksNorDiscardsAnAutosave) 
 TEST(SessionController, ARunThatCannotAskLeavesACrashJournalAsItWas) {
   QTemporaryDir dir;
   const QString journal = dir.filePath(QStringLiteral("autosave.ampscope-journal"));
-  {
-    SessionController crashed(nullptr, journal);
-    crashed.onRunStarted(fp32Config());
-    crashed.onRecords(steps(1, 3));
-    crashed.onRunStopped();
-    crashed.autosave()->waitForWrite();
-  }
+  leaveCrashJournal(journal, 3);
   QFile before(journal);
   ASSERT_TRUE(before.open(QIODevice::ReadOnly));
   const QByteArray crashBytes = before.readAll();
@@ -397,6 +396,7 @@ Session largeSession(int64_t count) {
   options.modes = {PrecisionMode::FP32,    PrecisionMode::FP16AmpScaled, PrecisionMode::FP16Amp,
                    PrecisionMode::BF16Amp, PrecisionMode::FP16Pure,      PrecisionMode::BF16Pure};
   session.config.modes = options.modes;
+  session.config.steps = std::max(session.config.steps, count);  // a record past the run is refused
   for (int64_t step = 1; step <= count; ++step) session.records.push_back(test::syntheticRecord(step, options));
   return session;
 }
