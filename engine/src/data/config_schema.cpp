@@ -254,9 +254,7 @@ std::vector<ConfigField> makeTable() {
   for (ConfigField& field : t) {
     if (field.key.substr(0, 4) == "fp8." || field.key == "precision-path" || field.key == "init-gain")
       field.mayBeAbsent = true;
-  }
-  // Added after sessions of quantised runs were written: those keep their bytes while it is off.
-  for (ConfigField& field : t) {
+    // Added after sessions of quantised runs were written: those keep their bytes while it is off.
     if (field.key == "fp8.outlier-factor") field.writtenOnlyWhenSet = true;
   }
   return t;
