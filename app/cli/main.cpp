@@ -1,6 +1,6 @@
 // ampscope-cli: the engine without a window. Subcommands: formats, convert, train, reproduce, follow.
-#include <cerrno>
-#include <cstdio>
+#include <unistd.h>
+
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -8,6 +8,7 @@
 
 #include "ampscope/engine/version.h"
 #include "commands.h"
+#include "stdout_buffer.h"
 
 namespace {
 
@@ -30,16 +31,14 @@ void printUsage(std::ostream& out) {
          "  --help                        print this help\n";
 }
 
-// Everything the command printed reaches stdout here or never: a full disk or a closed pipe makes the
-// stream fail, and the command's success is then a failure.
-int finishStdout(int code) {
+// Everything the command printed reaches stdout here or never: a full disk or a closed pipe makes a
+// write fail, and the command's success is then a failure.
+int finishStdout(ampscope::cli::StdoutBuffer& out, int code) {
   std::cout.flush();
-  errno = 0;
-  const bool flushed = std::fflush(stdout) == 0 && !std::ferror(stdout);
-  if (std::cout && flushed) return code;
-  const int reason = errno;
-  std::cerr << "ampscope-cli: cannot write to standard output" << (reason ? ": " : "")
-            << (reason ? std::strerror(reason) : "") << "\n";
+  if (out.flushAll() && std::cout) return code;
+  const int reason = out.firstError();
+  std::cerr << "ampscope-cli: cannot write to standard output" << (reason != 0 ? ": " : "")
+            << (reason != 0 ? std::strerror(reason) : "") << "\n";
   return code == ampscope::cli::kExitOk ? ampscope::cli::kExitFailure : code;
 }
 
@@ -54,9 +53,7 @@ int runCommand(const std::string& command, const std::vector<std::string>& rest,
   return ampscope::cli::kExitUsage;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv, ampscope::cli::StdoutBuffer& out) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) {
     printUsage(std::cerr);
@@ -66,17 +63,17 @@ int main(int argc, char** argv) {
   std::vector<std::string> rest(args.begin() + 1, args.end());
   if (command == "--help" || command == "-h" || command == "help") {
     printUsage(std::cout);
-    return finishStdout(ampscope::cli::kExitOk);
+    return finishStdout(out, ampscope::cli::kExitOk);
   }
   if (command == "--version") {
     std::cout << "ampscope-cli " << ampscope::ampscopeVersion() << " (LibTorch "
               << ampscope::libtorchVersion() << ", " << ampscope::licenseName() << ")\n";
-    return finishStdout(ampscope::cli::kExitOk);
+    return finishStdout(out, ampscope::cli::kExitOk);
   }
   try {
     bool known = false;
     const int code = runCommand(command, rest, &known);
-    if (known) return finishStdout(code);
+    if (known) return finishStdout(out, code);
   } catch (const std::exception& e) {
     std::cerr << "ampscope-cli: " << e.what() << "\n";
     return ampscope::cli::kExitFailure;
@@ -84,4 +81,14 @@ int main(int argc, char** argv) {
   std::cerr << "ampscope-cli: unknown command '" << command << "'\n\n";
   printUsage(std::cerr);
   return ampscope::cli::kExitUsage;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ampscope::cli::StdoutBuffer out(STDOUT_FILENO);
+  std::streambuf* const stdioBuffer = std::cout.rdbuf(&out);
+  const int code = run(argc, argv, out);
+  std::cout.rdbuf(stdioBuffer);  // `out` dies before std::cout is flushed at exit
+  return code;
 }

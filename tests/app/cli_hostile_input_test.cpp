@@ -13,15 +13,17 @@ namespace {
 using ampscope::testing::CliResult;
 using ampscope::testing::CliRunner;
 
-// Runs ampscope-cli with its stdout sent to /dev/full.
-CliResult runToFullStdout(const std::vector<std::string>& args) {
+// Runs ampscope-cli with its stdout redirected as `redirection` says (sh syntax).
+CliResult runWithStdout(const std::vector<std::string>& args, const std::string& redirection) {
   std::string command = "exec \"$0\"";
   for (std::size_t i = 0; i < args.size(); ++i) command += " \"$" + std::to_string(i + 1) + "\"";
-  command += " >/dev/full";
+  command += " " + redirection;
   std::vector<std::string> shellArgs = {"-c", command, AMPSCOPE_CLI_PATH};
   shellArgs.insert(shellArgs.end(), args.begin(), args.end());
   return CliRunner("/bin/sh").setTimeoutSeconds(120).run(shellArgs);
 }
+
+CliResult runToFullStdout(const std::vector<std::string>& args) { return runWithStdout(args, ">/dev/full"); }
 
 TEST(CliHostileInput, AFullStdoutIsAFailureWithAMessage) {
   const std::vector<std::vector<std::string>> commands = {
@@ -30,7 +32,19 @@ TEST(CliHostileInput, AFullStdoutIsAFailureWithAMessage) {
   for (const auto& args : commands) {
     const CliResult result = runToFullStdout(args);
     EXPECT_EQ(result.exitCode, 1) << args.front() << ": " << result.err;
-    EXPECT_NE(result.err.find("cannot write to standard output"), std::string::npos) << result.err;
+    // The reason is strerror(ENOSPC) as glibc spells it: the first failed write's errno, not a later one.
+    EXPECT_NE(result.err.find("cannot write to standard output: No space left on device"), std::string::npos)
+        << result.err;
+  }
+}
+
+TEST(CliHostileInput, AClosedStdoutIsAFailureThatSaysWhy) {
+  // `>&-` closes file descriptor 1, so each write fails with EBADF (write(2)).
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"formats"}, {"convert", "--json", "1"}}) {
+    const CliResult result = runWithStdout(args, ">&-");
+    EXPECT_EQ(result.exitCode, 1) << args.front() << ": " << result.err;
+    EXPECT_NE(result.err.find("cannot write to standard output: Bad file descriptor"), std::string::npos)
+        << result.err;
   }
 }
 
