@@ -631,7 +631,11 @@ std::optional<ConfigError> readMember(const JsonValue& value, const ConfigField&
     case FieldType::Integer: {
       if (!value.isNumber()) return expected("a whole number");
       const auto whole = value.integer();
-      if (!whole) return ConfigError{path, "expected a whole number (got " + value.string() + ")"};
+      if (!whole) {
+        // 9.2e+18 is whole but not an integer literal; saying only "a whole number" would puzzle.
+        return ConfigError{path, "expected a whole number in int64, written in digits without a fraction or an "
+                                 "exponent (got " + value.string() + ")"};
+      }
       return prefixed(setInteger(config, field, *whole));
     }
     case FieldType::Real:

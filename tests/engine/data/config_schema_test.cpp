@@ -438,6 +438,22 @@ TEST(ConfigSchema, WrongJsonTypesAndModeListsNameTheMember) {
   EXPECT_EQ(errors[0].field, "modes[1]");
 }
 
+TEST(ConfigSchema, AWholeNumberWithAnExponentIsRefusedSayingHowToWriteIt) {
+  // JSON (RFC 8259) lets 9.2e+18 stand for a whole number; an int64 field reads digits only, and the
+  // message says so rather than calling 9.2e+18 "not whole".
+  JsonParseError error;
+  RunConfig config;
+  for (const char* text : {R"({"steps": 9.2e+18})", R"({"steps": 3e2})", R"({"steps": 99999999999999999999})"}) {
+    const auto errors = readConfigJson(*parseJson(text, &error), config, false, "config.");
+    ASSERT_EQ(errors.size(), 1u) << text;
+    EXPECT_EQ(errors[0].field, "config.steps");
+    EXPECT_NE(errors[0].message.find("written in digits without a fraction or an exponent"), std::string::npos)
+        << errors[0].message;
+  }
+  EXPECT_TRUE(readConfigJson(*parseJson(R"({"steps": 300})", &error), config, false).empty());
+  EXPECT_EQ(config.steps, 300);
+}
+
 TEST(ConfigSchema, ValidateNamesFullKeysAndSkipsMaxNormWhileClippingIsOff) {
   RunConfig config;
   config.scaler.growthInterval = 0;
