@@ -20,6 +20,7 @@
 #include "ui/formats/element_count.h"
 #include "ui/formats/format_text.h"
 #include "ui/formats/table_csv.h"
+#include "ui/formats/table_fit.h"
 
 namespace ampscope::ui::formats {
 
@@ -130,6 +131,8 @@ MemoryCalculatorWidget::MemoryCalculatorWidget(QWidget* parent) : QWidget(parent
 
   connect(m_count, &QLineEdit::textChanged, this, &MemoryCalculatorWidget::recompute);
   recompute();
+  // Presenter scaling and a language switch refit the columns (recompute's widths are for this font).
+  TableFit::fitToRows(m_table);
 }
 
 QString MemoryCalculatorWidget::message() const { return m_message->text(); }

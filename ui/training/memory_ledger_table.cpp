@@ -2,11 +2,16 @@
 
 #include <QHeaderView>
 #include <QLabel>
+#include <QEvent>
+#include <QFontMetrics>
 #include <QPushButton>
+#include <QStyle>
 #include <QTableWidget>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 
+#include "ui/common/wrapping_header_view.h"
 #include "ui/training/mode_palette.h"
 
 namespace ampscope::ui {
@@ -23,6 +28,7 @@ MemoryLedgerTable::MemoryLedgerTable(QWidget* parent) : QWidget(parent) {
   layout->addLayout(top);
   table_ = new QTableWidget(this);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->setHorizontalHeader(new WrappingHeaderView(table_));  // mode names wrap in narrow columns
   table_->horizontalHeader()->setStretchLastSection(true);
   layout->addWidget(table_, 1);
   connect(refresh, &QPushButton::clicked, this, &MemoryLedgerTable::refreshRequested);
@@ -65,7 +71,7 @@ void MemoryLedgerTable::setLedgers(const std::vector<ModeLedger>& ledgers) {
       item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
       item->setToolTip(tr("%1 bytes").arg(values[r]));
       if (r == 5) {
-        QFont f = item->font();
+        QFont f = table_->font();
         f.setBold(true);
         item->setFont(f);
       }
@@ -74,6 +80,31 @@ void MemoryLedgerTable::setLedgers(const std::vector<ModeLedger>& ledgers) {
   }
   table_->horizontalHeader()->setStretchLastSection(false);
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+  fitColumns();
+}
+
+void MemoryLedgerTable::fitColumns() {
+  auto* header = static_cast<WrappingHeaderView*>(table_->horizontalHeader());
+  // QCommonStyle's item text margin: PM_FocusFrameHMargin + 1 on each side.
+  const int margin = 2 * (style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, table_) + 1);
+  int need = header->defaultSectionSize() / 2;
+  for (int c = 0; c < table_->columnCount(); ++c) {
+    need = std::max(need, header->narrowestWholeWidth(c));
+    for (int r = 0; r < table_->rowCount(); ++r) {
+      const QTableWidgetItem* item = table_->item(r, c);
+      if (!item) continue;
+      QFont font = table_->font();
+      font.setBold(item->font().bold());
+      need = std::max(need, QFontMetrics(font).horizontalAdvance(item->text()) + margin + 2);
+    }
+  }
+  // Stretched sections never shrink below the minimum; past it the table scrolls.
+  header->setMinimumSectionSize(need);
+}
+
+void MemoryLedgerTable::changeEvent(QEvent* event) {
+  QWidget::changeEvent(event);
+  if (event->type() == QEvent::FontChange) fitColumns();  // presenter scaling
 }
 
 }  // namespace ampscope::ui

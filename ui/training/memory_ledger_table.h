@@ -11,6 +11,7 @@
 #include "ampscope/engine/run_config.h"
 #include "ampscope/engine/telemetry.h"
 
+class QEvent;
 class QLabel;
 class QTableWidget;
 
@@ -33,7 +34,14 @@ class MemoryLedgerTable : public QWidget {
  signals:
   void refreshRequested();
 
+ protected:
+  void changeEvent(QEvent* event) override;
+
  private:
+  // Columns no narrower than their widest value and their header's widest word: a narrow dock scrolls
+  // the table sideways rather than eliding "1.40 MiB" to "1.…".
+  void fitColumns();
+
   QTableWidget* table_;
   QLabel* note_;
 };

@@ -8,6 +8,7 @@
 #include <map>
 #include <utility>
 
+#include "ui/common/wrapping_header_view.h"
 #include "ui/training/mode_palette.h"
 
 namespace ampscope::ui {
@@ -36,6 +37,7 @@ OpDtypeTable::OpDtypeTable(QWidget* parent) : QWidget(parent) {
   table_ = new QTableWidget(this);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->verticalHeader()->setVisible(false);
+  table_->setHorizontalHeader(new WrappingHeaderView(table_));  // mode names wrap in narrow columns
   table_->horizontalHeader()->setStretchLastSection(true);
   table_->setAlternatingRowColors(true);
   layout->addWidget(table_, 1);

@@ -6,6 +6,9 @@
 //  - the window fits the screen's available area;
 //  - every visible plot's axis rect is at least kMinAxisRect;
 //  - every visible single-line label's text fits its rect (word-wrapped and elided labels excepted);
+//  - every visible column header's label fits its section, whole, on its lines (a header that wraps) or
+//    on one line (a plain QHeaderView, which clips a long label at both ends);
+//  - every table cell in view shows its whole text (an item view elides a cell too narrow for it);
 //  - no two lesson callouts of a plot intersect, and no callout covers the point its arrow marks.
 // Every case is checked and its failures listed; screenshots go to AMPSCOPE_LAYOUT_SHOTS when set.
 #include <gtest/gtest.h>
@@ -13,6 +16,9 @@
 
 #include <QApplication>
 #include <QDir>
+#include <QTableView>
+#include <QHeaderView>
+#include <QIcon>
 #include <QLabel>
 #include <QRegularExpression>
 #include <QScreen>
@@ -20,6 +26,7 @@
 #include <QTextDocument>
 #include <QtMath>
 
+#include "ui/common/wrapping_header_view.h"
 #include "ui/i18n/language_manager.h"
 #include "ui/lessons/lesson_controller.h"
 #include "ui/lessons/lesson_workspace.h"
@@ -159,6 +166,79 @@ void checkLabels(const MainWindow& window, QStringList& failures) {
   }
 }
 
+void checkHeaders(const MainWindow& window, QStringList& failures) {
+  for (QHeaderView* header : window.findChildren<QHeaderView*>()) {
+    // A header paints in its viewport, which covers it: the header's own visible region is empty.
+    if (!onScreen(header->viewport()) || header->orientation() != Qt::Horizontal || !header->model()) continue;
+    const auto* wrapping = qobject_cast<WrappingHeaderView*>(header);
+    const QFontMetrics metrics(header->font());
+    const int margin = header->style()->pixelMetric(QStyle::PM_HeaderMargin, nullptr, header);
+    const int icon = header->style()->pixelMetric(QStyle::PM_SmallIconSize, nullptr, header);
+    for (int i = 0; i < header->count(); ++i) {
+      if (header->isSectionHidden(i) || header->sectionSize(i) == 0) continue;
+      const QString label = header->model()->headerData(i, Qt::Horizontal, Qt::DisplayRole).toString();
+      if (label.isEmpty()) continue;
+      QStringList lines{label};
+      int width = header->sectionSize(i) - 2 * margin;
+      if (wrapping) {
+        lines = wrapping->displayedLines(i);
+        width = wrapping->textWidth(i, header->sectionSize(i));
+        // An elided label says so with "…" and shows the rest in its tool tip.
+        if (lines.size() == 1 && lines.front().endsWith(QChar(0x2026))) continue;
+        if (lines.join(QString()).remove(u' ') != QString(label).remove(u' ')) {  // CJK lines join without spaces
+          failures << QStringLiteral("header %1 '%2': drawn as '%3'").arg(widgetPath(header), label, lines.join(u'|'));
+        }
+      } else if (!header->model()->headerData(i, Qt::Horizontal, Qt::DecorationRole).value<QIcon>().isNull()) {
+        width -= icon + margin;
+      }
+      int widest = 0;
+      for (const QString& line : lines) widest = std::max(widest, metrics.horizontalAdvance(line));
+      const int height = static_cast<int>(lines.size()) * metrics.lineSpacing();
+      if (widest > width + 1 || height > header->height()) {
+        failures << QStringLiteral("header %1 '%2': text %3x%4 does not fit its section's %5x%6")
+                        .arg(widgetPath(header), label.left(40))
+                        .arg(widest)
+                        .arg(height)
+                        .arg(width)
+                        .arg(header->height());
+      }
+    }
+  }
+}
+
+void checkCells(const MainWindow& window, QStringList& failures) {
+  for (QTableView* table : window.findChildren<QTableView*>()) {
+    if (!onScreen(table->viewport()) || !table->model()) continue;
+    const QAbstractItemModel* model = table->model();
+    // QCommonStyle's item text margin: PM_FocusFrameHMargin + 1 on each side.
+    const int margin = 2 * (table->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, table) + 1);
+    const QRect view = table->viewport()->rect();
+    for (int row = 0; row < model->rowCount(); ++row) {
+      for (int column = 0; column < model->columnCount(); ++column) {
+        const QModelIndex index = model->index(row, column);
+        const QRect cell = table->visualRect(index);
+        // A cell the user can scroll to is not cut: only cells wholly in view are read.
+        if (cell.isEmpty() || cell.left() < view.left() || cell.right() > view.right()) continue;
+        const QString text = model->data(index, Qt::DisplayRole).toString();
+        if (text.isEmpty()) continue;
+        const QVariant font = model->data(index, Qt::FontRole);
+        const QFontMetrics metrics(font.isValid() ? font.value<QFont>() : table->font());
+        int width = metrics.horizontalAdvance(text) + margin;
+        if (!model->data(index, Qt::DecorationRole).isNull()) width += table->iconSize().width() + margin;
+        if (width > cell.width() + 1) {
+          failures << QStringLiteral("table %1 cell (%2,%3) '%4': text needs %5 px, the column gives %6")
+                          .arg(widgetPath(table))
+                          .arg(row)
+                          .arg(column)
+                          .arg(text.left(40))
+                          .arg(width)
+                          .arg(cell.width());
+        }
+      }
+    }
+  }
+}
+
 // The lesson's callouts are QCPItemText labels whose position hangs off the start of an arrow; the arrow's
 // end is the point the callout is about.
 void checkCallouts(const MainWindow& window, QStringList& failures) {
@@ -256,6 +336,8 @@ TEST(LayoutCheck, EveryLessonFitsInBothLanguagesWithAndWithoutPresenterScaling) 
         checkWindow(window, failures);
         checkPlots(window, failures);
         checkLabels(window, failures);
+        checkHeaders(window, failures);
+        checkCells(window, failures);
         checkCallouts(window, failures);
         if (!shots.isEmpty()) window.grab().save(QDir(shots).filePath(name + QStringLiteral(".png")));
         if (!failures.isEmpty()) {
