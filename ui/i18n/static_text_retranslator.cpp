@@ -18,6 +18,8 @@
 #include <QTreeWidget>
 #include <QXmlStreamReader>
 
+#include "ui/common/axis_label_fit.h"
+
 namespace ampscope::ui {
 
 namespace {
@@ -81,7 +83,9 @@ void StaticTextRetranslator::retranslateTree(QObject* root, const QString& fromL
     }
     if (auto* plot = qobject_cast<QCustomPlot*>(object)) {
       for (QCPAxisRect* rect : plot->axisRects()) {
-        for (QCPAxis* axis : rect->axes()) swap(axis->label(), [&](const QString& t) { axis->setLabel(t); });
+        for (QCPAxis* axis : rect->axes()) {
+          swap(AxisLabelFit::fullLabel(axis), [&](const QString& t) { axis->setLabel(t); });
+        }
       }
       for (int i = 0; i < plot->plottableCount(); ++i) {
         QCPAbstractPlottable* p = plot->plottable(i);

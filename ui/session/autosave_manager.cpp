@@ -135,25 +135,36 @@ bool AutosaveManager::flush(bool sync) {
         file.cancelWriting();
       }
     }
-    const QString message = ok ? QString() : tr("Cannot write %1: %2").arg(path, reason);
-    // The destructor joins this thread before `this` goes, so the queued call always has a target.
-    QMetaObject::invokeMethod(
-        this,
-        [this, ok, message, path] {
-          if (ok) {
-            emit saved(path);
-          } else {
-            // Rewrite everything on the next tick (the disk may have been full for a moment).
-            journalValid_ = false;
-            dirty_ = true;
-            emit saveFailed(message);
-          }
-        },
-        Qt::QueuedConnection);
+    {
+      const std::lock_guard<std::mutex> lock(finishedMutex_);
+      finished_.push_back({ok, ok ? QString() : tr("Cannot write %1: %2").arg(path, reason), path});
+    }
+    // Called by name: the results cross threads under finishedMutex_, not inside a functor that Qt's
+    // event queue hands over (a hand-over ThreadSanitizer cannot see in an uninstrumented Qt). The
+    // destructor joins this thread before `this` goes, so the queued call always has a target.
+    QMetaObject::invokeMethod(this, "reportFinishedWrites", Qt::QueuedConnection);
     if (!ok) failed_ = true;
     writing_ = false;
   });
   return true;
+}
+
+void AutosaveManager::reportFinishedWrites() {
+  std::vector<FinishedWrite> finished;
+  {
+    const std::lock_guard<std::mutex> lock(finishedMutex_);
+    finished.swap(finished_);
+  }
+  for (const FinishedWrite& write : finished) {
+    if (write.ok) {
+      emit saved(write.path);
+    } else {
+      // Rewrite everything on the next tick (the disk may have been full for a moment).
+      journalValid_ = false;
+      dirty_ = true;
+      emit saveFailed(write.message);
+    }
+  }
 }
 
 void AutosaveManager::onTimeout() {

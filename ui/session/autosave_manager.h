@@ -32,6 +32,7 @@
 #include <QTimer>
 #include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -96,6 +97,8 @@ class AutosaveManager : public QObject {
   void saveFailed(const QString& message);
 
  private:
+  // The writer's results, on the GUI thread: saved() or saveFailed() for each finished write.
+  Q_INVOKABLE void reportFinishedWrites();
   void onTimeout();
   void refreshCache();
   bool flush(bool sync);
@@ -121,6 +124,13 @@ class AutosaveManager : public QObject {
   std::size_t journaledChunks_ = 0;
   bool journalValid_ = false;
 
+  struct FinishedWrite {
+    bool ok;
+    QString message;
+    QString path;
+  };
+  std::mutex finishedMutex_;
+  std::vector<FinishedWrite> finished_;  // by the writer, for reportFinishedWrites
   std::thread writer_;
   std::atomic<bool> writing_{false};
   std::atomic<bool> failed_{false};  // the last write failed (its queued report may not have run yet)

@@ -13,7 +13,12 @@ QString ElidedLegendItem::fullName() const { return mPlottable ? mPlottable->nam
 QString ElidedLegendItem::shownName() const {
   const QString name = fullName();
   if (maxTextWidth_ <= 0) return name;
-  return QFontMetrics(getFont()).elidedText(name, Qt::ElideRight, maxTextWidth_);
+  const QFontMetrics metrics(getFont());
+  if (metrics.horizontalAdvance(name) <= maxTextWidth_) return name;
+  const QString shortName = mPlottable ? mPlottable->property(kShortNameProperty).toString() : QString();
+  if (shortName.isEmpty()) return metrics.elidedText(name, Qt::ElideRight, maxTextWidth_);
+  // Mode identifiers share their starts ("fp16-amp-scaled", "fp16-amp"): keep both ends.
+  return metrics.elidedText(shortName, Qt::ElideMiddle, maxTextWidth_);
 }
 
 int ElidedLegendItem::fullWidth() const {

@@ -1,6 +1,7 @@
-// ElidedLegendItem: a legend entry whose name, when wider than the room its legend column has, ends in
-// "…" instead of being cut at the column's edge; the full name stays available (fullName) for the
-// tooltip the plot shows over the entry.
+// ElidedLegendItem: a legend entry whose name, when wider than the room its legend column has, gives way
+// to the plottable's short name (the property kShortNameProperty, where set) and ends in "…" only if
+// that does not fit either, instead of being cut at the column's edge; the full name stays available
+// (fullName) for the tooltip the plot shows over the entry.
 #pragma once
 
 #include <qcustomplot.h>
@@ -10,6 +11,9 @@ namespace ampscope::ui {
 class ElidedLegendItem : public QCPPlottableLegendItem {
   Q_OBJECT
  public:
+  // A QString property of the plottable: the name a narrow legend shows instead of name().
+  static constexpr const char* kShortNameProperty = "legendShortName";
+
   ElidedLegendItem(QCPLegend* legend, QCPAbstractPlottable* plottable);
 
   // The most pixels the name may take; <= 0: no limit.

@@ -14,6 +14,7 @@
 
 #include "ampscope/engine/number_text.h"
 #include "ampscope/engine/telemetry_store.h"
+#include "ui/training/elided_legend_item.h"
 #include "ui/training/format_window.h"
 #include "ui/training/mode_palette.h"
 #include "ui/training/power_of_two_ticker.h"
@@ -486,6 +487,7 @@ void HistogramPlot::redrawBars() {
     if (!b) {
       b = new QCPBars(plot()->xAxis, plot()->yAxis);
       b->setName(name);
+      b->setProperty(ElidedLegendItem::kShortNameProperty, SeriesStyle::shortLabel(*store(), key));
       const QColor c = ModePalette::color(key.mode);
       // A followed run's bars are hatched in its mode's colour, edged in its dash pattern.
       setScaledPen(b, QPen(c.darker(130), 1.0, SeriesStyle::penStyle(key.run)));

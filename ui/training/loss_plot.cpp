@@ -7,6 +7,7 @@
 #include <qcustomplot.h>
 
 #include "ampscope/engine/telemetry_store.h"
+#include "ui/training/elided_legend_item.h"
 #include "ui/training/mode_palette.h"
 #include "ui/training/series_style.h"
 
@@ -79,6 +80,7 @@ LossPlot::Lane& LossPlot::laneFor(SeriesKey key) {
   lane.band = BandGraphs::add(*this, color, /*fillAlpha=*/60, SeriesStyle::penStyle(key.run));
   lane.loss = plot()->addGraph();
   lane.loss->setName(SeriesStyle::label(*store(), key));
+  lane.loss->setProperty(ElidedLegendItem::kShortNameProperty, SeriesStyle::shortLabel(*store(), key));
   setScaledPen(lane.loss, SeriesStyle::pen(key, key.run == kEngineRun ? 1.0 : 1.5));
   lane.loss->setAdaptiveSampling(true);
   lane.nonFinite = plot()->addGraph();

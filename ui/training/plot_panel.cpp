@@ -13,6 +13,7 @@
 
 #include "ampscope/engine/telemetry_store.h"
 #include "ui/common/flow_layout.h"
+#include "ui/common/axis_label_fit.h"
 #include "ui/training/elided_legend_item.h"
 #include "ui/training/tick_label_fitter.h"
 
@@ -245,6 +246,11 @@ void PlotPanel::arrangeBeforeReplot() {
   }
   elideLegendNames();
   moveLegendOffData();
+  for (QCPAxisRect* rect : plot_->axisRects()) {
+    for (QCPAxis* axis : rect->axes()) {
+      if (axis->visible()) AxisLabelFit::fit(axis, axis->orientation() == Qt::Vertical ? rect->height() : rect->width());
+    }
+  }
 
   const QString note = hasPlottedData() ? QString() : emptyNote();
   emptyStateNote_->setVisible(!note.isEmpty());

@@ -4,6 +4,7 @@
 #include <qcustomplot.h>
 
 #include "ampscope/engine/telemetry_store.h"
+#include "ui/training/elided_legend_item.h"
 #include "ui/training/mode_palette.h"
 #include "ui/training/power_of_two_ticker.h"
 #include "ui/training/series_style.h"
@@ -46,6 +47,7 @@ ScalePlot::Lane& ScalePlot::laneFor(SeriesKey key) {
   lane.band = BandGraphs::add(*this, color, /*fillAlpha=*/60, SeriesStyle::penStyle(key.run));
   lane.scale = plot()->addGraph();
   lane.scale->setName(SeriesStyle::label(*store(), key));
+  lane.scale->setProperty(ElidedLegendItem::kShortNameProperty, SeriesStyle::shortLabel(*store(), key));
   lane.scale->setLineStyle(QCPGraph::lsStepLeft);
   lane.scale->setAdaptiveSampling(true);
   setScaledPen(lane.scale, SeriesStyle::pen(key, key.run == kEngineRun ? 1.0 : 1.5));

@@ -13,6 +13,12 @@ QString SeriesStyle::label(const TelemetryStore& store, SeriesKey key) {
       .arg(QString::fromStdString(store.runLabel(key.run)), ModePalette::label(key.mode));
 }
 
+QString SeriesStyle::shortLabel(const TelemetryStore& store, SeriesKey key) {
+  if (key.run == kEngineRun) return ModePalette::name(key.mode);
+  return QCoreApplication::translate("SeriesStyle", "%1: %2")
+      .arg(QString::fromStdString(store.runLabel(key.run)), ModePalette::name(key.mode));
+}
+
 Qt::PenStyle SeriesStyle::penStyle(int run) {
   static constexpr std::array<Qt::PenStyle, 4> kFollowed{Qt::DashLine, Qt::DotLine, Qt::DashDotLine,
                                                           Qt::DashDotDotLine};

@@ -14,6 +14,9 @@ namespace ampscope::ui {
 class SeriesStyle {
  public:
   static QString label(const TelemetryStore& store, SeriesKey key);
+  // The same with the mode's identifier ("fp16-amp-scaled") for the label: what a narrow legend shows
+  // when the label does not fit, since "FP16 AMP + GradScaler" and "FP16 AMP, no scaler" elide alike.
+  static QString shortLabel(const TelemetryStore& store, SeriesKey key);
   static Qt::PenStyle penStyle(int run);
   static QPen pen(SeriesKey key, double width);
 };

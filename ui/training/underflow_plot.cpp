@@ -6,6 +6,7 @@
 #include <qcustomplot.h>
 
 #include "ampscope/engine/telemetry_store.h"
+#include "ui/training/elided_legend_item.h"
 #include "ui/training/mode_palette.h"
 #include "ui/training/series_style.h"
 
@@ -96,6 +97,7 @@ UnderflowPlot::Lane& UnderflowPlot::laneFor(SeriesKey key) {
     // The legend shows the first quantity's entry per series, so that name is just the series.
     g->setName(q == 0 ? name : QStringLiteral("%1 · %2").arg(name, quantityNames[q]));
     g->setProperty("readoutName", QStringLiteral("%1 · %2").arg(name, quantityNames[q]));
+    if (q == 0) g->setProperty(ElidedLegendItem::kShortNameProperty, SeriesStyle::shortLabel(*store(), key));
     if (q > 0) g->removeFromLegend();
     g->setAdaptiveSampling(true);
     setScaledPen(g, QPen(color, 1.0, kStyles[q]));

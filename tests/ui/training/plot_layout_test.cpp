@@ -6,6 +6,7 @@
 
 #include <QFontMetricsF>
 #include <QMouseEvent>
+#include <QSet>
 #include <QTest>
 #include <QToolTip>
 #include <algorithm>
@@ -180,7 +181,10 @@ TEST(PlotLayout, LegendNamesFitOrEndInAnEllipsisWithTheFullNameInATooltip) {
       EXPECT_LE(item->outerRect().right(), plot.plot()->width());
       if (item->elided()) {
         ++elided;
-        EXPECT_TRUE(item->shownName().endsWith(QChar(0x2026))) << item->shownName().toStdString();
+        // Either the mode's identifier, whole, or a name with "…" where letters were left out.
+        const QString shortName = item->plottable()->property(ElidedLegendItem::kShortNameProperty).toString();
+        EXPECT_TRUE(item->shownName() == shortName || item->shownName().contains(QChar(0x2026)))
+            << item->shownName().toStdString();
         // Hovering the entry shows the whole name.
         const QPoint at = item->rect().center();
         QMouseEvent move(QEvent::MouseMove, at, plot.plot()->mapToGlobal(at), Qt::NoButton, Qt::NoButton, Qt::NoModifier);
@@ -190,6 +194,37 @@ TEST(PlotLayout, LegendNamesFitOrEndInAnEllipsisWithTheFullNameInATooltip) {
     }
   }
   EXPECT_GT(elided, 0) << "at 300 pixels the long name must have been elided";
+}
+
+// "FP16 AMP + GradScaler" and "FP16 AMP, no scaler" both elided to "FP16 A…" in a narrow loss plot: a
+// legend that cannot tell its entries apart. Short of room they show the modes' identifiers, elided in
+// the middle ("fp1…led", "fp…mp"), which differ.
+TEST(PlotLayout, ANarrowLegendStillTellsEveryModeApart) {
+  TelemetryStore store;
+  SyntheticOptions options;
+  options.modes = {PrecisionMode::FP32, PrecisionMode::FP16AmpScaled, PrecisionMode::FP16Amp};
+  feed(store, 1, 20, options);
+  LossPlot plot(&store);
+  plot.show();
+  plot.refresh();
+  bool sawShort = false;
+  for (int width : {900, 420, 300, 240}) {
+    plot.resize(width, 320);
+    settle(plot);
+    QCPLegend* legend = plot.plot()->legend;
+    QStringList shown;
+    for (int i = 0; i < legend->itemCount(); ++i) {
+      auto* item = qobject_cast<ElidedLegendItem*>(legend->item(i));
+      if (!item || !item->visible()) continue;
+      shown << item->shownName();
+      const QString shortName = item->plottable()->property(ElidedLegendItem::kShortNameProperty).toString();
+      EXPECT_FALSE(shortName.isEmpty()) << item->fullName().toStdString();
+      sawShort = sawShort || (item->elided() && item->shownName() == shortName);
+    }
+    ASSERT_EQ(shown.size(), 3) << width;
+    EXPECT_EQ(QSet<QString>(shown.begin(), shown.end()).size(), 3) << shown.join(u'|').toStdString() << " at " << width;
+  }
+  EXPECT_TRUE(sawShort) << "some width must have shown a mode's identifier";
 }
 
 }  // namespace
