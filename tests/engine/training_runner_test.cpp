@@ -158,10 +158,14 @@ TEST(TrainingRunner, SpeedCapLimitsTheStepRate) {
   TrainingRunner runner(sink);
   runner.setMaxStepsPerSecond(20.0);
   runner.start(smallRun(1000000));
-  std::this_thread::sleep_for(500ms);
-  const int64_t steps = runner.stepsDone();
-  EXPECT_GE(steps, 5);
-  EXPECT_LE(steps, 12) << "20 steps/s for 0.5 s";
+  // A cap bounds the rate from above only, so the check is a least time: ten steps after the first take
+  // at least 10/20 s (less a scheduler's slack), however slow the machine (a TSan build takes seconds to
+  // reach its first step). A count over a fixed sleep failed there.
+  ASSERT_TRUE(waitFor([&] { return runner.stepsDone() >= 1; }, 60s)) << runner.lastError();
+  const auto first = Clock::now();
+  const int64_t atFirst = runner.stepsDone();
+  ASSERT_TRUE(waitFor([&] { return runner.stepsDone() >= atFirst + 10; }, 60s)) << runner.lastError();
+  EXPECT_GE(Clock::now() - first, 450ms) << "20 steps/s: ten steps take half a second";
   runner.setMaxStepsPerSecond(0.0);
   const int64_t atUncap = runner.stepsDone();
   EXPECT_TRUE(waitFor([&] { return runner.stepsDone() > atUncap + 30; }, 10s));

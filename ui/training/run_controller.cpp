@@ -21,12 +21,12 @@ RunController::RunController(QObject* parent)
 
   runner_ = std::make_unique<TrainingRunner>(sink_);
   // Both callbacks run on the training thread: hop to the GUI thread with a queued call whose context
-  // object is `this`, so a call still in the queue when we are destroyed is discarded by Qt.
-  sink_->setNotify([this] {
-    QMetaObject::invokeMethod(this, [this] { onSinkNotified(); }, Qt::QueuedConnection);
-  });
+  // object is `this`, so a call still in the queue when we are destroyed is discarded by Qt. Called by
+  // name, with the state as a copied argument: a functor would be freed on whichever thread drops it
+  // last, a hand-over inside Qt that ThreadSanitizer cannot see.
+  sink_->setNotify([this] { QMetaObject::invokeMethod(this, "onSinkNotified", Qt::QueuedConnection); });
   runner_->setStateCallback([this](RunState state) {
-    QMetaObject::invokeMethod(this, [this, state] { onRunnerState(state); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(this, "onRunnerState", Qt::QueuedConnection, Q_ARG(ampscope::RunState, state));
   });
 }
 

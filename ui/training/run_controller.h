@@ -77,8 +77,9 @@ class RunController : public QObject {
   void recordsDrained(const std::vector<ampscope::StepRecord>& records);
 
  private:
-  void onSinkNotified();
-  void onRunnerState(RunState state);
+  // Invoked by name from the training thread (queued); the state's type is spelled as Q_ARG spells it.
+  Q_INVOKABLE void onSinkNotified();
+  Q_INVOKABLE void onRunnerState(ampscope::RunState state);
   void emitStateIfChanged();
 
   std::shared_ptr<TelemetrySink> sink_;
