@@ -39,12 +39,16 @@ class SessionLoader : public QObject {
 
  private:
   void joinWorker();
+  // On the GUI thread, queued by the worker when it is done: joins it and takes loaded_/loadError_.
+  Q_INVOKABLE void takeResult();
 
   std::thread worker_;
   std::atomic<bool> cancel_{false};
   bool running_ = false;
   bool cancelled_ = false;
   std::optional<Session> session_;
+  std::optional<Session> loaded_;  // the worker's, until takeResult
+  QString loadError_;
   QString error_;
 };
 
