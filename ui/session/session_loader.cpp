@@ -36,7 +36,13 @@ bool SessionLoader::start(const QString& path) {
       const auto now = Clock::now();
       if (now - lastReport >= std::chrono::milliseconds(40)) {
         lastReport = now;
-        emit progressed(p);
+        {
+          const std::lock_guard<std::mutex> lock(progressMutex_);
+          progress_ = p;
+        }
+        // progressed() is emitted on the GUI thread: a signal queued from here would copy its argument
+        // inside Qt, a hand-over that ThreadSanitizer cannot see in an uninstrumented Qt.
+        QMetaObject::invokeMethod(this, "reportProgress", Qt::QueuedConnection);
       }
       return true;
     };
@@ -47,6 +53,15 @@ bool SessionLoader::start(const QString& path) {
     QMetaObject::invokeMethod(this, "takeResult", Qt::QueuedConnection);
   });
   return true;
+}
+
+void SessionLoader::reportProgress() {
+  SessionFile::Progress p;
+  {
+    const std::lock_guard<std::mutex> lock(progressMutex_);
+    p = progress_;
+  }
+  if (running_) emit progressed(p);
 }
 
 void SessionLoader::takeResult() {

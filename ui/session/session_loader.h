@@ -6,6 +6,7 @@
 #include <QObject>
 #include <QString>
 #include <atomic>
+#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -33,7 +34,7 @@ class SessionLoader : public QObject {
   bool wasCancelled() const { return cancelled_; }
 
  signals:
-  // At most every few tens of milliseconds, from the worker (queued to receivers on the GUI thread).
+  // At most every few tens of milliseconds while the worker reads, on this object's (the GUI) thread.
   void progressed(const ampscope::ui::SessionFile::Progress& progress);
   void finished();
 
@@ -41,6 +42,8 @@ class SessionLoader : public QObject {
   void joinWorker();
   // On the GUI thread, queued by the worker when it is done: joins it and takes loaded_/loadError_.
   Q_INVOKABLE void takeResult();
+  // On the GUI thread, queued by the worker: emits progressed() with the worker's latest progress_.
+  Q_INVOKABLE void reportProgress();
 
   std::thread worker_;
   std::atomic<bool> cancel_{false};
@@ -49,6 +52,8 @@ class SessionLoader : public QObject {
   std::optional<Session> session_;
   std::optional<Session> loaded_;  // the worker's, until takeResult
   QString loadError_;
+  std::mutex progressMutex_;
+  SessionFile::Progress progress_;  // the worker's latest, under progressMutex_
   QString error_;
 };
 

@@ -1,6 +1,7 @@
 #include "ui/training/run_controller.h"
 
 #include <QMetaObject>
+#include <mutex>
 #include <algorithm>
 #include <exception>
 
@@ -22,11 +23,15 @@ RunController::RunController(QObject* parent)
   runner_ = std::make_unique<TrainingRunner>(sink_);
   // Both callbacks run on the training thread: hop to the GUI thread with a queued call whose context
   // object is `this`, so a call still in the queue when we are destroyed is discarded by Qt. Called by
-  // name, with the state as a copied argument: a functor would be freed on whichever thread drops it
-  // last, a hand-over inside Qt that ThreadSanitizer cannot see.
+  // name and without arguments, the states queued under a mutex: a functor or a copied argument would
+  // cross threads inside Qt's event queue, a hand-over that ThreadSanitizer cannot see.
   sink_->setNotify([this] { QMetaObject::invokeMethod(this, "onSinkNotified", Qt::QueuedConnection); });
   runner_->setStateCallback([this](RunState state) {
-    QMetaObject::invokeMethod(this, "onRunnerState", Qt::QueuedConnection, Q_ARG(ampscope::RunState, state));
+    {
+      const std::lock_guard<std::mutex> lock(statesMutex_);
+      states_.push_back(state);
+    }
+    QMetaObject::invokeMethod(this, "takeRunnerStates", Qt::QueuedConnection);
   });
 }
 
@@ -142,6 +147,15 @@ void RunController::setMaxStepsPerSecond(double stepsPerSecond) {
 }
 
 void RunController::injectOverflowNextStep() { runner_->injectOverflowNextStep(); }
+
+void RunController::takeRunnerStates() {
+  std::vector<RunState> states;
+  {
+    const std::lock_guard<std::mutex> lock(statesMutex_);
+    states.swap(states_);
+  }
+  for (RunState state : states) onRunnerState(state);
+}
 
 void RunController::onSinkNotified() {
   if (shutDown_) return;

@@ -17,6 +17,7 @@
 #include <QTimer>
 #include <deque>
 #include <memory>
+#include <mutex>
 #include <utility>
 #include <vector>
 
@@ -77,13 +78,16 @@ class RunController : public QObject {
   void recordsDrained(const std::vector<ampscope::StepRecord>& records);
 
  private:
-  // Invoked by name from the training thread (queued); the state's type is spelled as Q_ARG spells it.
+  // Invoked by name from the training thread (queued).
   Q_INVOKABLE void onSinkNotified();
-  Q_INVOKABLE void onRunnerState(ampscope::RunState state);
+  Q_INVOKABLE void takeRunnerStates();  // onRunnerState for each state queued in states_
+  void onRunnerState(RunState state);
   void emitStateIfChanged();
 
   std::shared_ptr<TelemetrySink> sink_;
   std::unique_ptr<TrainingRunner> runner_;
+  std::mutex statesMutex_;
+  std::vector<RunState> states_;  // from the training thread, for takeRunnerStates
   TelemetryStore store_;
   RunConfig config_;
   QTimer drainTimer_;
