@@ -114,7 +114,9 @@ QMenu* LanguageManager::addMenuTo(QMenu* parent) {
 }
 
 bool LanguageManager::eventFilter(QObject* watched, QEvent* event) {
-  if (watched == menu_ && event->type() == QEvent::LanguageChange) retranslateMenu();
+  // The type first: the menu sends events while ~QWidget runs, when it is no longer a QMenu, and
+  // comparing with menu_ casts it to one (UBSan: "downcast of address ... not ... of type 'QMenu'").
+  if (event->type() == QEvent::LanguageChange && watched == menu_) retranslateMenu();
   return QObject::eventFilter(watched, event);
 }
 
