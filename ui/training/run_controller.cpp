@@ -1,9 +1,9 @@
 #include "ui/training/run_controller.h"
 
 #include <QMetaObject>
-#include <mutex>
 #include <algorithm>
 #include <exception>
+#include <mutex>
 
 namespace ampscope::ui {
 
