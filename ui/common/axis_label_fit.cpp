@@ -40,8 +40,9 @@ void fit(QCPAxis* axis, int room) {
   // Before its first layout an axis rect has no size: nothing to fit yet.
   if (full.isEmpty() || room < QFontMetrics(axis->labelFont()).height()) return;
   const QString shown = fitted(full, axis->labelFont(), room);
-  axis->setProperty(kFull, full);
-  axis->setProperty(kShown, shown);
+  // Runs before every replot: touch the axis only when something changed.
+  if (axis->property(kFull).toString() != full) axis->setProperty(kFull, full);
+  if (axis->property(kShown).toString() != shown) axis->setProperty(kShown, shown);
   if (axis->label() != shown) axis->setLabel(shown);
 }
 

@@ -52,12 +52,11 @@ Lines layOut(const QString& text, const QFont& font, qreal width) {
 
 }  // namespace
 
-QStringList WrappingHeaderView::wrap(const QString& text, const QFontMetrics& metrics, const QFont& font,
-                                     int width) {
+QStringList WrappingHeaderView::wrap(const QString& text, const QFont& font, int width) {
   if (text.isEmpty()) return {QString()};
   const Lines lines = layOut(text, font, width);
   // Rounded as QFontMetrics::horizontalAdvance rounds, so the two measures agree on what fits.
-  if (qRound(lines.widest) > width) return {metrics.elidedText(text, Qt::ElideRight, width)};
+  if (qRound(lines.widest) > width) return {QFontMetrics(font).elidedText(text, Qt::ElideRight, width)};
   return lines.texts;
 }
 
@@ -78,7 +77,7 @@ int WrappingHeaderView::narrowestWholeWidth(int logicalIndex) const {
 }
 
 QStringList WrappingHeaderView::displayedLines(int logicalIndex) const {
-  return wrap(label(logicalIndex), fontMetrics(), font(), textWidth(logicalIndex, sectionSize(logicalIndex)));
+  return wrap(label(logicalIndex), font(), textWidth(logicalIndex, sectionSize(logicalIndex)));
 }
 
 // QHeaderView asks this again whenever a section is resized, so the header's height follows its columns.

@@ -8,7 +8,6 @@
 #include <QString>
 
 class QFont;
-class QFontMetrics;
 
 namespace ampscope::ui {
 
@@ -26,9 +25,9 @@ class WrappingHeaderView : public QHeaderView {
   int textWidth(int logicalIndex, int sectionWidth) const;
 
   // `text` broken where Unicode allows a line break (UAX #14: between words, between CJK characters) into
-  // lines no wider than `width`; one elided line when a segment that cannot break is wider. `metrics` are
-  // `font`'s. A pure function of the font, for the tests.
-  static QStringList wrap(const QString& text, const QFontMetrics& metrics, const QFont& font, int width);
+  // lines no wider than `width`; one elided line when a segment that cannot break is wider. A pure
+  // function of the font, for the tests.
+  static QStringList wrap(const QString& text, const QFont& font, int width);
 
  protected:
   QSize sectionSizeFromContents(int logicalIndex) const override;

@@ -19,14 +19,14 @@ TEST(WrappingHeaderView, WrapsAtWordsAndElidesOnlyAWordTooWideForAnyLine) {
   const QFontMetrics metrics(QApplication::font());
   const int words = metrics.horizontalAdvance(QStringLiteral("FP16 pure"));
   const int tail = metrics.horizontalAdvance(QStringLiteral("(model.half())"));
-  EXPECT_EQ(WrappingHeaderView::wrap(kLong, metrics, QApplication::font(), metrics.horizontalAdvance(kLong)), QStringList{kLong});
-  EXPECT_EQ(WrappingHeaderView::wrap(kLong, metrics, QApplication::font(), std::max(words, tail)),
+  EXPECT_EQ(WrappingHeaderView::wrap(kLong, QApplication::font(), metrics.horizontalAdvance(kLong)), QStringList{kLong});
+  EXPECT_EQ(WrappingHeaderView::wrap(kLong, QApplication::font(), std::max(words, tail)),
             (QStringList{QStringLiteral("FP16 pure"), QStringLiteral("(model.half())")}));
-  const QStringList elided = WrappingHeaderView::wrap(kLong, metrics, QApplication::font(), tail - 1);
+  const QStringList elided = WrappingHeaderView::wrap(kLong, QApplication::font(), tail - 1);
   ASSERT_EQ(elided.size(), 1);
   EXPECT_TRUE(elided.front().endsWith(QChar(0x2026))) << elided.front().toStdString();
   EXPECT_LE(metrics.horizontalAdvance(elided.front()), tail - 1);
-  EXPECT_EQ(WrappingHeaderView::wrap(QString(), metrics, QApplication::font(), 10), QStringList{QString()});
+  EXPECT_EQ(WrappingHeaderView::wrap(QString(), QApplication::font(), 10), QStringList{QString()});
 }
 
 // The label with its lines joined, spaces dropped: what a reader sees, however it is broken.
@@ -38,11 +38,11 @@ TEST(WrappingHeaderView, ChineseBreaksBetweenCharactersAsUnicodeAllows) {
   const QString zh = QStringLiteral("纯 FP16（model.half()）");
   const QFontMetrics metrics(QApplication::font());
   const int segment = metrics.horizontalAdvance(QStringLiteral("（model.half()）"));
-  const QStringList lines = WrappingHeaderView::wrap(zh, metrics, QApplication::font(), segment + 2);
+  const QStringList lines = WrappingHeaderView::wrap(zh, QApplication::font(), segment + 2);
   EXPECT_GE(lines.size(), 2);
   EXPECT_EQ(joined(lines), QString(zh).remove(u' '));
   const QString ledger = QStringLiteral("由计数式分配器测得");
-  const QStringList cjk = WrappingHeaderView::wrap(ledger, metrics, QApplication::font(),
+  const QStringList cjk = WrappingHeaderView::wrap(ledger, QApplication::font(),
                                                    metrics.horizontalAdvance(QStringLiteral("由计数")) + 1);
   EXPECT_GE(cjk.size(), 3);
   EXPECT_EQ(joined(cjk), ledger);
