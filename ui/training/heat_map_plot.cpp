@@ -134,11 +134,9 @@ void HeatMapPlot::redraw() {
   int lo = -27, hi = 17;
   for (const HistogramSnapshot& snap : s->histogramRing) {
     const ExponentHistogram& h = useScaled ? snap.scaled : snap.unscaled;
-    for (int e = ExponentHistogram::kMinExponent; e <= ExponentHistogram::kMaxExponent; ++e) {
-      if (h.countAt(e) == 0) continue;
-      lo = std::min(lo, e);
-      hi = std::max(hi, e);
-    }
+    if (h.counts.empty()) continue;
+    lo = std::min(lo, h.counts.lowest());  // both ends are non-empty bins
+    hi = std::max(hi, h.counts.highest());
   }
   minExponent_ = lo;
   maxExponent_ = hi;

@@ -466,11 +466,7 @@ void HistogramPlot::redrawBars() {
   int lowest = static_cast<int>(kFp16FlushEdgeLog2) - 2;
   for (SeriesKey key : shown) {
     const ExponentHistogram h = shownHistogram(key);
-    for (int e = ExponentHistogram::kMinExponent; e < lowest; ++e)
-      if (h.countAt(e) > 0) {
-        lowest = e;
-        break;
-      }
+    if (!h.counts.empty()) lowest = std::min(lowest, h.counts.lowest());  // the lowest non-empty exponent
     // A quantised tensor's flush edge stays right of the zeros column too.
     if (const QuantTensorStats* q = shownQuant(key))
       lowest = std::min(lowest, static_cast<int>(std::floor(formatWindow(*q).flushLog2)) - 1);
@@ -504,7 +500,7 @@ void HistogramPlot::redrawBars() {
       keys << zeroKey_;
       values << static_cast<double>(h.zero);
     }
-    for (int e = ExponentHistogram::kMinExponent; e <= ExponentHistogram::kMaxExponent; ++e) {
+    for (int e = h.counts.lowest(); e <= h.counts.highest(); ++e) {  // the occupied range only
       const int64_t n = h.countAt(e);
       if (n == 0) continue;
       keys << e;
