@@ -13,10 +13,12 @@ namespace {
 const QColor kCalloutColor(240, 150, 20);
 // Feature anchors have no y of their own: they sit this far down the axis rect (0 = top, 1 = bottom).
 constexpr double kFeatureAnchorRatioY = 0.2;
-// What covering one cell costs: data is to be avoided, an anchor or the legend almost never covered,
-// another callout never; zone labels and other plot texts only a little.
+// What covering one cell costs: data and the plot's own texts (zone labels name what the data means)
+// are to be avoided, an anchor or the legend almost never covered, another callout never, and the cells
+// next to another callout a little more than data, so that two boxes do not read as one.
 constexpr double kDataCost = 1;
-constexpr double kTextCost = 0.25;
+constexpr double kTextCost = kDataCost;
+constexpr double kGapCost = 2 * kDataCost;
 constexpr double kAnchorCost = 60;
 constexpr double kBoxCost = 1000;
 // One cell of covered data weighs as much as this many pixels of distance from the anchor.
@@ -311,6 +313,7 @@ void PlotCallouts::place() {
     e.label->setText(best.text);
     e.rect = QRectF(QPointF(area.left() + bestX * kCell + 1, area.top() + bestY * kCell + 1), size);
     e.label->position->setCoords(e.rect.topLeft());
+    grid.add(e.rect.adjusted(-kCell, -kCell, kCell, kCell), kGapCost);
     grid.add(e.rect, kBoxCost);
     grid.buildSums();
 

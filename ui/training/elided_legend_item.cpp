@@ -12,10 +12,10 @@ QString ElidedLegendItem::fullName() const { return mPlottable ? mPlottable->nam
 
 QString ElidedLegendItem::shownName() const {
   const QString name = fullName();
-  if (maxTextWidth_ <= 0) return name;
-  const QFontMetrics metrics(getFont());
-  if (metrics.horizontalAdvance(name) <= maxTextWidth_) return name;
   const QString shortName = mPlottable ? mPlottable->property(kShortNameProperty).toString() : QString();
+  if (maxTextWidth_ <= 0) return preferShort_ && !shortName.isEmpty() ? shortName : name;
+  const QFontMetrics metrics(getFont());
+  if (metrics.horizontalAdvance(name) <= maxTextWidth_ && !(preferShort_ && !shortName.isEmpty())) return name;
   if (shortName.isEmpty()) return metrics.elidedText(name, Qt::ElideRight, maxTextWidth_);
   // Mode identifiers share their starts ("fp16-amp-scaled", "fp16-amp"): keep both ends.
   return metrics.elidedText(shortName, Qt::ElideMiddle, maxTextWidth_);
@@ -23,6 +23,12 @@ QString ElidedLegendItem::shownName() const {
 
 int ElidedLegendItem::fullWidth() const {
   return chromeWidth() + QFontMetrics(getFont()).horizontalAdvance(fullName());
+}
+
+int ElidedLegendItem::shortWidth() const {
+  const QString shortName = mPlottable ? mPlottable->property(kShortNameProperty).toString() : QString();
+  if (shortName.isEmpty()) return fullWidth();
+  return std::min(fullWidth(), chromeWidth() + QFontMetrics(getFont()).horizontalAdvance(shortName));
 }
 
 int ElidedLegendItem::chromeWidth() const {

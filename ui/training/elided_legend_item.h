@@ -18,12 +18,17 @@ class ElidedLegendItem : public QCPPlottableLegendItem {
 
   // The most pixels the name may take; <= 0: no limit.
   void setMaxTextWidth(int pixels) { maxTextWidth_ = pixels; }
+  // Show the short name even where the full one fits: a legend where some entries had to shorten
+  // names every entry alike ("fp16-amp" beside "bf16-amp", not beside "BF16 AMP").
+  void setPreferShortName(bool prefer) { preferShort_ = prefer; }
   int maxTextWidth() const { return maxTextWidth_; }
   QString fullName() const;
   QString shownName() const;
   bool elided() const { return shownName() != fullName(); }
   // Width icon + padding + full name would take (what the entry needs to show the name whole).
   int fullWidth() const;
+  // Width the entry needs to show its short name whole (fullWidth where it has none).
+  int shortWidth() const;
   // Width of everything but the name: margins, icon and the padding between icon and name.
   int chromeWidth() const;
 
@@ -33,6 +38,7 @@ class ElidedLegendItem : public QCPPlottableLegendItem {
 
  private:
   int maxTextWidth_ = 0;
+  bool preferShort_ = false;
 };
 
 }  // namespace ampscope::ui

@@ -260,6 +260,7 @@ void HistogramPlot::fitZoneLabels() {
   for (const ZoneLabel& z : zoneLabels_)
     if (!z.checkHeight) stripLabelBottom = std::max(stripLabelBottom, kStripMid * area.height() + QFontMetricsF(z.item->font()).height() / 2 + 4);
   const double hangRatio = std::max(kLabelTop, stripLabelBottom / area.height());
+  double labelsBottom = stripLabelBottom / area.height();
   for (ZoneLabel& z : zoneLabels_) {
     if (z.checkHeight) z.item->position->setCoords(z.item->position->key(), hangRatio);
     const bool isZero = z.item == zeroLabel_;
@@ -271,7 +272,7 @@ void HistogramPlot::fitZoneLabels() {
     for (const QString& text : z.texts) {
       const QSizeF size = fm.size(0, text) + QSizeF(z.item->padding().left() + z.item->padding().right(),
                                                      z.item->padding().top() + z.item->padding().bottom());
-      if (size.width() <= room && (!z.checkHeight || size.height() <= 0.4 * area.height())) {
+      if (size.width() <= room && (!z.checkHeight || size.height() <= 0.3 * area.height())) {
         chosen = text;
         break;
       }
@@ -281,7 +282,39 @@ void HistogramPlot::fitZoneLabels() {
     z.item->setText(chosen);
     // Centred labels sit in the middle of what is visible of their zone; edge labels keep their edge.
     if (z.item->positionAlignment() & Qt::AlignHCenter) z.item->position->setCoords(0.5 * (lo + hi), z.item->position->value());
+    if (z.checkHeight && z.item->visible() && z.item != zeroLabel_) {
+      const QSizeF size = fm.size(0, chosen);
+      labelsBottom = std::max(labelsBottom, hangRatio + (size.height() + z.item->padding().top() +
+                                                         z.item->padding().bottom() + margin) / area.height());
+    }
   }
+  if (quantCover_ && quantCover_->visible()) {
+    // A quantised tensor's window titles hang from the top instead (the FP16 labels are covered).
+    labelsBottom = 0;
+    for (QCPAbstractItem* item : quantItems_) {
+      auto* title = qobject_cast<QCPItemText*>(item);
+      if (!title || !(title->positionAlignment() & Qt::AlignTop)) continue;
+      const QSizeF size = QFontMetricsF(title->font()).size(0, title->text());
+      labelsBottom = std::max(labelsBottom, title->position->value() + (size.height() + margin) / area.height());
+    }
+  }
+  if (followLatest() && fittedMaxCount_ > 0) keepBarsBelow(std::min(labelsBottom, 0.6));
+}
+
+void HistogramPlot::keepBarsBelow(double labelsBottom) {
+  QCPAxis* y = plot()->yAxis;
+  const double free = 1.0 - labelsBottom;
+  double upper = 0;
+  if (logCounts_->isChecked()) {
+    // Whole decades, so that the axis does not move with every step's count; log coordinates are
+    // linear in the pixels.
+    const double lower = 0.5;
+    const double top = std::pow(10.0, std::ceil(std::log10(fittedMaxCount_)));
+    upper = lower * std::pow(top / lower, 1.0 / free);
+  } else {
+    upper = std::max(fittedMaxCount_ * 1.1, fittedMaxCount_ / free);
+  }
+  if (y->range().upper != upper) y->setRangeUpper(upper);
 }
 
 void HistogramPlot::setScaled(bool scaled) { scaledCombo_->setCurrentIndex(scaled ? 0 : 1); }
@@ -556,7 +589,8 @@ void HistogramPlot::fitToData() {
     hi = std::max(hi, static_cast<int>(std::ceil(window.second)) + 2);
   }
   plot()->xAxis->setRange(lo - 3, hi + 1.5);  // the zero bar's label is wider than a bar
-  // Head room for the zone labels at the top.
+  fittedMaxCount_ = maxCount;
+  // Head room for the zone labels at the top (made exact for the labels shown by fitZoneLabels).
   if (logCounts_->isChecked())
     plot()->yAxis->setRange(0.5, std::pow(10.0, std::ceil(std::log10(maxCount)) + 1.3));
   else

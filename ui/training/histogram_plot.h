@@ -78,8 +78,13 @@ class HistogramPlot : public PlotPanel {
  private:
   void addFormatZones();
   // Each zone label shows the longest of its texts that fits the visible part of its zone (and, for
-  // the FP16 labels, 40% of the plot's height); when none fits it is hidden. Run before every replot.
+  // the FP16 labels, 30% of the plot's height); when none fits it is hidden. While the view follows the
+  // data, the count axis then gets head room so that no bar reaches up into the labels. Run before
+  // every replot.
   void fitZoneLabels();
+  // The count axis's top such that a bar of fittedMaxCount_ ends below `labelsBottom` (a fraction of
+  // the axis rect from its top).
+  void keepBarsBelow(double labelsBottom);
   struct ZoneLabel {
     QCPItemText* item;
     double x0, x1;          // the zone, in plot coordinates
@@ -113,6 +118,7 @@ class HistogramPlot : public PlotPanel {
   std::map<SeriesKey, int64_t> drawnStep_;
   QStringList layerNames_;
   std::vector<ZoneLabel> zoneLabels_;
+  double fittedMaxCount_ = 0;  // the tallest bar when fitToData last ran
   // Over the FP16/BF16 zones while a quantised tensor is shown, and the windows drawn on it.
   QCPItemRect* quantCover_ = nullptr;
   std::vector<QCPAbstractItem*> quantItems_;

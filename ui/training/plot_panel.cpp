@@ -150,16 +150,26 @@ void PlotPanel::fitLegendColumns() {
   if (legendColumns_ <= 0) return;
   useElidingLegendItems();
   QCPLegend* legend = plot_->legend;
-  int widest = 0;
+  int widest = 0, widestShort = 0, entries = 0, rowHeight = 0;
   for (int i = 0; i < legend->itemCount(); ++i) {
     auto* item = qobject_cast<ElidedLegendItem*>(legend->item(i));
     if (!item || !item->visible()) continue;
+    ++entries;
     widest = std::max(widest, item->fullWidth());
+    widestShort = std::max(widestShort, item->shortWidth());
+    rowHeight = std::max(rowHeight, static_cast<QCPLayoutElement*>(item)->minimumOuterSizeHint().height());
   }
   const int available = plot_->width() - legend->margins().left() - legend->margins().right();
   const int spacing = legend->columnSpacing();
-  int columns = widest > 0 ? (available + spacing) / (widest + spacing) : legendColumns_;
-  columns = std::clamp(columns, 1, legendColumns_);
+  const auto columnsFor = [&](int width) {
+    return std::clamp(width > 0 ? (available + spacing) / (width + spacing) : legendColumns_, 1, legendColumns_);
+  };
+  int columns = columnsFor(widest);
+  // A legend of whole names one per row can take half of a short plot (four modes on a 720-pixel
+  // screen): where its rows would take more than a fifth of the plot, the short names share rows.
+  const auto rows = [&](int c) { return (entries + c - 1) / std::max(1, c); };
+  if (entries > 0 && rows(columns) * (rowHeight + legend->rowSpacing()) > plot_->height() / 5)
+    columns = std::max(columns, columnsFor(widestShort));
   if (legend->wrap() == columns) return;
   legend->setWrap(columns);
   legend->setFillOrder(QCPLegend::foColumnsFirst, /*rearrange=*/true);
@@ -217,11 +227,15 @@ void PlotPanel::elideLegendNames() {
                               : plot_->axisRect()->width() * 3 / 4;
   const int columns = std::max(1, above ? legend->wrap() : 1);
   const int column = (available - (columns - 1) * legend->columnSpacing()) / columns;
+  bool anyShortened = false;
   for (int i = 0; i < legend->itemCount(); ++i) {
     auto* item = qobject_cast<ElidedLegendItem*>(legend->item(i));
     if (!item) continue;
     item->setMaxTextWidth(std::max(1, column - item->chromeWidth()));
+    anyShortened = anyShortened || (item->visible() && item->fullWidth() > column);
   }
+  for (int i = 0; i < legend->itemCount(); ++i)
+    if (auto* item = qobject_cast<ElidedLegendItem*>(legend->item(i))) item->setPreferShortName(anyShortened);
 }
 
 void PlotPanel::arrangeBeforeReplot() {

@@ -9,10 +9,13 @@
 //  - every visible column header's label fits its section, whole, on its lines (a header that wraps) or
 //    on one line (a plain QHeaderView, which clips a long label at both ends);
 //  - every table cell in view shows its whole text (an item view elides a cell too narrow for it);
-//  - no two lesson callouts of a plot intersect, and no callout covers the point its arrow marks.
+//  - no two lesson callouts of a plot intersect, and no callout covers the point its arrow marks, the
+//    plot's legend or any of its own texts (zone labels, notes).
 // Every case is checked and its failures listed; screenshots go to AMPSCOPE_LAYOUT_SHOTS when set.
 #include <gtest/gtest.h>
 #include <qcustomplot.h>
+
+#include <algorithm>
 
 #include <QApplication>
 #include <QDir>
@@ -30,6 +33,7 @@
 #include "ui/i18n/language_manager.h"
 #include "ui/lessons/lesson_controller.h"
 #include "ui/lessons/lesson_workspace.h"
+#include "ui/lessons/plot_callouts.h"
 #include "ui/main_window.h"
 #include "ui/training/plot_panel.h"
 #include "ui/presentation/presenter_mode.h"
@@ -239,35 +243,46 @@ void checkCells(const MainWindow& window, QStringList& failures) {
   }
 }
 
-// The lesson's callouts are QCPItemText labels whose position hangs off the start of an arrow; the arrow's
-// end is the point the callout is about.
+// The lesson's callouts as PlotCallouts last placed them: each box and the point its leader ends at (the
+// boxes are checked against the label items the plot drew, so a box that moved after placing fails too).
 void checkCallouts(const MainWindow& window, QStringList& failures) {
   for (QCustomPlot* plot : window.findChildren<QCustomPlot*>()) {
     if (!onScreen(plot)) continue;
-    struct Callout {
-      QRectF rect;
-      std::optional<QPointF> anchor;
-    };
-    QVector<Callout> callouts;
+    auto* placed = plot->findChild<PlotCallouts*>(QString(), Qt::FindDirectChildrenOnly);
+    if (!placed || placed->count() == 0) continue;
+    // What a callout must leave readable: the plot's own texts (zone labels, notes) and its legend.
+    QVector<QPair<QString, QRectF>> keepClear;
+    if (plot->legend && plot->legend->realVisibility())
+      keepClear << qMakePair(QStringLiteral("the legend"), QRectF(plot->legend->outerRect()));
+    QList<QRectF> drawn;
     for (int i = 0; i < plot->itemCount(); ++i) {
       auto* text = qobject_cast<QCPItemText*>(plot->item(i));
-      if (!text || !text->visible() || text->objectName() != QLatin1String("lessonCalloutText")) continue;
-      Callout callout;
-      callout.rect = QRectF(text->topLeft->pixelPosition(), text->bottomRight->pixelPosition()).normalized();
-      if (auto* start = dynamic_cast<QCPItemPosition*>(text->position->parentAnchor())) {
-        if (QCPItemAnchor* end = start->parentAnchor()) callout.anchor = end->pixelPosition();
-      }
-      callouts << callout;
+      if (!text || !text->visible() || !text->layer()->visible()) continue;
+      const QRectF rect = QRectF(text->topLeft->pixelPosition(), text->bottomRight->pixelPosition()).normalized();
+      if (text->objectName() == QLatin1String("lessonCalloutText"))
+        drawn << rect;
+      else
+        keepClear << qMakePair(QStringLiteral("the label \"%1\"").arg(text->text().simplified()), rect);
     }
-    for (qsizetype i = 0; i < callouts.size(); ++i) {
-      const Callout& a = callouts[i];
-      if (a.anchor && a.rect.contains(*a.anchor)) {
-        failures << QStringLiteral("plot %1: callout %2 covers its anchor").arg(widgetPath(plot)).arg(i);
+    const QList<QRectF> rects = placed->rects();
+    const QList<QPointF> anchors = placed->anchors();
+    if (drawn.size() != rects.size())
+      failures << QStringLiteral("plot %1: %2 callouts placed, %3 drawn").arg(widgetPath(plot)).arg(rects.size()).arg(drawn.size());
+    for (qsizetype i = 0; i < rects.size(); ++i) {
+      const QRectF& a = rects[i];
+      if (!drawn.contains(a) &&
+          std::none_of(drawn.begin(), drawn.end(), [&](const QRectF& d) { return (d.topLeft() - a.topLeft()).manhattanLength() < 2; }))
+        failures << QStringLiteral("plot %1: callout %2 is not drawn where it was placed").arg(widgetPath(plot)).arg(i);
+      for (qsizetype k = 0; k < anchors.size(); ++k) {
+        if (a.contains(anchors[k]))
+          failures << QStringLiteral("plot %1: callout %2 covers the anchor of callout %3").arg(widgetPath(plot)).arg(i).arg(k);
       }
-      for (qsizetype j = i + 1; j < callouts.size(); ++j) {
-        if (a.rect.intersects(callouts[j].rect)) {
+      for (const auto& [what, rect] : keepClear) {
+        if (a.intersects(rect)) failures << QStringLiteral("plot %1: callout %2 covers %3").arg(widgetPath(plot)).arg(i).arg(what);
+      }
+      for (qsizetype j = i + 1; j < rects.size(); ++j) {
+        if (a.intersects(rects[j]))
           failures << QStringLiteral("plot %1: callouts %2 and %3 intersect").arg(widgetPath(plot)).arg(i).arg(j);
-        }
       }
     }
   }

@@ -1,6 +1,7 @@
 // Lesson callouts in the real window at a classroom's sizes: the plots keep their area before any data,
 // and the underflow lesson's two histogram callouts, after a short run, sit apart from each other, off
-// every anchor, inside the plot, with a leader line each, also after a resize and with presenter scaling.
+// every anchor and every zone label, inside the plot, with a leader line each, also after a resize and with
+// presenter scaling.
 #include <gtest/gtest.h>
 
 #include <QTest>
@@ -58,6 +59,14 @@ class CalloutWindow : public ::testing::Test {
       for (const QPointF& anchor : anchors) EXPECT_FALSE(rects[i].contains(anchor)) << when << ": box " << i;
     }
     const auto* plot = window->findChild<HistogramPlot*>()->plot();
+    // The zone labels say what the bars mean; a box over one hides the lesson's own landmark.
+    for (int i = 0; i < plot->itemCount(); ++i) {
+      auto* text = qobject_cast<QCPItemText*>(plot->item(i));
+      if (!text || !text->visible() || text->objectName() == QLatin1String("lessonCalloutText")) continue;
+      const QRectF label = QRectF(text->topLeft->pixelPosition(), text->bottomRight->pixelPosition()).normalized();
+      for (int j = 0; j < rects.size(); ++j)
+        EXPECT_FALSE(rects[j].intersects(label)) << when << ": box " << j << " covers " << text->text().toStdString();
+    }
     int leaders = 0;
     for (int i = 0; i < plot->itemCount(); ++i)
       if (plot->item(i)->objectName() == QLatin1String("lessonCalloutArrow") && plot->item(i)->visible()) ++leaders;

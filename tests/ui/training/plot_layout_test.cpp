@@ -10,6 +10,8 @@
 #include <QTest>
 #include <QToolTip>
 #include <algorithm>
+#include <memory>
+#include <string>
 #include <qcustomplot.h>
 
 #include "ampscope/engine/telemetry_store.h"
@@ -152,6 +154,89 @@ TEST(PlotLayout, ZoneLabelsStayInsideTheirZonesOrHide) {
     for (int i = 0; i < shown.size(); ++i)
       for (int j = i + 1; j < shown.size(); ++j)
         EXPECT_FALSE(shown[i].intersects(shown[j])) << "zone labels overlap at width " << width << ": " << texts[i].toStdString() << " / " << texts[j].toStdString();
+  }
+}
+
+// At 1280x720 the underflow lesson's histogram is about 110 pixels tall: the bars of a 10^5 count
+// reached up into the FP16 zone labels and were drawn over them. Following the data, the count axis
+// leaves the labels' rows to the labels, on a log and on a linear axis.
+TEST(PlotLayout, NoBarReachesUpIntoTheZoneLabels) {
+  TelemetryStore store;
+  feed(store, 1, 10, SyntheticOptions{});
+  HistogramPlot histogram(&store);
+  histogram.show();
+  histogram.refresh();
+  for (const bool log : {true, false}) {
+    histogram.setLogCounts(log);
+    for (const QSize size : {QSize(330, 230), QSize(520, 300), QSize(1000, 600)}) {
+      histogram.resize(size);
+      settle(histogram);
+      QCustomPlot* plot = histogram.plot();
+      double labelsBottom = -1;
+      for (int i = 0; i < plot->itemCount(); ++i) {
+        auto* text = qobject_cast<QCPItemText*>(plot->item(i));
+        if (!text || !text->visible() || text->layer()->name() != QLatin1String("background")) continue;
+        if (text->text() == QStringLiteral("0") || text->text().startsWith(QStringLiteral("exact"))) continue;
+        labelsBottom = std::max(labelsBottom, text->bottomRight->pixelPosition().y());
+      }
+      ASSERT_GT(labelsBottom, 0) << "some zone label shows at " << size.width() << "x" << size.height();
+      double highestBar = 1e9;  // pixels grow downwards
+      int bars = 0;
+      for (int i = 0; i < plot->plottableCount(); ++i) {
+        auto* b = qobject_cast<QCPBars*>(plot->plottable(i));
+        if (!b || !b->visible()) continue;
+        for (auto it = b->data()->constBegin(); it != b->data()->constEnd(); ++it, ++bars)
+          highestBar = std::min(highestBar, plot->yAxis->coordToPixel(it->value));
+      }
+      ASSERT_GT(bars, 0);
+      EXPECT_GT(highestBar, labelsBottom) << (log ? "log" : "linear") << " counts at " << size.width() << "x"
+                                          << size.height() << ": the tallest bar's top at " << highestBar
+                                          << " px, the labels end at " << labelsBottom;
+    }
+  }
+}
+
+// Four modes' whole names, one per row, took 90 of a 230-pixel histogram panel at 1280x720. A short plot's
+// legend puts the modes' identifiers side by side instead, and names every entry the same way.
+TEST(PlotLayout, AShortPlotsLegendSharesRowsAndNamesEveryModeAlike) {
+  TelemetryStore store;
+  SyntheticOptions options;
+  options.modes = {PrecisionMode::FP32, PrecisionMode::FP16Amp, PrecisionMode::FP16AmpScaled, PrecisionMode::BF16Amp};
+  feed(store, 1, 10, options);
+  for (const bool histogramPanel : {true, false}) {
+    std::unique_ptr<PlotPanel> panel;
+    if (histogramPanel)
+      panel = std::make_unique<HistogramPlot>(&store);
+    else
+      panel = std::make_unique<UnderflowPlot>(&store);
+    panel->show();
+    panel->refresh();
+    for (const QSize size : {QSize(330, 230), QSize(1400, 700)}) {
+      panel->resize(size);
+      settle(*panel);
+      settle(*panel);
+      QCPLegend* legend = panel->plot()->legend;
+      int full = 0, shortNames = 0, entries = 0;
+      for (int i = 0; i < legend->itemCount(); ++i) {
+        auto* item = qobject_cast<ElidedLegendItem*>(legend->item(i));
+        if (!item || !item->visible()) continue;
+        ++entries;
+        const QString shortName = item->plottable()->property(ElidedLegendItem::kShortNameProperty).toString();
+        if (item->shownName() == item->fullName()) ++full;
+        if (item->shownName() == shortName) ++shortNames;
+      }
+      const std::string what = std::string(panel->metaObject()->className()) + " at " +
+                               std::to_string(size.width()) + "x" + std::to_string(size.height());
+      ASSERT_EQ(entries, 4) << what;
+      EXPECT_TRUE(full == entries || shortNames == entries) << what << ": " << full << " whole names, " << shortNames
+                                                            << " identifiers";
+      if (size.height() < 300) {
+        EXPECT_EQ(shortNames, entries) << what;
+        EXPECT_LE(legend->outerRect().height(), panel->plot()->height() / 4) << what;
+      } else {
+        EXPECT_EQ(full, entries) << what;
+      }
+    }
   }
 }
 
