@@ -5,6 +5,7 @@
 #include <QEvent>
 #include <QFontMetrics>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QStyle>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -30,6 +31,9 @@ MemoryLedgerTable::MemoryLedgerTable(QWidget* parent) : QWidget(parent) {
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setHorizontalHeader(new WrappingHeaderView(table_));  // mode names wrap in narrow columns
   table_->horizontalHeader()->setStretchLastSection(true);
+  table_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+  table_->installEventFilter(this);
+  table_->horizontalHeader()->installEventFilter(this);
   layout->addWidget(table_, 1);
   connect(refresh, &QPushButton::clicked, this, &MemoryLedgerTable::refreshRequested);
   clear();
@@ -100,6 +104,31 @@ void MemoryLedgerTable::fitColumns() {
   }
   // Stretched sections never shrink below the minimum; past it the table scrolls.
   header->setMinimumSectionSize(need);
+  fitRows();
+}
+
+void MemoryLedgerTable::fitRows() {
+  QHeaderView* rows = table_->verticalHeader();
+  const int count = table_->rowCount();
+  if (count == 0) return;
+  QFont bold = table_->font();
+  bold.setBold(true);
+  const int text = std::max(QFontMetrics(table_->font()).height(), QFontMetrics(bold).height());
+  const int compact = text + 4, comfortable = text + 14;
+  const QScrollBar* sideways = table_->horizontalScrollBar();
+  const int free = table_->height() - 2 * table_->frameWidth() - table_->horizontalHeader()->height() -
+                   (sideways->isVisible() ? sideways->height() : 0);
+  const int size = std::clamp(free / count, compact, comfortable);
+  rows->setMinimumSectionSize(std::min(rows->minimumSectionSize(), compact));
+  if (rows->defaultSectionSize() != size) rows->setDefaultSectionSize(size);
+  for (int r = 0; r < count; ++r)
+    if (rows->sectionSize(r) != size) rows->resizeSection(r, size);
+}
+
+bool MemoryLedgerTable::eventFilter(QObject* watched, QEvent* event) {
+  // The table's height, and the header's when mode names wrap to a second line, decide the rows'.
+  if ((watched == table_ || watched == table_->horizontalHeader()) && event->type() == QEvent::Resize) fitRows();
+  return QWidget::eventFilter(watched, event);
 }
 
 void MemoryLedgerTable::changeEvent(QEvent* event) {

@@ -36,11 +36,15 @@ class MemoryLedgerTable : public QWidget {
 
  protected:
   void changeEvent(QEvent* event) override;
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
   // Columns no narrower than their widest value and their header's widest word: a narrow dock scrolls
   // the table sideways rather than eliding "1.40 MiB" to "1.…".
   void fitColumns();
+  // Rows share the table's height, between a compact row (the text and a little margin) and a
+  // comfortable one: six rows fit a 720-pixel screen's dock instead of scrolling the Peak row away.
+  void fitRows();
 
   QTableWidget* table_;
   QLabel* note_;
