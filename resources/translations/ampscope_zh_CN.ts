@@ -97,6 +97,14 @@ LibTorch %4
         <translation>%1：裁剪后的真实范数</translation>
     </message>
     <message>
+        <source>%1: clip saw</source>
+        <translation>%1：clip 看到的</translation>
+    </message>
+    <message>
+        <source>%1: after clip</source>
+        <translation>%1：裁剪后</translation>
+    </message>
+    <message>
         <source>max_norm = %1</source>
         <translation>max_norm = %1</translation>
     </message>
@@ -1994,6 +2002,10 @@ zeros</source>
     <message>
         <source>%1: skipped step</source>
         <translation>%1：跳过的步骤</translation>
+    </message>
+    <message>
+        <source>%1 skipped</source>
+        <translation>%1 跳过</translation>
     </message>
 </context>
 <context>

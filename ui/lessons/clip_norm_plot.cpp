@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "ampscope/engine/telemetry_store.h"
+#include "ui/training/elided_legend_item.h"
 #include "ui/training/mode_palette.h"
 
 namespace ampscope::ui {
@@ -53,10 +54,7 @@ void ClipNormPlot::changeEvent(QEvent* event) {
 void ClipNormPlot::retranslate() {
   plot()->xAxis->setLabel(tr("step"));
   plot()->yAxis->setLabel(tr("gradient L2 norm (log)"));
-  for (auto& [mode, lane] : lanes_) {
-    lane.seen->setName(tr("%1: norm clip_grad_norm_ saw").arg(ModePalette::label(mode)));
-    lane.after->setName(tr("%1: true norm after clipping").arg(ModePalette::label(mode)));
-  }
+  for (auto& [mode, lane] : lanes_) nameLane(mode, lane);
   updateMaxNormLine();
   replotQueued();
 }
@@ -89,9 +87,16 @@ ClipNormPlot::Lane& ClipNormPlot::laneFor(PrecisionMode mode) {
   setScaledPen(lane.seen, QPen(ModePalette::color(mode), 1.0));
   lane.after = plot()->addGraph();
   setScaledPen(lane.after, QPen(ModePalette::color(mode), 1.0, Qt::DashLine));
+  nameLane(mode, lane);
+  return lanes_.emplace(mode, lane).first->second;
+}
+
+void ClipNormPlot::nameLane(PrecisionMode mode, Lane& lane) {
   lane.seen->setName(tr("%1: norm clip_grad_norm_ saw").arg(ModePalette::label(mode)));
   lane.after->setName(tr("%1: true norm after clipping").arg(ModePalette::label(mode)));
-  return lanes_.emplace(mode, lane).first->second;
+  // What a narrow legend shows (see ElidedLegendItem): the mode's identifier and which of the two norms.
+  lane.seen->setProperty(ElidedLegendItem::kShortNameProperty, tr("%1: clip saw").arg(ModePalette::name(mode)));
+  lane.after->setProperty(ElidedLegendItem::kShortNameProperty, tr("%1: after clip").arg(ModePalette::name(mode)));
 }
 
 void ClipNormPlot::rebuildFromStore() {

@@ -44,6 +44,7 @@ class ClipNormPlot : public PlotPanel {
     int64_t lastStep = 0;
   };
   Lane& laneFor(PrecisionMode mode);
+  void nameLane(PrecisionMode mode, Lane& lane);
   void retranslate();
   void updateMaxNormLine();
 

@@ -222,9 +222,10 @@ void PlotPanel::useElidingLegendItems() {
 void PlotPanel::elideLegendNames() {
   QCPLegend* legend = plot_->legend;
   const bool above = legend->layout() != plot_->axisRect()->insetLayout();
-  // Outside the axis rect the legend spans the plot's width; inside, it may take most of the axis rect.
+  // Outside the axis rect the legend spans the plot's width; inside, it covers data, so it takes at
+  // most half the axis rect's width before its names shorten.
   const int available = above ? plot_->width() - legend->margins().left() - legend->margins().right()
-                              : plot_->axisRect()->width() * 3 / 4;
+                              : plot_->axisRect()->width() / 2;
   const int columns = std::max(1, above ? legend->wrap() : 1);
   const int column = (available - (columns - 1) * legend->columnSpacing()) / columns;
   bool anyShortened = false;

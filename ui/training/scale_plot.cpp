@@ -53,6 +53,8 @@ ScalePlot::Lane& ScalePlot::laneFor(SeriesKey key) {
   setScaledPen(lane.scale, SeriesStyle::pen(key, key.run == kEngineRun ? 1.0 : 1.5));
   lane.skipped = plot()->addGraph();
   lane.skipped->setName(tr("%1: skipped step").arg(SeriesStyle::label(*store(), key)));
+  lane.skipped->setProperty(ElidedLegendItem::kShortNameProperty,
+                            tr("%1 skipped").arg(SeriesStyle::shortLabel(*store(), key)));
   lane.skipped->setLineStyle(QCPGraph::lsNone);
   lane.skipped->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(QColor(200, 0, 0), 1.5),
                                                 QBrush(Qt::white), 7));
