@@ -4,11 +4,14 @@
 //   as the thread's CPU time (what a quiet machine's wall time would be: a shared machine's other work
 //   inflates the wall time, not the CPU time, since the step runs on this one thread);
 // - the element quantiser's throughput against a plain float32 copy of the same data.
+// `ampscope_bench_fp8 MODEL MODE [STEPS]` runs only that mode's steps (1000 unless given) and prints
+// their mean time: a run to profile (perf record) one mode without the others around it.
 #include <ATen/Parallel.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <vector>
 
@@ -32,16 +35,16 @@ struct StepTime {
   double cpu = 0;
 };
 
-StepTime msPerStep(ModelKind model, PrecisionMode mode) {
+StepTime msPerStep(ModelKind model, PrecisionMode mode, int timedSteps = 100) {
   RunConfig config = presetFor(model);
   config.modes = {mode};
-  config.steps = 1000;
+  config.steps = std::max(1000, 20 + timedSteps);
   config.instrumentEvery = static_cast<int64_t>(findConfigField("instrument-every")->max);
   Comparison comparison(config);
   for (int i = 0; i < 20; ++i) comparison.step();
   const auto start = Clock::now();
   const double cpuStart = threadCpuMs();
-  constexpr int kSteps = 100;
+  const int kSteps = timedSteps;
   for (int i = 0; i < kSteps; ++i) comparison.step();
   return {std::chrono::duration<double, std::milli>(Clock::now() - start).count() / kSteps,
           (threadCpuMs() - cpuStart) / kSteps};
@@ -58,8 +61,19 @@ double nsPerElement(void (*body)(const std::vector<float>&, std::vector<float>&)
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   at::set_num_threads(1);
+  if (argc == 3 || argc == 4) {
+    const auto model = parseModel(argv[1]);
+    const auto mode = parseMode(argv[2]);
+    if (!model || !mode) {
+      std::fprintf(stderr, "usage: ampscope_bench_fp8 [MODEL MODE [STEPS]]\n");
+      return 2;
+    }
+    const StepTime t = msPerStep(*model, *mode, argc == 4 ? std::max(1, std::atoi(argv[3])) : 1000);
+    std::printf("%s %s: %.3f ms/step (cpu %.3f)\n", argv[1], argv[2], t.wall, t.cpu);
+    return 0;
+  }
   for (ModelKind model : {ModelKind::TinyMLP, ModelKind::TinyTransformer}) {
     const StepTime fp32 = msPerStep(model, PrecisionMode::FP32);
     std::printf("%s: fp32 %.3f ms/step (cpu %.3f)\n", modelName(model).c_str(), fp32.wall, fp32.cpu);

@@ -28,14 +28,17 @@ class QuantizedLinearFunction : public torch::autograd::Function<QuantizedLinear
     const std::string layer = ctx->saved_data["layer"].toStringRef();
     const auto saved = ctx->get_saved_variables();
     const torch::Tensor grad = grads[0].contiguous();
+    // Quantised even where only wgrad reads it (or nothing): its statistics are this step's record.
     const torch::Tensor gq = q->quantize(grad, layer + ".grad_output", layer, true);
+    // The first layer's input (the batch) needs no gradient: no dgrad, as torch's own linear skips it.
+    const bool needsGradX = ctx->needs_input_grad(0);
     torch::Tensor gradX, gradW;
     if (q->perTensor()) {
-      gradX = gq.mm(saved[1]);
+      if (needsGradX) gradX = gq.mm(saved[1]);
       gradW = gq.t().mm(saved[0]);
     } else {
       // dgrad reduces over the output features (rows of W); wgrad over the batch (rows of x and grad).
-      gradX = gq.mm(q->quantizeColumns(saved[1], false));
+      if (needsGradX) gradX = gq.mm(q->quantizeColumns(saved[1], false));
       gradW = q->quantizeColumns(grad, true).t().mm(q->quantizeColumns(saved[0], false));
     }
     return {gradX, gradW, torch::Tensor(), torch::Tensor()};

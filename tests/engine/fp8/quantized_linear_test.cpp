@@ -157,5 +157,36 @@ TEST(QuantizedLinear, BlockRecipesTrainThroughTheSameFunction) {
   EXPECT_TRUE(sameBits(xq, x.slice(0, 0, 1)));
 }
 
+TEST(QuantizedLinear, AnInputWithoutGradientSkipsDgradAndChangesNothingElse) {
+  // The first layer's input (the batch) needs no gradient: backward leaves dgrad out, and the output,
+  // the weight and bias gradients and every operand's statistics stay those of a run that computes it.
+  Operands o = exactOperands();
+  o.x[1][1] = o.x[1][1].item<float>() * 1.01f;  // off the grid: the quantisation matters
+  for (Recipe recipe : {Recipe::Current, Recipe::MxBlock, Recipe::Nvfp4Block}) {
+    RecipeQuantizer withGrad(recipe, Fp8Config{}), without(recipe, Fp8Config{});
+    const Result want = runQuantized(withGrad, o.x, o.w, o.b, o.g);
+    const torch::Tensor wv = o.w.clone().requires_grad_(true);
+    const torch::Tensor bv = o.b.clone().requires_grad_(true);
+    without.beginPass(true);
+    const torch::Tensor y = quantizedLinear(without, "fc", o.x, wv, bv);
+    y.backward(o.g);
+    EXPECT_TRUE(sameBits(y.detach(), want.y));
+    EXPECT_TRUE(sameBits(wv.grad(), want.gradW));
+    EXPECT_TRUE(sameBits(bv.grad(), want.gradB));
+    const auto a = withGrad.endStep(), b = without.endStep();
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+      EXPECT_EQ(a[i].name, b[i].name);
+      EXPECT_EQ(a[i].amax, b[i].amax);
+      EXPECT_EQ(a[i].numel, b[i].numel);
+      EXPECT_EQ(a[i].scale, b[i].scale);
+      EXPECT_EQ(a[i].saturated, b[i].saturated);
+      EXPECT_EQ(a[i].flushed, b[i].flushed);
+      EXPECT_EQ(a[i].blockScaleExpMin, b[i].blockScaleExpMin);
+      EXPECT_EQ(a[i].blockScaleExpMax, b[i].blockScaleExpMax);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ampscope::detail::fp8
