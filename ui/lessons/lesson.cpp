@@ -345,7 +345,8 @@ std::optional<Lesson> Lesson::fromJson(const QByteArray& json, const QString& so
         const QString path = QStringLiteral("callouts[%1]").arg(i);
         const QJsonObject object = requireObject(array.at(i), path);
         rejectUnknownKeys(object, path,
-                          {QStringLiteral("panel"), QStringLiteral("text"), QStringLiteral("anchor")});
+                          {QStringLiteral("panel"), QStringLiteral("text"), QStringLiteral("anchor"),
+                           QStringLiteral("variants")});
         Callout callout;
         callout.panel =
             requireString(object.value(QLatin1String("panel")), join(path, QStringLiteral("panel")));
@@ -359,6 +360,22 @@ std::optional<Lesson> Lesson::fromJson(const QByteArray& json, const QString& so
         if (object.contains(QLatin1String("anchor"))) {
           callout.anchor =
               parseAnchor(object.value(QLatin1String("anchor")), join(path, QStringLiteral("anchor")));
+        }
+        if (object.contains(QLatin1String("variants"))) {
+          const QString variantsPath = join(path, QStringLiteral("variants"));
+          callout.variants = requireStringList(object.value(QLatin1String("variants")), variantsPath);
+          QStringList known;
+          for (const Variant& v : lesson.variants) known << v.id;
+          if (callout.variants.isEmpty())
+            throw FieldError{variantsPath, QStringLiteral("name at least one variant, or leave the key out")};
+          for (const QString& id : callout.variants) {
+            if (!known.contains(id)) {
+              throw FieldError{variantsPath, known.isEmpty()
+                                                 ? QStringLiteral("the lesson has no variants")
+                                                 : QStringLiteral("'%1' is not one of the lesson's variants (%2)")
+                                                       .arg(id, known.join(QStringLiteral(", ")))};
+            }
+          }
         }
         lesson.callouts << callout;
       }

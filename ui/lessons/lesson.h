@@ -18,12 +18,13 @@
 //     "variants": [ {"id": "wrong", "label": {...}, "config": { ...keys overriding "config"... }} ],
 //     "panels": ["loss", "histogram"],
 //     "callouts": [ {"panel": "histogram", "text": {...}, "anchor": {"x": -24, "y": 0} | {"feature":
-//     "fp16-min-subnormal"}} ], "controls": ["inject-overflow"],
+//     "fp16-min-subnormal"}, "variants": ["wrong"]} ], "controls": ["inject-overflow"],
 //     "layout": {"visible": ["run", "histogram", "underflow", "loss"], "large": ["histogram"]} }
 // "layout" is the arrangement the lesson wants: the panels shown (the lesson's own dock always is; every
 // other panel is hidden while the lesson is open) and the ones given the larger share of the window.
 // Without it the lesson shows its "panels" (and "run" when it trains). The first of "panels" sharing a
-// tab group is the tab in front.
+// tab group is the tab in front. A callout's "variants" (ids from "variants") limit where its anchor is
+// drawn: a point such as "the loss stays at 2.30 here" holds for one configuration's run only.
 // A config starts from presetFor(model) and the keys given override it; the result must pass validate().
 #pragma once
 
@@ -52,6 +53,10 @@ class Lesson {
     QString panel;
     LocalizedText text;
     Anchor anchor;
+    // The variants whose run the anchor describes (their ids); empty: every run of the lesson. The
+    // "what to look for" list shows every callout; the plot draws an anchored one only for these.
+    QStringList variants;
+    bool drawnFor(const QString& variantId) const { return variants.isEmpty() || variants.contains(variantId); }
   };
   // An alternative configuration of the same lesson (e.g. the wrong and the right clipping order).
   struct Variant {

@@ -76,6 +76,8 @@ bool LessonController::selectVariant(int index) {
   panel_.setCurrentVariant(index);
   host_.stopRun();
   host_.loadRunConfig(*lesson->configFor(index));
+  clearPlotCallouts();  // a variant's own anchors
+  addPlotCallouts();
   return true;
 }
 
@@ -150,6 +152,9 @@ void LessonController::addPlotCallouts() {
   for (const Lesson::Callout& callout : lesson->callouts) {
     ++number;  // as the lesson panel numbers the list
     if (callout.anchor.kind == Lesson::Anchor::Kind::None) continue;
+    const QString variantId =
+        variant_ >= 0 && variant_ < lesson->variants.size() ? lesson->variants[variant_].id : QString();
+    if (!callout.drawnFor(variantId)) continue;
     QCustomPlot* plot = plotIn(host_.panelWidget(callout.panel));
     if (!plot || !plot->axisRect()) continue;
     PlotCallouts* callouts = PlotCallouts::of(plot);

@@ -222,10 +222,11 @@ void PlotPanel::useElidingLegendItems() {
 void PlotPanel::elideLegendNames() {
   QCPLegend* legend = plot_->legend;
   const bool above = legend->layout() != plot_->axisRect()->insetLayout();
-  // Outside the axis rect the legend spans the plot's width; inside, it covers data, so it takes at
-  // most half the axis rect's width before its names shorten.
+  // Outside the axis rect the legend spans the plot's width; inside, it may take most of the axis rect,
+  // but it covers data: past half the axis rect's width its names give way to the short ones.
   const int available = above ? plot_->width() - legend->margins().left() - legend->margins().right()
-                              : plot_->axisRect()->width() / 2;
+                              : plot_->axisRect()->width() * 3 / 4;
+  const int shortenPast = above ? available : plot_->axisRect()->width() / 2;
   const int columns = std::max(1, above ? legend->wrap() : 1);
   const int column = (available - (columns - 1) * legend->columnSpacing()) / columns;
   bool anyShortened = false;
@@ -233,7 +234,7 @@ void PlotPanel::elideLegendNames() {
     auto* item = qobject_cast<ElidedLegendItem*>(legend->item(i));
     if (!item) continue;
     item->setMaxTextWidth(std::max(1, column - item->chromeWidth()));
-    anyShortened = anyShortened || (item->visible() && item->fullWidth() > column);
+    anyShortened = anyShortened || (item->visible() && item->fullWidth() > std::min(column, shortenPast));
   }
   for (int i = 0; i < legend->itemCount(); ++i)
     if (auto* item = qobject_cast<ElidedLegendItem*>(legend->item(i))) item->setPreferShortName(anyShortened);

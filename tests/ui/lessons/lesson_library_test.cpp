@@ -293,6 +293,32 @@ TEST(LessonParser, AnUnknownFeatureAnchorIsAnError) {
   EXPECT_TRUE(error.contains(QStringLiteral("fp16-min-subnormal"))) << error.toStdString();
 }
 
+// A callout's anchor can hold for one variant's run only; the ids it names must be the lesson's.
+TEST(LessonParser, ACalloutsVariantsMustBeTheLessonsOwn) {
+  const QString variants = QStringLiteral(R"(, "variants": [{"id": "a", "label": {"en": "A", "zh_CN": "甲"}, "config": {}},
+                                                            {"id": "b", "label": {"en": "B", "zh_CN": "乙"}, "config": {}}])");
+  const QString config = QStringLiteral(R"({"model": "tiny-mlp", "modes": ["fp32"]})");
+  const auto callout = [](const QString& list) {
+    return QStringLiteral(R"(, "callouts": [{"panel": "loss", "text": {"en": "x", "zh_CN": "x"},
+                                             "anchor": {"x": 1, "y": 2}, "variants": %1}])").arg(list);
+  };
+  QString error;
+  const auto lesson = Lesson::fromJson(lessonJson(config, variants + callout(QStringLiteral(R"(["b"])"))),
+                                       QStringLiteral("probe.json"), &error);
+  ASSERT_TRUE(lesson) << error.toStdString();
+  ASSERT_EQ(lesson->callouts.size(), 1);
+  EXPECT_FALSE(lesson->callouts[0].drawnFor(QStringLiteral("a")));
+  EXPECT_TRUE(lesson->callouts[0].drawnFor(QStringLiteral("b")));
+
+  const QString unknown = parseError(lessonJson(config, variants + callout(QStringLiteral(R"(["c"])"))));
+  EXPECT_TRUE(unknown.contains(QStringLiteral("'callouts[0].variants'"))) << unknown.toStdString();
+  EXPECT_TRUE(unknown.contains(QStringLiteral("a, b"))) << unknown.toStdString();
+  const QString empty = parseError(lessonJson(config, variants + callout(QStringLiteral("[]"))));
+  EXPECT_TRUE(empty.contains(QStringLiteral("'callouts[0].variants'"))) << empty.toStdString();
+  const QString none = parseError(lessonJson(config, callout(QStringLiteral(R"(["a"])"))));
+  EXPECT_TRUE(none.contains(QStringLiteral("has no variants"))) << none.toStdString();
+}
+
 TEST(LessonParser, InjectOverflowNeedsATrainingConfig) {
   const QString error = parseError(
       lessonJson(QStringLiteral(R"("none")"), QStringLiteral(R"(, "controls": ["inject-overflow"])")));

@@ -17,6 +17,7 @@
 #include <memory>
 
 #include "ampscope/engine/telemetry_store.h"
+#include "ui/lessons/lesson.h"
 #include "ui/lessons/lesson_browser.h"
 #include "ui/lessons/lesson_controller.h"
 #include "ui/lessons/lesson_panel.h"
@@ -148,6 +149,29 @@ TEST_F(LessonWindow, AnchoredCalloutsAreDrawnInThePlotAndRemovedWithTheLesson) {
   EXPECT_EQ(lessons->controller()->plotCalloutCount(), 4);
   ASSERT_TRUE(lessons->controller()->openLesson(QStringLiteral("memory")));
   EXPECT_EQ(lessons->controller()->plotCalloutCount(), 0);
+}
+
+// The FP8 lesson's anchored callouts each describe one variant's run ("fp8-delayed stays at 2.30 here"
+// holds without scaling only): choosing a variant draws its own and removes the others'.
+TEST_F(LessonWindow, AVariantDrawsOnlyTheCalloutsAnchoredInItsRun) {
+  LessonController* controller = lessons->controller();
+  ASSERT_TRUE(controller->openLesson(QStringLiteral("fp8-scaling")));
+  const Lesson* lesson = controller->currentLesson();
+  ASSERT_NE(lesson, nullptr);
+  int checked = 0;
+  for (int v = 0; v < lesson->variants.size(); ++v) {
+    ASSERT_TRUE(controller->selectVariant(v));
+    int expected = 0;
+    for (const Lesson::Callout& c : lesson->callouts)
+      if (c.anchor.kind != Lesson::Anchor::Kind::None && c.drawnFor(lesson->variants[v].id)) ++expected;
+    EXPECT_EQ(controller->plotCalloutCount(), 2 * expected) << lesson->variants[v].id.toStdString();
+    checked += expected;
+  }
+  // no-scaling, delayed, spike and outlier have one each; blocks has none.
+  EXPECT_EQ(checked, 4);
+  ASSERT_TRUE(controller->selectVariant(static_cast<int>(lesson->variants.size()) - 1));
+  ASSERT_TRUE(controller->openLesson(QStringLiteral("memory")));
+  EXPECT_EQ(controller->plotCalloutCount(), 0);
 }
 
 TEST_F(LessonWindow, NextAndPreviousFollowTheChapterWithCtrlPageDownAndUp) {
