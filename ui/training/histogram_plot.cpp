@@ -309,7 +309,8 @@ void HistogramPlot::keepBarsBelow(double labelsBottom) {
     // Whole decades, so that the axis does not move with every step's count; log coordinates are
     // linear in the pixels.
     const double lower = 0.5;
-    const double top = std::pow(10.0, std::ceil(std::log10(fittedMaxCount_)));
+    // At least one decade above the base, as fitToData gives (a range of 0.5 to 1.2 labels two ticks "1E+00").
+    const double top = std::pow(10.0, std::max(1.0, std::ceil(std::log10(fittedMaxCount_))));
     upper = lower * std::pow(top / lower, 1.0 / free);
   } else {
     upper = std::max(fittedMaxCount_ * 1.1, fittedMaxCount_ / free);
@@ -574,9 +575,11 @@ void HistogramPlot::redrawBars() {
 void HistogramPlot::fitToData() {
   int lo = 1000, hi = -1000;
   double maxCount = 1;
+  bool anyBar = false;
   lo = static_cast<int>(zeroKey_);
   for (auto& [mode, b] : bars_) {
     if (b->data()->isEmpty()) continue;
+    anyBar = true;
     lo = std::min(lo, static_cast<int>(b->data()->constBegin()->key));
     hi = std::max(hi, static_cast<int>((b->data()->constEnd() - 1)->key));
     for (auto it = b->data()->constBegin(); it != b->data()->constEnd(); ++it) maxCount = std::max(maxCount, it->value);
@@ -589,7 +592,7 @@ void HistogramPlot::fitToData() {
     hi = std::max(hi, static_cast<int>(std::ceil(window.second)) + 2);
   }
   plot()->xAxis->setRange(lo - 3, hi + 1.5);  // the zero bar's label is wider than a bar
-  fittedMaxCount_ = maxCount;
+  fittedMaxCount_ = anyBar ? maxCount : 0;  // no bars yet: the empty plot keeps the decades below
   // Head room for the zone labels at the top (made exact for the labels shown by fitZoneLabels).
   if (logCounts_->isChecked())
     plot()->yAxis->setRange(0.5, std::pow(10.0, std::ceil(std::log10(maxCount)) + 1.3));

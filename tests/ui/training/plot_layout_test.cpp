@@ -80,6 +80,12 @@ TEST(PlotLayout, EmptyPlotsKeepTheirMinimumAreaAndSayRunToSee) {
     EXPECT_GT(area.width(), 300) << "the area takes the panel's width: " << panel->metaObject()->className();
     EXPECT_TRUE(panel->shownEmptyNote().startsWith(QStringLiteral("Run to see"))) << panel->metaObject()->className();
     EXPECT_EQ(panel->axisRectOnScreen().size(), area.size());
+    // Ticks that say something: no label twice (a log axis from 0.5 to 1.2 labelled 1.0 and 1.2 "1E+00").
+    for (QCPAxis* axis : {panel->plot()->xAxis, panel->plot()->yAxis}) {
+      const QVector<QString> labels = axis->tickVectorLabels();
+      EXPECT_EQ(QSet<QString>(labels.begin(), labels.end()).size(), labels.size())
+          << panel->metaObject()->className() << ": " << QStringList(labels.begin(), labels.end()).join(u' ').toStdString();
+    }
   }
   feed(store, 1, 10, SyntheticOptions{});
   histogram.onDataAppended();
