@@ -84,6 +84,16 @@ struct History {
       if (it->instrumented) return it->rounding.flushedToZero;
     return std::nullopt;
   }
+  // The measured stats of quantised tensor `name` in the mode's record of `step` (nullptr if none).
+  const ampscope::QuantTensorStats* quantAt(PrecisionMode mode, int64_t step, const std::string& name) const {
+    const auto* steps = of(mode);
+    if (!steps) return nullptr;
+    for (const ModeStep& s : *steps)
+      if (s.step == step)
+        for (const auto& q : s.quantized)
+          if (q.name == name && q.measured && q.numel > 0) return &q;
+    return nullptr;
+  }
   int64_t stepsOf(PrecisionMode mode) const {
     const auto* steps = of(mode);
     return steps ? static_cast<int64_t>(steps->size()) : 0;
@@ -160,6 +170,53 @@ const std::vector<Claim>& claims() {
        }},
       {"clipping", "before-unscale", "fp16-amp-scaled loss >= 20% above fp32's",
        [](const History& h) { return h.lossGap(M::FP16AmpScaled, M::FP32); }},
+      {"fp8-scaling", "no-scaling", "fp8-delayed loss >= 20% above fp32's (every scale 1)",
+       [](const History& h) { return h.lossGap(M::Fp8Delayed, M::FP32); }},
+      {"fp8-scaling", "delayed", "fp8-delayed trains: fell >= 80% as far as fp32 (fp32 fell >= 1)",
+       [](const History& h) {
+         const auto delayed = h.drop(M::Fp8Delayed);
+         const auto fp32 = h.drop(M::FP32);
+         return delayed && fp32 && *fp32 >= 1.0 && *delayed >= 0.8 * *fp32;
+       }},
+      {"fp8-scaling", "spike", "spike step: fp8-delayed saturates > 90% of fc1.input, fp8-current 0",
+       [](const History& h) {
+         const int64_t spike = h.config->fp8.spikeStep;
+         const auto* delayed = h.quantAt(M::Fp8Delayed, spike, "fc1.input");
+         const auto* current = h.quantAt(M::Fp8Current, spike, "fc1.input");
+         return delayed && current && delayed->saturated > 0.9 * static_cast<double>(delayed->numel) &&
+                current->saturated == 0;
+       }},
+      {"fp8-scaling", "spike", "the history holds the spike: fp8-delayed flushes fc1.input until it forgets",
+       [](const History& h) {
+         // Every instrumented step within the history after the spike flushes some of fc1.input (its
+         // scale is the spike's), the first one past it none; fp8-current flushes none throughout.
+         const int64_t spike = h.config->fp8.spikeStep, forget = spike + h.config->fp8.amaxHistoryLen;
+         int within = 0;
+         bool after = false;
+         for (int64_t step = spike + 1; step <= forget + h.config->instrumentEvery; ++step) {
+           const auto* delayed = h.quantAt(M::Fp8Delayed, step, "fc1.input");
+           const auto* current = h.quantAt(M::Fp8Current, step, "fc1.input");
+           if (!delayed || !current) continue;
+           if (current->flushed != 0) return false;
+           if (step <= forget) {
+             if (delayed->flushed == 0) return false;
+             ++within;
+           } else {
+             if (delayed->flushed != 0) return false;
+             after = true;
+           }
+         }
+         return within > 0 && after;
+       }},
+      {"fp8-scaling", "blocks", "mxfp8's block scales span >= 10 binades in one gradient tensor",
+       [](const History& h) {
+         const auto* steps = h.of(M::MXFP8);
+         if (!steps) return false;
+         for (auto it = steps->rbegin(); it != steps->rend(); ++it)
+           for (const auto& q : it->quantized)
+             if (q.backward && q.measured && q.blockScaleExpMax - q.blockScaleExpMin >= 10) return true;
+         return false;
+       }},
       {"fp8-scaling", "outlier", "fc1.input flushed: fp8-current > 90%, mxfp8 < 25%",
        [](const History& h) {
          // The latest instrumented step's flushed share of fc1.input (QuantTensorStats), per mode.
