@@ -15,6 +15,7 @@
 #include <QScrollArea>
 #include <QSettings>
 #include <QShowEvent>
+#include <QTabBar>
 #include <QTimer>
 
 #include "ui/about_dialog.h"
@@ -299,6 +300,15 @@ void MainWindow::fitToScreen() {
 }
 
 bool MainWindow::event(QEvent* event) {
+  // The tab bars of tabified panels elide their titles ("Un…", "Op…" at 1280x720, where no tab says
+  // which panel it is): whole titles, with scroll buttons where the row is too short. QMainWindow makes
+  // these bars itself, setting ElideRight, before they are polished.
+  if (event->type() == QEvent::ChildPolished) {
+    if (auto* bar = qobject_cast<QTabBar*>(static_cast<QChildEvent*>(event)->child())) {
+      bar->setElideMode(Qt::ElideNone);
+      bar->setUsesScrollButtons(true);
+    }
+  }
   const bool handled = QMainWindow::event(event);
   // A layout that needs more room (another lesson's panels, presenter scaling's larger fonts) grows the
   // window past the screen; once the layout has settled, it is brought back inside.

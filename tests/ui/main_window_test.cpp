@@ -5,6 +5,7 @@
 #include <QLabel>
 #include <QMenu>
 #include <QSettings>
+#include <QTabBar>
 #include <QScreen>
 #include <QTest>
 
@@ -73,6 +74,28 @@ TEST_F(MainWindowTest, DefaultLayoutFitsA1024x700Screen) {
   }
   EXPECT_LE(minimum.width(), 1024) << "visible docks' minimum sizes: " << docks;
   EXPECT_LE(minimum.height(), 700) << "visible docks' minimum sizes: " << docks;
+}
+
+// At 1280x720 the default layout's tab groups showed "Un…", "Op…", "Memory…": a tab must name its panel.
+TEST_F(MainWindowTest, TabifiedPanelsShowWholeTitlesAndScrollInstead) {
+  MainWindow window;
+  window.restoreLayout();
+  window.resize(1280, 720);
+  window.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+  QTest::qWait(50);
+  int bars = 0;
+  for (QTabBar* bar : window.findChildren<QTabBar*>()) {
+    if (!bar->isVisible() || bar->parentWidget() != &window) continue;  // the dock tab bars only
+    ++bars;
+    EXPECT_EQ(bar->elideMode(), Qt::ElideNone) << bar->tabText(0).toStdString();
+    EXPECT_TRUE(bar->usesScrollButtons()) << bar->tabText(0).toStdString();
+    // Each tab is wide enough for its title.
+    for (int i = 0; i < bar->count(); ++i)
+      EXPECT_GE(bar->tabRect(i).width(), bar->fontMetrics().horizontalAdvance(bar->tabText(i)))
+          << bar->tabText(i).toStdString();
+  }
+  EXPECT_GT(bars, 0) << "the default layout tabifies panels";
 }
 
 // A first start uses the screen (issue 14: a 1920x1080 projector got a 1400x900 window), never more.
