@@ -98,9 +98,11 @@ void LessonController::applyCurrent() {
   clearPlotCallouts();
   host_.stopRun();
   if (const std::optional<RunConfig> config = lesson.configFor(variant_)) host_.loadRunConfig(*config);
-  host_.applyLayout(lesson);
-  // Raise in reverse so that, where panels share a tab group, the first one listed ends up in front.
+  const bool teachersLayout = host_.applyLayout(lesson);
+  // Raise in reverse so that, where panels share a tab group, the first one listed ends up in front. A
+  // panel the teacher closed before saving the lesson's layout stays closed (a callout still opens it).
   for (auto it = lesson.panels.crbegin(); it != lesson.panels.crend(); ++it) {
+    if (teachersLayout && !host_.panelOpen(*it)) continue;
     if (!host_.raisePanel(*it)) emit missingPanel(lesson.id, *it);
   }
   addPlotCallouts();

@@ -20,8 +20,18 @@ class LessonHost {
   // Loads a configuration into the run panel, ready for Run; does not start training.
   virtual void loadRunConfig(const RunConfig& config) = 0;
   // Arranges the window as the lesson wants it (its layout, or the one saved for it), before its
-  // panels are raised. A host without a layout of its own ignores it.
-  virtual void applyLayout(const Lesson& lesson) { (void)lesson; }
+  // panels are raised. True when the arrangement is the one the teacher saved for the lesson. A host
+  // without a layout of its own ignores it.
+  virtual bool applyLayout(const Lesson& lesson) {
+    (void)lesson;
+    return false;
+  }
+  // Whether the panel is part of the current arrangement (shown, or a tab behind another); false for a
+  // panel the user closed.
+  virtual bool panelOpen(const QString& panelId) {
+    (void)panelId;
+    return true;
+  }
   // Shows and raises the panel (dock) with this id. False when there is no such panel.
   virtual bool raisePanel(const QString& panelId) = 0;
   // The panel's content widget (for highlighting and plot callouts); nullptr when unknown.

@@ -164,13 +164,19 @@ bool LessonWorkspace::hasSavedLayout(const QString& lessonId) const {
   return QSettings().contains(savedLayoutKey(lessonId));
 }
 
-void LessonWorkspace::applyLayout(const Lesson& lesson) {
+bool LessonWorkspace::panelOpen(const QString& panelId) {
+  QDockWidget* dock = dockFor(panelId);
+  // The view toggle is checked for a shown panel and for one behind another's tab.
+  return dock && dock->toggleViewAction()->isChecked();
+}
+
+bool LessonWorkspace::applyLayout(const Lesson& lesson) {
   window_.beginManagedLayout();
   sizedWhileShown_ = window_.isVisible();
   const QByteArray saved = QSettings().value(savedLayoutKey(lesson.id)).toByteArray();
   if (!saved.isEmpty() && window_.restoreState(saved, MainWindow::kLayoutVersion)) {
     lessonDock_->show();
-    return;
+    return true;
   }
   window_.restoreState(baseState_, MainWindow::kLayoutVersion);
   QSet<QDockWidget*> shown = {lessonDock_};
@@ -187,6 +193,7 @@ void LessonWorkspace::applyLayout(const Lesson& lesson) {
   // the two stacked would be taller than a projector's screen.
   if (!anyRight) window_.addDockWidget(Qt::RightDockWidgetArea, lessonDock_);
   sizeLayout(lesson);
+  return false;
 }
 
 void LessonWorkspace::sizeLayout(const Lesson& lesson) {
@@ -306,9 +313,11 @@ bool LessonWorkspace::eventFilter(QObject* watched, QEvent* event) {
     QTimer::singleShot(0, this, [this] {
       if (const Lesson* lesson = controller_->currentLesson()) {
         // Shares set before the window had its size are shares of the wrong size.
-        if (!sizedWhileShown_ && !hasSavedLayout(lesson->id)) sizeLayout(*lesson);
+        const bool teachersLayout = hasSavedLayout(lesson->id);
+        if (!sizedWhileShown_ && !teachersLayout) sizeLayout(*lesson);
         sizedWhileShown_ = true;
-        for (auto it = lesson->panels.crbegin(); it != lesson->panels.crend(); ++it) raisePanel(*it);
+        for (auto it = lesson->panels.crbegin(); it != lesson->panels.crend(); ++it)
+          if (!teachersLayout || panelOpen(*it)) raisePanel(*it);
       }
     });
   }

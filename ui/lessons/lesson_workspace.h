@@ -75,7 +75,8 @@ class LessonWorkspace : public QObject, public LessonHost {
   bool raisePanel(const QString& panelId) override;
   QWidget* panelWidget(const QString& panelId) override;
   void injectOverflow() override;
-  void applyLayout(const Lesson& lesson) override;
+  bool applyLayout(const Lesson& lesson) override;
+  bool panelOpen(const QString& panelId) override;
 
  protected:
   bool eventFilter(QObject* watched, QEvent* event) override;

@@ -14,21 +14,14 @@
 #include <vector>
 
 #include "ampscope/engine/number_format.h"
+#include "fp8/element_kernel.h"
 #include "fp8/element_quantizer.h"
 
 namespace ampscope::detail::fp8 {
 namespace {
 
-uint32_t bitsOf(float f) {
-  uint32_t b;
-  std::memcpy(&b, &f, sizeof b);
-  return b;
-}
-float floatOf(uint32_t b) {
-  float f;
-  std::memcpy(&f, &b, sizeof f);
-  return f;
-}
+using kernel::bitsOf;
+using kernel::floatOf;
 
 float reference(float x, QuantFormat format) {
   if (format == QuantFormat::E2M1) {

@@ -18,22 +18,15 @@
 #include <vector>
 
 #include "fp8/block_quantizer.h"
+#include "fp8/element_kernel.h"
 #include "fp8/element_quantizer.h"
 #include "fp8/kernel_isa.h"
 
 namespace ampscope::detail::fp8 {
 namespace {
 
-uint32_t bitsOf(float f) {
-  uint32_t b;
-  std::memcpy(&b, &f, sizeof b);
-  return b;
-}
-float floatOf(uint32_t b) {
-  float f;
-  std::memcpy(&f, &b, sizeof f);
-  return f;
-}
+using kernel::bitsOf;
+using kernel::floatOf;
 
 // Restores the selected variant when a test is done.
 class IsaScope {

@@ -174,6 +174,48 @@ TEST_F(LessonWindow, AVariantDrawsOnlyTheCalloutsAnchoredInItsRun) {
   EXPECT_EQ(controller->plotCalloutCount(), 0);
 }
 
+// The teacher closes a panel the lesson shows, saves the lesson's layout, and the lesson opens like that
+// again: the saved arrangement wins over the lesson's own panel list (the loss dock used to come back,
+// raised with the lesson's panels), a callout on the closed panel still opens it, and Reset brings
+// back the lesson's own layout.
+TEST_F(LessonWindow, ASavedLessonLayoutKeepsAPanelTheTeacherClosed) {
+  LessonController* controller = lessons->controller();
+  ASSERT_TRUE(controller->openLesson(QStringLiteral("underflow")));
+  QDockWidget* loss = workspace->dock(QStringLiteral("loss"));
+  QDockWidget* histogram = workspace->dock(QStringLiteral("histogram"));
+  ASSERT_NE(loss, nullptr);
+  ASSERT_NE(histogram, nullptr);
+  ASSERT_TRUE(loss->toggleViewAction()->isChecked());
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(window.get()));
+  QTest::qWait(20);  // the lesson's panels are raised once more when the window first shows
+  ASSERT_TRUE(loss->close());
+  QTest::qWait(20);
+  ASSERT_FALSE(loss->toggleViewAction()->isChecked());
+  lessons->saveLayoutAction()->trigger();
+  EXPECT_TRUE(lessons->resetLayoutAction()->isEnabled());
+
+  ASSERT_TRUE(controller->openLesson(QStringLiteral("loss-scaling")));
+  EXPECT_TRUE(loss->toggleViewAction()->isChecked()) << "another lesson has its own layout";
+  ASSERT_TRUE(controller->openLesson(QStringLiteral("underflow")));
+  QTest::qWait(20);
+  EXPECT_FALSE(loss->toggleViewAction()->isChecked()) << "the saved layout closed the loss panel";
+  EXPECT_TRUE(histogram->isVisible());
+
+  const Lesson* lesson = controller->currentLesson();
+  int lossCallout = -1;
+  for (int i = 0; i < lesson->callouts.size(); ++i)
+    if (lesson->callouts[i].panel == QLatin1String("loss")) lossCallout = i;
+  ASSERT_GE(lossCallout, 0);
+  EXPECT_TRUE(controller->activateCallout(lossCallout));
+  EXPECT_TRUE(loss->isVisible()) << "a callout opens the panel it is about";
+
+  loss->close();
+  lessons->resetLayoutAction()->trigger();
+  QTest::qWait(20);
+  EXPECT_TRUE(loss->toggleViewAction()->isChecked()) << "Reset gives the lesson's own layout";
+  EXPECT_FALSE(lessons->resetLayoutAction()->isEnabled());
+}
+
 TEST_F(LessonWindow, NextAndPreviousFollowTheChapterWithCtrlPageDownAndUp) {
   LessonController* controller = lessons->controller();
   ASSERT_TRUE(controller->openIndex(0));
