@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
 
 #include "ampscope/engine/number_format.h"
 #include "vector_clones.h"
@@ -78,6 +79,12 @@ enum Threshold : int {
 
 struct ThresholdTable {
   std::array<uint32_t, kThresholds> at;
+  // Per threshold: its exponent field, whether it sets every mantissa bit of that field (then the count
+  // at or below it is all of the fields up to its own), and the first threshold of equal value (which
+  // alone is counted; the others copy it).
+  std::array<uint32_t, kThresholds> field;
+  std::array<bool, kThresholds> wholeField;
+  std::array<std::size_t, kThresholds> same;
 };
 
 uint32_t bitsOfFloat(float v) {
@@ -86,7 +93,7 @@ uint32_t bitsOfFloat(float v) {
   return b;
 }
 
-ThresholdTable thresholdTable(LowFormat target) {
+ThresholdTable makeThresholdTable(LowFormat target) {
   const Overlay overlay = overlayFor(target);
   const auto& ranges = rangeThresholds();
   ThresholdTable t;
@@ -100,16 +107,35 @@ ThresholdTable thresholdTable(LowFormat target) {
   }
   t.at[kFinite] = 0x7F7FFFFFu;
   t.at[kInfinite] = 0x7F800000u;
+  for (std::size_t k = 0; k < kThresholds; ++k) {
+    t.field[k] = t.at[k] >> 23;
+    t.wholeField[k] = (t.at[k] & 0x7FFFFFu) == 0x7FFFFFu;
+    t.same[k] = k;
+    for (std::size_t j = 0; j < k; ++j) {
+      if (t.at[j] == t.at[k]) {
+        t.same[k] = j;
+        break;
+      }
+    }
+  }
   return t;
+}
+
+const ThresholdTable& thresholdTable(LowFormat target) {
+  static const ThresholdTable fp16 = makeThresholdTable(LowFormat::FP16);
+  static const ThresholdTable bf16 = makeThresholdTable(LowFormat::BF16);
+  return target == LowFormat::FP16 ? fp16 : bf16;
 }
 
 constexpr int64_t kBlock = 2048;  // one block's magnitudes stay in L1 between the passes over it
 
-// How many magnitudes of a block lie at or below one threshold: one compare-and-add per element, which
-// the compiler vectorises.
-AMPSCOPE_VECTOR_CLONES uint32_t countAtOrBelow(const uint32_t* __restrict magnitude, int64_t n, uint32_t t) {
+// How many magnitudes of a block lie in [lo, t] (lo <= t): one subtract, compare and add per element
+// (unsigned wrap-around puts everything below lo above t - lo), which the compiler vectorises.
+AMPSCOPE_VECTOR_CLONES uint32_t countInRange(const uint32_t* __restrict magnitude, int64_t n, uint32_t lo,
+                                             uint32_t t) {
+  const uint32_t width = t - lo;
   uint32_t count = 0;
-  for (int64_t i = 0; i < n; ++i) count += magnitude[i] <= t;
+  for (int64_t i = 0; i < n; ++i) count += (magnitude[i] - lo) <= width;
   return count;
 }
 
@@ -125,7 +151,9 @@ uint32_t countNegativeInfinities(const float* data, int64_t n, float multiplier)
 
 // The exponent field of each value, counted into four interleaved tables (consecutive values of one
 // binade would otherwise wait on each other's increment). Fields 0 (zeros, float32 subnormals) and 255
-// (inf, NaN) are sorted out afterwards.
+// (inf, NaN) are sorted out afterwards. The tables keep counting over all blocks of one call (a block
+// costs no clearing and no pass over the 256 fields): only the few fields that hold a threshold are
+// read per block, as differences of their sums before and after it.
 using FieldCounts = std::array<std::array<uint32_t, 256>, 4>;
 void countExponentFields(const uint32_t* magnitude, int64_t n, FieldCounts& fields) {
   int64_t i = 0;
@@ -139,48 +167,43 @@ void countExponentFields(const uint32_t* magnitude, int64_t n, FieldCounts& fiel
 }
 
 struct HistogramAccumulator {
-  std::array<int64_t, kThresholds> atOrBelow{};
+  explicit HistogramAccumulator(const ThresholdTable& t) : table(t) {}
+
+  const ThresholdTable& table;
+  FieldCounts fields{};                 // since the last fold (uint32: folded before they could wrap)
+  std::array<int64_t, 256> folded{};    // per exponent field, what earlier folds counted
+  int64_t sinceFold = 0;
+  std::array<int64_t, kThresholds> within{};  // per counted threshold: values of its field at or below it
   int64_t negativeInfinities = 0;
-  ExponentBins::Dense bins{};  // compacted once, in addTo
+  ExponentBins::Dense bins{};  // the float32 subnormals' bins; the others come from the fields in addTo
   int64_t count = 0;
+
+  uint64_t fieldSum(uint32_t field) const {
+    return uint64_t{fields[0][field]} + fields[1][field] + fields[2][field] + fields[3][field];
+  }
 
   // The threshold counts come from the exponent-field counts: every magnitude of a lower field lies
   // below a threshold, every one of a higher field above it, so only a threshold whose own field holds
   // values of this block needs a pass over the block (with all mantissa bits set, not even then).
   // data and multiplier: the values the magnitudes are of (for the sign of an infinity).
-  void block(const uint32_t* magnitude, const float* data, float multiplier, int64_t n,
-             const ThresholdTable& table) {
-    FieldCounts fields{};
+  void block(const uint32_t* magnitude, const float* data, float multiplier, int64_t n) {
+    if (sinceFold + n > int64_t{0xFFFFFFFF}) fold();
+    std::array<uint64_t, kThresholds> before;
+    for (std::size_t k = 0; k < kThresholds; ++k) before[k] = fieldSum(table.field[k]);
+    const uint64_t field0Before = fieldSum(0);
+    const uint64_t field255Before = fieldSum(255);
     countExponentFields(magnitude, n, fields);
-    std::array<int64_t, 257> below{};  // below[e]: values whose exponent field is < e
-    for (std::size_t e = 0; e < 256; ++e) {
-      below[e + 1] = below[e] + int64_t{fields[0][e]} + fields[1][e] + fields[2][e] + fields[3][e];
-    }
-    std::array<int64_t, kThresholds> blockAtOrBelow{};
+    sinceFold += n;
+    const std::size_t zeroCounted = table.same[kZero];
+    const int64_t zerosBefore = within[zeroCounted];
     for (std::size_t k = 0; k < kThresholds; ++k) {
-      const uint32_t t = table.at[k];
-      const uint32_t field = t >> 23;
-      const bool wholeField = (t & 0x7FFFFFu) == 0x7FFFFFu;
-      std::size_t same = k;
-      for (std::size_t j = 0; j < k; ++j) {
-        if (table.at[j] == t) same = j;
-      }
-      if (same != k) {
-        blockAtOrBelow[k] = blockAtOrBelow[same];
-      } else if (below[field + 1] == below[field] || wholeField) {
-        blockAtOrBelow[k] = below[wholeField ? field + 1 : field];
-      } else {
-        blockAtOrBelow[k] = countAtOrBelow(magnitude, n, t);
-      }
-      atOrBelow[k] += blockAtOrBelow[k];
+      if (table.same[k] != k || table.wholeField[k]) continue;
+      if (fieldSum(table.field[k]) == before[k]) continue;  // none of this block in t's field
+      within[k] += countInRange(magnitude, n, table.field[k] << 23, table.at[k]);
     }
-    if (below[256] != below[255]) negativeInfinities += countNegativeInfinities(data, n, multiplier);
-    for (uint32_t e = 1; e < 255; ++e) {
-      const int64_t c = below[e + 1] - below[e];
-      bins[static_cast<std::size_t>(static_cast<int>(e) - 127 - ExponentHistogram::kMinExponent)] += c;
-    }
-    const int64_t fieldZero = below[1];
-    if (fieldZero != blockAtOrBelow[kZero]) {
+    if (fieldSum(255) != field255Before) negativeInfinities += countNegativeInfinities(data, n, multiplier);
+    const uint64_t fieldZero = fieldSum(0) - field0Before;
+    if (fieldZero != static_cast<uint64_t>(within[zeroCounted] - zerosBefore)) {
       // float32 subnormals (rare): their binade from the highest mantissa bit.
       for (int64_t i = 0; i < n; ++i) {
         if (magnitude[i] != 0 && (magnitude[i] >> 23) == 0) {
@@ -189,6 +212,29 @@ struct HistogramAccumulator {
       }
     }
     count += n;
+  }
+
+  void fold() {
+    for (uint32_t e = 0; e < 256; ++e) folded[e] += static_cast<int64_t>(fieldSum(e));
+    fields = FieldCounts{};
+    sinceFold = 0;
+  }
+
+  std::array<int64_t, kThresholds> atOrBelow{};  // set by finish()
+
+  // After the last block, once: the totals of every threshold and the normal binades' bins.
+  void finish() {
+    fold();
+    std::array<int64_t, 257> below{};  // below[e]: values whose exponent field is < e
+    for (std::size_t e = 0; e < 256; ++e) below[e + 1] = below[e] + folded[e];
+    for (std::size_t k = 0; k < kThresholds; ++k) {
+      const std::size_t c = table.same[k];
+      const uint32_t field = table.field[c];
+      atOrBelow[k] = table.wholeField[c] ? below[field + 1] : below[field] + within[c];
+    }
+    for (uint32_t e = 1; e < 255; ++e) {
+      bins[static_cast<std::size_t>(static_cast<int>(e) - 127 - ExponentHistogram::kMinExponent)] += folded[e];
+    }
   }
 
   void addTo(ExponentHistogram& histogram) const {
@@ -231,21 +277,25 @@ void accumulateHistogram(const float* data, int64_t n, float multiplier, LowForm
 
 void accumulateHistogramPair(const float* data, int64_t n, float multiplier, LowFormat target,
                              ExponentHistogram& asIs, ExponentHistogram& multiplied, bool asIsToo) {
-  const ThresholdTable table = thresholdTable(target);
-  HistogramAccumulator first, second;
+  const ThresholdTable& table = thresholdTable(target);
   const bool separate = asIsToo && multiplier != 1.0f;
+  HistogramAccumulator second(table);
+  std::optional<HistogramAccumulator> first;
+  if (separate) first.emplace(table);
   alignas(64) uint32_t magnitude[kBlock];
   for (int64_t start = 0; start < n; start += kBlock) {
     const int64_t len = std::min(kBlock, n - start);
     magnitudesOf(data + start, len, multiplier, magnitude);
-    second.block(magnitude, data + start, multiplier, len, table);
+    second.block(magnitude, data + start, multiplier, len);
     if (separate) {
       magnitudesOf(data + start, len, 1.0f, magnitude);
-      first.block(magnitude, data + start, 1.0f, len, table);
+      first->block(magnitude, data + start, 1.0f, len);
     }
   }
+  second.finish();
   second.addTo(multiplied);
-  if (asIsToo) (separate ? first : second).addTo(asIs);
+  if (separate) first->finish();
+  if (asIsToo) (separate ? *first : second).addTo(asIs);
 }
 
 void accumulateHistogram(const torch::Tensor& tensor, float multiplier, LowFormat target,

@@ -81,24 +81,38 @@ void roundBlock(const float* in, float* out, int64_t n, LowFormat format) {
 
 // What rounding does to each value, read off its magnitude's bits with the format's exact RNE thresholds
 // (exponent_histogram_builder.h): the same counts as comparing each value with its rounded value (the
-// tests check), with four compares that vectorise.
-AMPSCOPE_VECTOR_CLONES void countByThresholds(const float* in, int64_t n, const RangeThresholds& t,
+// tests check). Each class is one unsigned range compare (b - lo < width wraps what lies below lo above
+// width), counted in 32-bit lanes per chunk (the 64-bit sums, widened per element, took half the time).
+//   flushed:    b in [1, flushedMax]
+//   subnormal:  b in (flushedMax, subnormalBelow)
+//   overflowed: b in [overflowFrom, 0x7F800000)
+//   nan:        b > 0x7F800000
+AMPSCOPE_VECTOR_CLONES void countByThresholds(const float* __restrict in, int64_t n, const RangeThresholds& t,
                                               RoundingCounts& c) {
-  int64_t flushed = 0;
-  int64_t subnormal = 0;
-  int64_t overflowed = 0;
-  int64_t nan = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    const uint32_t b = bitsOf(in[i]) & 0x7FFFFFFFu;
-    flushed += (b != 0u) & (b <= t.flushedMax);
-    subnormal += (b > t.flushedMax) & (b < t.subnormalBelow);
-    overflowed += (b >= t.overflowFrom) & (b < 0x7F800000u);
-    nan += b > 0x7F800000u;
+  const uint32_t flushedMax = t.flushedMax;
+  const uint32_t subnormalLo = t.flushedMax + 1;
+  const uint32_t subnormalWidth = t.subnormalBelow - subnormalLo;
+  const uint32_t overflowFrom = t.overflowFrom;
+  const uint32_t overflowWidth = 0x7F800000u - t.overflowFrom;
+  constexpr int64_t kChunk = int64_t{1} << 30;  // 32-bit counts cannot wrap
+  for (int64_t start = 0; start < n; start += kChunk) {
+    const int64_t end = std::min(n, start + kChunk);
+    uint32_t flushed = 0;
+    uint32_t subnormal = 0;
+    uint32_t overflowed = 0;
+    uint32_t nan = 0;
+    for (int64_t i = start; i < end; ++i) {
+      const uint32_t b = bitsOf(in[i]) & 0x7FFFFFFFu;
+      flushed += (b - 1u) < flushedMax;
+      subnormal += (b - subnormalLo) < subnormalWidth;
+      overflowed += (b - overflowFrom) < overflowWidth;
+      nan += b > 0x7F800000u;
+    }
+    c.flushedToZero += flushed;
+    c.subnormal += subnormal;
+    c.overflowed += overflowed;
+    c.nan += nan;
   }
-  c.flushedToZero += flushed;
-  c.subnormal += subnormal;
-  c.overflowed += overflowed;
-  c.nan += nan;
 }
 
 RangeFormat rangeFormatOf(LowFormat format) {

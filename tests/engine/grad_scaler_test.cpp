@@ -5,6 +5,8 @@
 
 #include <cfloat>
 #include <cmath>
+#include <cstring>
+#include <random>
 #include <limits>
 #include <stdexcept>
 #include <vector>
@@ -213,6 +215,59 @@ TEST(GradScaler, FlatUnscaleMatchesThePerTensorUnscale) {
   flat.update();
   flat.unscaleFlat_(q.sgd, buffer.data(), {{3, 2}});
   EXPECT_TRUE(flat.foundInfLastStep()) << "a NaN inside a span counts as inf";
+}
+
+TEST(GradScaler, FlatUnscaleMatchesAScalarReferenceOnSpecialValues) {
+  // The vectorised float32 loop against the plain definition, value by value: bits of x * invScale
+  // (float32) and found_inf = some value held inf/NaN before the multiply. Lengths around the vector
+  // widths, one non-finite value at every position, and scales 1 (values untouched), 2^-k and 1/3.
+  const float specials[] = {0.0f, -0.0f, 1e-45f, -1e-45f, 1.1754942e-38f, 1.17549435e-38f,
+                            6.1035156e-05f, 5.9604645e-08f, 65504.0f, 3.4028235e38f, -3.4028235e38f,
+                            1.5f, -2.5f, 0.33333334f, 1.0f + 1.1920929e-07f};
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<uint32_t> anyBits;
+  for (const float scaleValue : {1.0f, 65536.0f, 3.0f, 1.0f / 1024}) {
+    for (const int64_t n : {1, 7, 15, 16, 17, 31, 33, 64, 100, 1000}) {
+      std::vector<float> values(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) {
+        const uint32_t r = anyBits(rng);
+        float v;
+        if (i % 3 == 0) {
+          v = specials[r % (sizeof specials / sizeof specials[0])];
+        } else {
+          uint32_t bits = r;
+          if ((bits & 0x7f800000u) == 0x7f800000u) bits &= 0xbfffffffu;  // finite here; inf/NaN below
+          std::memcpy(&v, &bits, sizeof v);
+        }
+        values[static_cast<size_t>(i)] = v;
+      }
+      for (int64_t bad = -1; bad < std::min<int64_t>(n, 40); ++bad) {
+        for (const float nonFinite : {kInf, -kInf, kNaN}) {
+          if (bad < 0 && nonFinite != kInf) continue;  // the all-finite case once
+          std::vector<float> buffer = values;
+          if (bad >= 0) buffer[static_cast<size_t>(bad)] = nonFinite;
+          GradScaler scaler{ScalerConfig{}};
+          scaler.update(static_cast<double>(scaleValue));
+          OneParam p;
+          const float invScale = static_cast<float>(1.0 / static_cast<double>(scaleValue));
+          std::vector<float> expected = buffer;
+          bool expectedInf = false;
+          for (float& v : expected) {
+            expectedInf |= !std::isfinite(v);
+            if (invScale != 1.0f) v = v * invScale;
+          }
+          scaler.unscaleFlat_(p.sgd, buffer.data(), {{0, n}});
+          ASSERT_EQ(scaler.foundInfLastStep(), expectedInf) << "n " << n << " bad " << bad;
+          for (int64_t i = 0; i < n; ++i) {
+            uint32_t got, want;
+            std::memcpy(&got, &buffer[static_cast<size_t>(i)], sizeof got);
+            std::memcpy(&want, &expected[static_cast<size_t>(i)], sizeof want);
+            ASSERT_EQ(got, want) << "n " << n << " i " << i << " scale " << scaleValue;
+          }
+        }
+      }
+    }
+  }
 }
 
 TEST(GradScaler, UnscaleTwiceThrows) {

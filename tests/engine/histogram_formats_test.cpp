@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "ampscope/engine/number_format.h"
 #include "exponent_histogram_builder.h"
@@ -158,6 +160,113 @@ TEST(HistogramFormats, NonFiniteAndZeroValuesAreNotCounted) {
   for (const auto& c : h.formats) EXPECT_EQ(c.flushed + c.subnormal + c.overflowed, 0);
   EXPECT_EQ(h.zero, 2);
   EXPECT_EQ(h.nan, 1);
+}
+
+// The whole histogram, value by value from its definition (telemetry.h): bin floor(log2|x|) of every
+// finite non-zero value, zero / +inf / -inf / NaN, the overlays from low_precision's rounding of each
+// value and the per-format counts from the exact encoder. The builder counts by blocks and thresholds;
+// this checks it over lengths around its block size, for a multiplier or none, single and paired.
+ExponentHistogram referenceHistogram(const std::vector<float>& data, float multiplier, LowFormat target) {
+  ExponentHistogram h;
+  ExponentBins::Dense bins{};
+  for (const float x : data) {
+    const float v = multiplier == 1.0f ? x : x * multiplier;
+    const uint32_t m = toBits(v) & 0x7FFFFFFFu;
+    if (m == 0) {
+      ++h.zero;
+      continue;
+    }
+    if (m == 0x7F800000u) {
+      ++(v < 0 ? h.negInf : h.posInf);
+      continue;
+    }
+    if (m > 0x7F800000u) {
+      ++h.nan;
+      continue;
+    }
+    const int bin = static_cast<int>(std::floor(std::log2(std::fabs(static_cast<double>(v)))));
+    ++bins[static_cast<std::size_t>(bin - ExponentHistogram::kMinExponent)];
+    const float rounded = roundScalar(v, target);
+    if (rounded == 0.0f) ++h.targetUnderflow;
+    else if (std::fabs(rounded) < lowFormatMinNormal(target)) ++h.targetSubnormal;
+    for (int f = 0; f < kRangeFormats; ++f) {
+      const Expected e = exact(kDTypes[f], v);
+      auto& c = h.formats[static_cast<std::size_t>(f)];
+      c.flushed += e.flushed;
+      c.subnormal += e.subnormal;
+      c.overflowed += e.overflowed;
+    }
+  }
+  h.counts.add(bins);
+  h.formatsMeasured = true;
+  return h;
+}
+
+void expectSameHistogram(const ExponentHistogram& got, const ExponentHistogram& want, const std::string& what) {
+  EXPECT_TRUE(got.counts == want.counts) << what;
+  EXPECT_EQ(got.zero, want.zero) << what;
+  EXPECT_EQ(got.posInf, want.posInf) << what;
+  EXPECT_EQ(got.negInf, want.negInf) << what;
+  EXPECT_EQ(got.nan, want.nan) << what;
+  EXPECT_EQ(got.targetSubnormal, want.targetSubnormal) << what;
+  EXPECT_EQ(got.targetUnderflow, want.targetUnderflow) << what;
+  EXPECT_EQ(got.formatsMeasured, want.formatsMeasured) << what;
+  for (int f = 0; f < kRangeFormats; ++f) {
+    const auto& g = got.formats[static_cast<std::size_t>(f)];
+    const auto& w = want.formats[static_cast<std::size_t>(f)];
+    EXPECT_EQ(g.flushed, w.flushed) << what << " " << rangeFormatKey(static_cast<RangeFormat>(f));
+    EXPECT_EQ(g.subnormal, w.subnormal) << what << " " << rangeFormatKey(static_cast<RangeFormat>(f));
+    EXPECT_EQ(g.overflowed, w.overflowed) << what << " " << rangeFormatKey(static_cast<RangeFormat>(f));
+  }
+}
+
+TEST(HistogramFormats, WholeHistogramAgreesWithAValueByValueReference) {
+  // Special values: signed zeros, float32 subnormals, every threshold and its float32 neighbours (the
+  // ties of each format), the largest finite values, infinities and NaNs; mixed with gradient-like
+  // normal values and with arbitrary bit patterns.
+  std::vector<float> specials = {0.0f, -0.0f, fromBits(1), fromBits(0x80000001u), fromBits(0x007FFFFFu),
+                                 fromBits(0x00400000u), INFINITY, -INFINITY, NAN, -NAN,
+                                 fromBits(0x7F7FFFFFu), fromBits(0xFF7FFFFFu), fromBits(0x7FC00001u)};
+  for (const RangeThresholds& t : rangeThresholds()) {
+    for (const uint32_t b : {t.flushedMax, t.subnormalBelow, t.overflowFrom}) {
+      for (const uint32_t near : {b - 1, b, b + 1}) {
+        specials.push_back(fromBits(near));
+        specials.push_back(-fromBits(near));
+      }
+    }
+  }
+  std::mt19937 rng(4242);
+  std::uniform_int_distribution<uint32_t> anyBits;
+  std::normal_distribution<float> gradient(0.0f, 1e-3f);
+  for (const int64_t n : {1, 5, 2047, 2048, 2049, 4096 + 17, 3 * 2048 + 5, 20000}) {
+    for (const int mix : {0, 1, 2}) {
+      std::vector<float> data(static_cast<std::size_t>(n));
+      for (auto& v : data) {
+        const uint32_t r = anyBits(rng);
+        if (mix == 0) v = (r % 8 == 0) ? specials[r % specials.size()] : gradient(rng);
+        else if (mix == 1) v = fromBits(anyBits(rng));
+        else v = (r % 64 == 0) ? specials[r % specials.size()] : gradient(rng) * 1e-4f;  // FP16 subnormal range
+      }
+      for (const LowFormat target : {LowFormat::FP16, LowFormat::BF16}) {
+        for (const float multiplier : {1.0f, 1.0f / 65536, 1.0f / 3}) {
+          const std::string what = "n " + std::to_string(n) + " mix " + std::to_string(mix) + " target " +
+                                   lowFormatDtypeName(target) + " multiplier " + std::to_string(multiplier);
+          ExponentHistogram single;
+          accumulateHistogram(data.data(), n, multiplier, target, single);
+          expectSameHistogram(single, referenceHistogram(data, multiplier, target), what + " single");
+          ExponentHistogram asIs, multiplied;
+          accumulateHistogramPair(data.data(), n, multiplier, target, asIs, multiplied);
+          expectSameHistogram(multiplied, referenceHistogram(data, multiplier, target), what + " pair multiplied");
+          expectSameHistogram(asIs, referenceHistogram(data, 1.0f, target), what + " pair as is");
+          // Accumulating onto an existing histogram adds.
+          accumulateHistogram(data.data(), n, multiplier, target, single);
+          ExponentHistogram twice = referenceHistogram(data, multiplier, target);
+          twice.add(referenceHistogram(data, multiplier, target));
+          expectSameHistogram(single, twice, what + " added twice");
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -173,6 +173,50 @@ TEST(LowPrecisionRounding, CountingWithoutRoundingMatchesTheRoundingCounts) {
   }
 }
 
+TEST(LowPrecisionRounding, CountsOfShortSlicesMatchAValueByValueReference) {
+  // The vectorised count's tails and lane sums: every slice length 0..80 at a few offsets of a mix of
+  // threshold neighbours (ties included), signed zeros, subnormals, inf and NaN.
+  for (LowFormat format : {LowFormat::FP16, LowFormat::BF16}) {
+    const bool fp16 = format == LowFormat::FP16;
+    const float minSub = std::ldexp(1.0f, fp16 ? -24 : -133);
+    const float minNormal = lowFormatMinNormal(format);
+    const float maxTie = fp16 ? 65520.0f : std::ldexp(511.0f, 119);
+    std::vector<float> pool = {0.0f, -0.0f, std::numeric_limits<float>::infinity(),
+                               -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN(),
+                               std::numeric_limits<float>::denorm_min(), 1.0f, -3.5f};
+    for (float anchor : {minSub / 2, minNormal - minSub / 2, maxTie}) {
+      for (float v : {std::nextafter(anchor, 0.0f), anchor, std::nextafter(anchor, INFINITY)}) {
+        pool.push_back(v);
+        pool.push_back(-v);
+      }
+    }
+    std::mt19937 random(99);
+    std::vector<float> values(400);
+    for (float& v : values) v = pool[random() % pool.size()];
+    for (int64_t offset : {0, 1, 3, 17}) {
+      for (int64_t n = 0; n <= 80; ++n) {
+        RoundingCounts expected;
+        expected.elements = n;
+        for (int64_t i = 0; i < n; ++i) {
+          const float v = values[static_cast<size_t>(offset + i)];
+          const float r = roundScalar(v, format);
+          expected.flushedToZero += v != 0.0f && r == 0.0f;
+          expected.subnormal += r != 0.0f && std::fabs(r) < minNormal;
+          expected.overflowed += std::isfinite(v) && std::isinf(r);
+          expected.nan += std::isnan(r);
+        }
+        RoundingCounts counted;
+        countRounding(values.data() + offset, n, format, &counted);
+        ASSERT_EQ(counted.elements, expected.elements);
+        ASSERT_EQ(counted.flushedToZero, expected.flushedToZero) << n << " " << offset;
+        ASSERT_EQ(counted.subnormal, expected.subnormal) << n << " " << offset;
+        ASSERT_EQ(counted.overflowed, expected.overflowed) << n << " " << offset;
+        ASSERT_EQ(counted.nan, expected.nan) << n << " " << offset;
+      }
+    }
+  }
+}
+
 TEST(RoundToFormatFunction, RoundsForwardAndBackwardLikeHalfConversion) {
   torch::manual_seed(3);
   const torch::Tensor x = (torch::randn({1000}) * torch::pow(10.0, torch::randint(-9, 3, {1000})))
