@@ -157,6 +157,7 @@ void PlotPanel::fitLegendColumns() {
     ++entries;
     widest = std::max(widest, item->fullWidth());
     widestShort = std::max(widestShort, item->shortWidth());
+    // Through the base: the entry's override is protected, QCPLayoutElement's is public.
     rowHeight = std::max(rowHeight, static_cast<QCPLayoutElement*>(item)->minimumOuterSizeHint().height());
   }
   const int available = plot_->width() - legend->margins().left() - legend->margins().right();
