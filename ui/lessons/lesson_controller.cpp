@@ -81,6 +81,23 @@ bool LessonController::selectVariant(int index) {
   return true;
 }
 
+void LessonController::arrangeWindow() {
+  const Lesson* lesson = currentLesson();
+  if (!lesson) return;
+  teachersLayout_ = host_.applyLayout(*lesson);
+  raiseLessonPanels();
+}
+
+void LessonController::raiseLessonPanels() {
+  const Lesson* lesson = currentLesson();
+  if (!lesson) return;
+  // In reverse, so that the first one listed ends up in front of its tab group.
+  for (auto it = lesson->panels.crbegin(); it != lesson->panels.crend(); ++it) {
+    if (teachersLayout_ && !host_.panelOpen(*it)) continue;  // a callout still opens it
+    if (!host_.raisePanel(*it)) emit missingPanel(lesson->id, *it);
+  }
+}
+
 bool LessonController::activateCallout(int index) {
   const Lesson* lesson = currentLesson();
   if (!lesson || index < 0 || index >= lesson->callouts.size()) return false;
@@ -98,13 +115,7 @@ void LessonController::applyCurrent() {
   clearPlotCallouts();
   host_.stopRun();
   if (const std::optional<RunConfig> config = lesson.configFor(variant_)) host_.loadRunConfig(*config);
-  const bool teachersLayout = host_.applyLayout(lesson);
-  // Raise in reverse so that, where panels share a tab group, the first one listed ends up in front. A
-  // panel the teacher closed before saving the lesson's layout stays closed (a callout still opens it).
-  for (auto it = lesson.panels.crbegin(); it != lesson.panels.crend(); ++it) {
-    if (teachersLayout && !host_.panelOpen(*it)) continue;
-    if (!host_.raisePanel(*it)) emit missingPanel(lesson.id, *it);
-  }
+  arrangeWindow();
   addPlotCallouts();
 }
 

@@ -39,6 +39,13 @@ class LessonController : public QObject {
   bool selectVariant(int index);
   // Brings the callout's panel forward, flashes it, and returns false when the panel is unknown.
   bool activateCallout(int index);
+  // Arranges the window for the current lesson (the host's applyLayout: its own layout or the one the
+  // teacher saved) and raises its panels. Run when the lesson opens and when its saved layout is reset.
+  void arrangeWindow();
+  // Raises the current lesson's panels, the first listed in front where they share a tab group; under
+  // a layout the teacher saved for the lesson, only those that layout has open (a closed one stays
+  // closed). Also run when the window first shows.
+  void raiseLessonPanels();
 
   int currentIndex() const { return current_; }
   int currentVariant() const { return variant_; }
@@ -72,6 +79,7 @@ class LessonController : public QObject {
   LessonPanel& panel_;
   int current_ = -1;
   int variant_ = 0;
+  bool teachersLayout_ = false;  // the current lesson opened with the layout saved for it
   QVector<QPointer<PlotCallouts>> plotCallouts_;
 };
 

@@ -242,8 +242,7 @@ void LessonWorkspace::resetLessonLayout() {
   const Lesson* lesson = controller_->currentLesson();
   if (!lesson) return;
   QSettings().remove(savedLayoutKey(lesson->id));
-  applyLayout(*lesson);
-  for (auto it = lesson->panels.crbegin(); it != lesson->panels.crend(); ++it) raisePanel(*it);
+  controller_->arrangeWindow();
   updateLayoutActions();
 }
 
@@ -313,11 +312,9 @@ bool LessonWorkspace::eventFilter(QObject* watched, QEvent* event) {
     QTimer::singleShot(0, this, [this] {
       if (const Lesson* lesson = controller_->currentLesson()) {
         // Shares set before the window had its size are shares of the wrong size.
-        const bool teachersLayout = hasSavedLayout(lesson->id);
-        if (!sizedWhileShown_ && !teachersLayout) sizeLayout(*lesson);
+        if (!sizedWhileShown_ && !hasSavedLayout(lesson->id)) sizeLayout(*lesson);
         sizedWhileShown_ = true;
-        for (auto it = lesson->panels.crbegin(); it != lesson->panels.crend(); ++it)
-          if (!teachersLayout || panelOpen(*it)) raisePanel(*it);
+        controller_->raiseLessonPanels();
       }
     });
   }
