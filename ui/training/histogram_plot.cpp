@@ -269,11 +269,13 @@ void HistogramPlot::fitZoneLabels() {
     const double room = x->coordToPixel(hi) - x->coordToPixel(lo) - 2 * margin;
     const QFontMetricsF fm(z.item->font());
     QString chosen;
+    QSizeF chosenSize;  // with the padding
     for (const QString& text : z.texts) {
       const QSizeF size = fm.size(0, text) + QSizeF(z.item->padding().left() + z.item->padding().right(),
                                                      z.item->padding().top() + z.item->padding().bottom());
       if (size.width() <= room && (!z.checkHeight || size.height() <= 0.3 * area.height())) {
         chosen = text;
+        chosenSize = size;
         break;
       }
     }
@@ -282,11 +284,8 @@ void HistogramPlot::fitZoneLabels() {
     z.item->setText(chosen);
     // Centred labels sit in the middle of what is visible of their zone; edge labels keep their edge.
     if (z.item->positionAlignment() & Qt::AlignHCenter) z.item->position->setCoords(0.5 * (lo + hi), z.item->position->value());
-    if (z.checkHeight && z.item->visible() && z.item != zeroLabel_) {
-      const QSizeF size = fm.size(0, chosen);
-      labelsBottom = std::max(labelsBottom, hangRatio + (size.height() + z.item->padding().top() +
-                                                         z.item->padding().bottom() + margin) / area.height());
-    }
+    if (z.checkHeight && z.item->visible() && z.item != zeroLabel_)
+      labelsBottom = std::max(labelsBottom, hangRatio + (chosenSize.height() + margin) / area.height());
   }
   if (quantCover_ && quantCover_->visible()) {
     // A quantised tensor's window titles hang from the top instead (the FP16 labels are covered).
@@ -298,24 +297,23 @@ void HistogramPlot::fitZoneLabels() {
       labelsBottom = std::max(labelsBottom, title->position->value() + (size.height() + margin) / area.height());
     }
   }
-  if (followLatest() && fittedMaxCount_ > 0) keepBarsBelow(std::min(labelsBottom, 0.6));
+  labelsBottom_ = labelsBottom;
+  if (followLatest()) fitCountAxis();
 }
 
-void HistogramPlot::keepBarsBelow(double labelsBottom) {
+void HistogramPlot::fitCountAxis() {
   QCPAxis* y = plot()->yAxis;
-  const double free = 1.0 - labelsBottom;
-  double upper = 0;
+  const double free = 1.0 - std::min(labelsBottom_, 0.6);
   if (logCounts_->isChecked()) {
-    // Whole decades, so that the axis does not move with every step's count; log coordinates are
-    // linear in the pixels.
+    // Whole decades, at least one (0.5 to 1.2 would label two ticks "1E+00"), so that the axis does not
+    // move with every step's count; log coordinates are linear in the pixels. The top is a whole decade
+    // too: a range of under two decades gets ticks between them (3E+00, 5E+00, 8E+00).
     const double lower = 0.5;
-    // At least one decade above the base, as fitToData gives (a range of 0.5 to 1.2 labels two ticks "1E+00").
     const double top = std::pow(10.0, std::max(1.0, std::ceil(std::log10(fittedMaxCount_))));
-    upper = lower * std::pow(top / lower, 1.0 / free);
+    y->setRange(lower, std::pow(10.0, std::ceil(std::log10(lower * std::pow(top / lower, 1.0 / free)))));
   } else {
-    upper = std::max(fittedMaxCount_ * 1.1, fittedMaxCount_ / free);
+    y->setRange(0, std::max(fittedMaxCount_ * 1.1, fittedMaxCount_ / free));
   }
-  if (y->range().upper != upper) y->setRangeUpper(upper);
 }
 
 void HistogramPlot::setScaled(bool scaled) { scaledCombo_->setCurrentIndex(scaled ? 0 : 1); }
@@ -575,11 +573,9 @@ void HistogramPlot::redrawBars() {
 void HistogramPlot::fitToData() {
   int lo = 1000, hi = -1000;
   double maxCount = 1;
-  bool anyBar = false;
   lo = static_cast<int>(zeroKey_);
   for (auto& [mode, b] : bars_) {
     if (b->data()->isEmpty()) continue;
-    anyBar = true;
     lo = std::min(lo, static_cast<int>(b->data()->constBegin()->key));
     hi = std::max(hi, static_cast<int>((b->data()->constEnd() - 1)->key));
     for (auto it = b->data()->constBegin(); it != b->data()->constEnd(); ++it) maxCount = std::max(maxCount, it->value);
@@ -592,12 +588,8 @@ void HistogramPlot::fitToData() {
     hi = std::max(hi, static_cast<int>(std::ceil(window.second)) + 2);
   }
   plot()->xAxis->setRange(lo - 3, hi + 1.5);  // the zero bar's label is wider than a bar
-  fittedMaxCount_ = anyBar ? maxCount : 0;  // no bars yet: the empty plot keeps the decades below
-  // Head room for the zone labels at the top (made exact for the labels shown by fitZoneLabels).
-  if (logCounts_->isChecked())
-    plot()->yAxis->setRange(0.5, std::pow(10.0, std::ceil(std::log10(maxCount)) + 1.3));
-  else
-    plot()->yAxis->setRange(0, maxCount * 1.45);
+  fittedMaxCount_ = maxCount;
+  fitCountAxis();
 }
 
 QString HistogramPlot::readoutAt(double key, double) const {

@@ -82,9 +82,8 @@ class HistogramPlot : public PlotPanel {
   // data, the count axis then gets head room so that no bar reaches up into the labels. Run before
   // every replot.
   void fitZoneLabels();
-  // The count axis's top such that a bar of fittedMaxCount_ ends below `labelsBottom` (a fraction of
-  // the axis rect from its top).
-  void keepBarsBelow(double labelsBottom);
+  // The count axis's range, such that a bar of fittedMaxCount_ ends below labelsBottom_.
+  void fitCountAxis();
   struct ZoneLabel {
     QCPItemText* item;
     double x0, x1;          // the zone, in plot coordinates
@@ -118,7 +117,8 @@ class HistogramPlot : public PlotPanel {
   std::map<SeriesKey, int64_t> drawnStep_;
   QStringList layerNames_;
   std::vector<ZoneLabel> zoneLabels_;
-  double fittedMaxCount_ = 0;  // the tallest bar when fitToData last ran
+  double fittedMaxCount_ = 1;  // the tallest bar when fitToData last ran (1 before any)
+  double labelsBottom_ = 0;    // where the zone labels end, as a fraction of the axis rect from its top
   // Over the FP16/BF16 zones while a quantised tensor is shown, and the windows drawn on it.
   QCPItemRect* quantCover_ = nullptr;
   std::vector<QCPAbstractItem*> quantItems_;
