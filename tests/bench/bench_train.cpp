@@ -4,9 +4,10 @@
 // the amortized cost a user pays) and on every step (instrumented: the worst case).
 // One intra-op thread, as TrainingRunner's default threadsPerMode and the Python reference.
 //
-// `--rss=N1,N2` (instead of the benchmarks): trains TinyMLP in each of the six modes, one Comparison
-// per mode, and prints the process's resident set size after N1 and after N2 steps: memory that stays
-// flat over many steps shows the same figure twice.
+// `--rss=N1,N2` (instead of the benchmarks): trains TinyMLP in each mode, one Comparison per mode, and
+// prints the process's resident set size after N1 and after N2 steps: memory that stays flat over many
+// steps shows the same figure twice. `--modes=a,b,...` limits it to those modes (one process per mode
+// lets a long run use every core).
 #include <benchmark/benchmark.h>
 
 #include <ATen/Parallel.h>
@@ -17,10 +18,14 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "ampscope/engine/comparison.h"
 #include "ampscope/engine/config_schema.h"
+#include "ampscope/engine/run_config.h"
 
 namespace {
 
@@ -94,12 +99,12 @@ int64_t residentKiB() {
   return 0;
 }
 
-int reportResidentSize(int64_t first, int64_t second) {
+int reportResidentSize(int64_t first, int64_t second, const std::vector<PrecisionMode>& modes) {
   at::set_num_threads(1);
   std::printf("resident set size of the process (KiB) after N steps of TinyMLP, one mode at a time\n");
   std::printf("%-18s %12s %12s %10s\n", "mode", std::to_string(first).c_str(), std::to_string(second).c_str(),
               "growth");
-  for (PrecisionMode mode : allPrecisionModes()) {
+  for (PrecisionMode mode : modes) {
     RunConfig config = presetFor(ModelKind::TinyMLP);
     config.modes = {mode};
     config.steps = schemaMax("steps");
@@ -118,19 +123,47 @@ int reportResidentSize(int64_t first, int64_t second) {
   return 0;
 }
 
+// `--modes=a,b,...` as a list of modes, or nullopt (with a message naming the bad one).
+std::optional<std::vector<PrecisionMode>> parseModes(const std::string& list) {
+  std::vector<PrecisionMode> modes;
+  std::stringstream in(list);
+  std::string name;
+  while (std::getline(in, name, ',')) {
+    const std::optional<PrecisionMode> mode = parseMode(name);
+    if (!mode) {
+      std::cerr << "ampscope_bench_train: --modes: unknown mode \"" << name << "\"\n";
+      return std::nullopt;
+    }
+    modes.push_back(*mode);
+  }
+  if (modes.empty()) std::cerr << "ampscope_bench_train: --modes: no mode named\n";
+  return modes.empty() ? std::nullopt : std::optional<std::vector<PrecisionMode>>(modes);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  long long first = 0, second = 0;
+  bool residentSize = false;
+  std::vector<PrecisionMode> modes = allPrecisionModes();
+  int kept = 1;  // argv without our own flags, for Google Benchmark's parser
   for (int i = 1; i < argc; ++i) {
-    long long first = 0, second = 0;
-    if (std::sscanf(argv[i], "--rss=%lld,%lld", &first, &second) == 2) {
-      if (first < 1 || second <= first) {
+    const std::string arg = argv[i];
+    if (arg.rfind("--rss=", 0) != 0 && arg.rfind("--modes=", 0) != 0) argv[kept++] = argv[i];
+    if (arg.rfind("--rss=", 0) == 0) {
+      if (std::sscanf(argv[i], "--rss=%lld,%lld", &first, &second) != 2 || first < 1 || second <= first) {
         std::cerr << "ampscope_bench_train: --rss=N1,N2 needs 1 <= N1 < N2\n";
         return 2;
       }
-      return reportResidentSize(first, second);
+      residentSize = true;
+    } else if (arg.rfind("--modes=", 0) == 0) {
+      const auto parsed = parseModes(arg.substr(8));
+      if (!parsed) return 2;
+      modes = *parsed;
     }
   }
+  if (residentSize) return reportResidentSize(first, second, modes);
+  argc = kept;
   const int64_t presetInterval = presetFor(ModelKind::TinyMLP).instrumentEvery;
   const struct {
     std::string kind;
@@ -138,7 +171,7 @@ int main(int argc, char** argv) {
   } variants[] = {{"plain", kNeverInstrument},
                   {"every" + std::to_string(presetInterval), presetInterval},
                   {"instrumented", 1}};
-  for (PrecisionMode mode : allPrecisionModes()) {
+  for (PrecisionMode mode : modes) {
     for (const auto& variant : variants) {
       const std::string name = "train_step/" + modeName(mode) + "/" + variant.kind;
       benchmark::RegisterBenchmark(name.c_str(), trainStep, mode, variant.every)
