@@ -28,16 +28,18 @@ torch::Tensor roundTensorData(const torch::Tensor& x, LowFormat format, Rounding
   return out;
 }
 
-// The forward rounds x; the backward rounds the gradient (both exact RNE to `format`).
+// The forward rounds x (unless roundForward is 0: x already holds values of the format, and autograd
+// hands it on as a view); the backward rounds the gradient (both exact RNE to `format`).
 class RoundToFormatFunction : public torch::autograd::Function<RoundToFormatFunction> {
  public:
   static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& x, int64_t format,
                                int64_t forwardCounts, int64_t backwardCounts, int64_t tap,
-                               double invScale) {
+                               double invScale, bool roundForward) {
     ctx->saved_data["format"] = format;
     ctx->saved_data["backward"] = backwardCounts;
     ctx->saved_data["tap"] = tap;
     ctx->saved_data["invScale"] = invScale;
+    if (!roundForward) return x;
     return roundTensorData(x, static_cast<LowFormat>(format),
                            intToPointer<RoundingCounts>(forwardCounts));
   }
@@ -53,8 +55,8 @@ class RoundToFormatFunction : public torch::autograd::Function<RoundToFormatFunc
                               tap->unscaled);
       tap->numel += grad.numel();
     }
-    return {grad, torch::Tensor(), torch::Tensor(), torch::Tensor(), torch::Tensor(),
-            torch::Tensor()};
+    return {grad,           torch::Tensor(), torch::Tensor(), torch::Tensor(),
+            torch::Tensor(), torch::Tensor(), torch::Tensor()};
   }
 };
 
@@ -83,7 +85,13 @@ torch::Tensor roundToFormat(const torch::Tensor& x, LowFormat format, RoundingCo
                             float invScale) {
   return RoundToFormatFunction::apply(x, static_cast<int64_t>(format), pointerToInt(forwardCounts),
                                       pointerToInt(backwardCounts), pointerToInt(gradientTap),
-                                      static_cast<double>(invScale));
+                                      static_cast<double>(invScale), /*roundForward=*/true);
+}
+
+torch::Tensor roundGradientOf(const torch::Tensor& x, LowFormat format, RoundingCounts* backwardCounts) {
+  return RoundToFormatFunction::apply(x, static_cast<int64_t>(format), int64_t{0},
+                                      pointerToInt(backwardCounts), int64_t{0}, 1.0,
+                                      /*roundForward=*/false);
 }
 
 void roundInPlace(torch::Tensor& x, LowFormat format, RoundingCounts* counts) {
@@ -228,9 +236,9 @@ torch::Tensor PrecisionContext::consumeParam(const std::string& layer, const cha
       return roundToFormat(p, format_, point(layer, role, false),
                            point(layer, (std::string("grad_") + role).c_str(), true));
     case ExecKind::PureEmulated:
-      // The stored values are already FP16; only the gradient (an FP16 tensor natively) is rounded.
-      return roundToFormat(p, format_, nullptr,
-                           point(layer, (std::string("grad_") + role).c_str(), true));
+      // The stored values are already FP16 (rounding them again would copy every weight each step);
+      // only the gradient (an FP16 tensor natively) is rounded.
+      return roundGradientOf(p, format_, point(layer, (std::string("grad_") + role).c_str(), true));
     case ExecKind::AmpNative:
       observeNativeCast(layer, role, p);
       return p;

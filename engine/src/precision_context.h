@@ -151,6 +151,9 @@ class PrecisionContext {
 torch::Tensor roundToFormat(const torch::Tensor& x, LowFormat format, RoundingCounts* forwardCounts,
                             RoundingCounts* backwardCounts, TensorStats* gradientTap = nullptr,
                             float invScale = 1.0f);
+// x as it is (it must already hold values of `format`: a pure mode's stored parameters) in forward,
+// the incoming gradient rounded to `format` in backward.
+torch::Tensor roundGradientOf(const torch::Tensor& x, LowFormat format, RoundingCounts* backwardCounts);
 // The same rounding without autograd, for parameters and optimizer state (in place, float32).
 void roundInPlace(torch::Tensor& x, LowFormat format, RoundingCounts* counts);
 

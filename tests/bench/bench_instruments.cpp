@@ -1,0 +1,91 @@
+// ampscope_bench_instruments: the instruments' passes over one step's worth of gradient-like float32
+// values (TinyMLP's 71,178 parameters; normal values spread over 16 binades around 1e-4, so several
+// format thresholds fall inside occupied exponent fields, as they do in training), in ns per value.
+// The histogram builder alone, and the scaled + unscaled pair that a scaled mode builds from one read.
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "exponent_histogram_builder.h"
+
+namespace {
+
+using namespace ampscope;
+using namespace ampscope::detail;
+
+constexpr int64_t kTinyMlpParameters = 128 * 512 + 512 + 512 * 10 + 10;
+
+std::vector<float> gradientLike(int64_t n) {
+  std::mt19937 random(1);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> values(static_cast<std::size_t>(n));
+  for (float& v : values) v = normal(random) * 1e-4f * std::exp2(static_cast<float>(random() % 16) - 8.0f);
+  return values;
+}
+
+void perValue(benchmark::State& state, int64_t n) {
+  state.counters["ns_per_value"] = benchmark::Counter(
+      static_cast<double>(n), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+
+void histogram(benchmark::State& state) {
+  const std::vector<float> values = gradientLike(kTinyMlpParameters);
+  for (auto _ : state) {
+    ExponentHistogram h;
+    accumulateHistogram(values.data(), kTinyMlpParameters, 1.0f, LowFormat::FP16, h);
+    benchmark::DoNotOptimize(h);
+  }
+  perValue(state, kTinyMlpParameters);
+}
+
+void scaledPair(benchmark::State& state) {
+  const std::vector<float> values = gradientLike(kTinyMlpParameters);
+  for (auto _ : state) {
+    ExponentHistogram asIs, unscaled;
+    accumulateHistogramPair(values.data(), kTinyMlpParameters, 1.0f / 65536, LowFormat::FP16, asIs, unscaled);
+    benchmark::DoNotOptimize(asIs);
+    benchmark::DoNotOptimize(unscaled);
+  }
+  perValue(state, kTinyMlpParameters);
+}
+
+// One instrumented fp32 TinyMLP step's calls, as the trainer makes them: a histogram per parameter
+// gradient (fc1.weight, fc1.bias, fc2.weight, fc2.bias) and per tapped activation gradient (batch 32 of
+// fc1's 512 and fc2's 10 outputs). The fixed cost of a call shows against the single large call above.
+void perTensor(benchmark::State& state) {
+  const int64_t sizes[] = {128 * 512, 512, 512 * 10, 10, 32 * 512, 32 * 10};
+  int64_t total = 0;
+  for (int64_t size : sizes) total += size;
+  const std::vector<float> values = gradientLike(total);
+  for (auto _ : state) {
+    const float* at = values.data();
+    for (int64_t size : sizes) {
+      ExponentHistogram h;
+      accumulateHistogram(at, size, 1.0f, LowFormat::FP16, h);
+      benchmark::DoNotOptimize(h);
+      at += size;
+    }
+  }
+  perValue(state, total);
+}
+
+void tenValues(benchmark::State& state) {
+  const std::vector<float> values = gradientLike(10);
+  for (auto _ : state) {
+    ExponentHistogram h;
+    accumulateHistogram(values.data(), 10, 1.0f, LowFormat::FP16, h);
+    benchmark::DoNotOptimize(h);
+  }
+}
+
+BENCHMARK(histogram)->Unit(benchmark::kMicrosecond);
+BENCHMARK(perTensor)->Unit(benchmark::kMicrosecond);
+BENCHMARK(tenValues)->Unit(benchmark::kMicrosecond);
+BENCHMARK(scaledPair)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
