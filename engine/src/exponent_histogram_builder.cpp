@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <optional>
+#include <vector>
 
 #include "ampscope/engine/number_format.h"
 #include "vector_clones.h"
@@ -93,6 +94,21 @@ uint32_t bitsOfFloat(float v) {
   return b;
 }
 
+// Fills field, wholeField and same from `at`.
+void indexThresholds(ThresholdTable& t) {
+  for (std::size_t k = 0; k < kThresholds; ++k) {
+    t.field[k] = t.at[k] >> 23;
+    t.wholeField[k] = (t.at[k] & 0x7FFFFFu) == 0x7FFFFFu;
+    t.same[k] = k;
+    for (std::size_t j = 0; j < k; ++j) {
+      if (t.at[j] == t.at[k]) {
+        t.same[k] = j;
+        break;
+      }
+    }
+  }
+}
+
 ThresholdTable makeThresholdTable(LowFormat target) {
   const Overlay overlay = overlayFor(target);
   const auto& ranges = rangeThresholds();
@@ -107,18 +123,35 @@ ThresholdTable makeThresholdTable(LowFormat target) {
   }
   t.at[kFinite] = 0x7F7FFFFFu;
   t.at[kInfinite] = 0x7F800000u;
-  for (std::size_t k = 0; k < kThresholds; ++k) {
-    t.field[k] = t.at[k] >> 23;
-    t.wholeField[k] = (t.at[k] & 0x7FFFFFu) == 0x7FFFFFu;
-    t.same[k] = k;
-    for (std::size_t j = 0; j < k; ++j) {
-      if (t.at[j] == t.at[k]) {
-        t.same[k] = j;
-        break;
-      }
-    }
-  }
+  indexThresholds(t);
   return t;
+}
+
+float floatOfBits(uint32_t b) {
+  float v;
+  std::memcpy(&v, &b, sizeof v);
+  return v;
+}
+
+// The thresholds of `t` for the data before a multiplication by 2^e: u = x * 2^e is at or below t
+// exactly when x is at or below t * 2^-e, as long as the product is exact (shiftable() checks the data).
+// A threshold past float32's range becomes the largest finite magnitude (every finite x lies below
+// it); nullopt where one would lose bits.
+std::optional<ThresholdTable> shiftedThresholds(const ThresholdTable& t, int e) {
+  ThresholdTable shifted = t;
+  for (std::size_t k = 0; k < kThresholds; ++k) {
+    if (k == kZero || k == kFinite || k == kInfinite) continue;  // 0, the finite and inf stay what they are
+    const float at = floatOfBits(t.at[k]);
+    const float moved = std::ldexp(at, -e);
+    if (std::isinf(moved)) {
+      shifted.at[k] = 0x7F7FFFFFu;
+      continue;
+    }
+    if (moved == 0.0f || std::ldexp(moved, e) != at) return std::nullopt;
+    shifted.at[k] = bitsOfFloat(moved);
+  }
+  indexThresholds(shifted);
+  return shifted;
 }
 
 const ThresholdTable& thresholdTable(LowFormat target) {
@@ -166,16 +199,29 @@ void countExponentFields(const uint32_t* magnitude, int64_t n, FieldCounts& fiel
   for (; i < n; ++i) ++fields[0][magnitude[i] >> 23];
 }
 
+// Per thread, the field tables of the (at most two) histograms one call builds. They are zero between
+// calls, and a call clears only the fields its values took: a call of a few values (a bias, a small
+// layer's output) costs no clearing of 4 KiB and no walk over 256 fields.
+FieldCounts& fieldScratch(int which) {
+  thread_local FieldCounts scratch[2];  // zero-initialised, as every thread_local
+  return scratch[which];
+}
+
 struct HistogramAccumulator {
-  explicit HistogramAccumulator(const ThresholdTable& t) : table(t) {}
+  HistogramAccumulator(const ThresholdTable& t, FieldCounts& scratch) : table(t), fields(scratch) {}
 
   const ThresholdTable& table;
-  FieldCounts fields{};                 // since the last fold (uint32: folded before they could wrap)
-  std::array<int64_t, 256> folded{};    // per exponent field, what earlier folds counted
+  FieldCounts& fields;                 // since the last fold (uint32: folded before they could wrap)
+  std::vector<int64_t> folded;         // per exponent field, what earlier folds counted (rarely used)
   int64_t sinceFold = 0;
+  uint32_t lowField = 256, highField = 0;     // the fields the values took (none while low > high)
   std::array<int64_t, kThresholds> within{};  // per counted threshold: values of its field at or below it
+  // Optionally a second table counted from the same field counts (the thresholds of a power-of-two
+  // multiple of the data, shiftedThresholds): two histograms for one pass over the fields.
+  const ThresholdTable* also = nullptr;
+  std::array<int64_t, kThresholds> alsoWithin{};
   int64_t negativeInfinities = 0;
-  ExponentBins::Dense bins{};  // the float32 subnormals' bins; the others come from the fields in addTo
+  std::array<int64_t, 23> subnormalBins{};  // float32 subnormals: exponents -149 .. -127
   int64_t count = 0;
 
   uint64_t fieldSum(uint32_t field) const {
@@ -185,59 +231,98 @@ struct HistogramAccumulator {
   // The threshold counts come from the exponent-field counts: every magnitude of a lower field lies
   // below a threshold, every one of a higher field above it, so only a threshold whose own field holds
   // values of this block needs a pass over the block (with all mantissa bits set, not even then).
-  // data and multiplier: the values the magnitudes are of (for the sign of an infinity).
-  void block(const uint32_t* magnitude, const float* data, float multiplier, int64_t n) {
+  // data and multiplier: the values the magnitudes are of (for the sign of an infinity); lowest and
+  // highest: the block's smallest and largest magnitude.
+  void block(const uint32_t* magnitude, const float* data, float multiplier, int64_t n, uint32_t lowest,
+             uint32_t highest) {
+    if (n == 0) return;
     if (sinceFold + n > int64_t{0xFFFFFFFF}) fold();
-    std::array<uint64_t, kThresholds> before;
+    lowField = std::min(lowField, lowest >> 23);
+    highField = std::max(highField, highest >> 23);
+    std::array<uint64_t, kThresholds> before, alsoBefore{};
     for (std::size_t k = 0; k < kThresholds; ++k) before[k] = fieldSum(table.field[k]);
+    if (also) {
+      for (std::size_t k = 0; k < kThresholds; ++k) alsoBefore[k] = fieldSum(also->field[k]);
+    }
     const uint64_t field0Before = fieldSum(0);
     const uint64_t field255Before = fieldSum(255);
     countExponentFields(magnitude, n, fields);
     sinceFold += n;
     const std::size_t zeroCounted = table.same[kZero];
     const int64_t zerosBefore = within[zeroCounted];
-    for (std::size_t k = 0; k < kThresholds; ++k) {
-      if (table.same[k] != k || table.wholeField[k]) continue;
-      if (fieldSum(table.field[k]) == before[k]) continue;  // none of this block in t's field
-      within[k] += countInRange(magnitude, n, table.field[k] << 23, table.at[k]);
-    }
+    countWithin(table, before, magnitude, n, within);
+    if (also) countWithin(*also, alsoBefore, magnitude, n, alsoWithin);
     if (fieldSum(255) != field255Before) negativeInfinities += countNegativeInfinities(data, n, multiplier);
     const uint64_t fieldZero = fieldSum(0) - field0Before;
     if (fieldZero != static_cast<uint64_t>(within[zeroCounted] - zerosBefore)) {
       // float32 subnormals (rare): their binade from the highest mantissa bit.
       for (int64_t i = 0; i < n; ++i) {
         if (magnitude[i] != 0 && (magnitude[i] >> 23) == 0) {
-          bins[static_cast<std::size_t>(binOf(magnitude[i]) - ExponentHistogram::kMinExponent)] += 1;
+          subnormalBins[static_cast<std::size_t>(binOf(magnitude[i]) - ExponentHistogram::kMinExponent)] += 1;
         }
       }
     }
     count += n;
   }
 
+  void countWithin(const ThresholdTable& t, const std::array<uint64_t, kThresholds>& before,
+                   const uint32_t* magnitude, int64_t n, std::array<int64_t, kThresholds>& counts) const {
+    for (std::size_t k = 0; k < kThresholds; ++k) {
+      if (t.same[k] != k || t.wholeField[k]) continue;
+      if (fieldSum(t.field[k]) == before[k]) continue;  // none of this block in t's field
+      counts[k] += countInRange(magnitude, n, t.field[k] << 23, t.at[k]);
+    }
+  }
+
+  // Moves the field counts into `folded` and clears the tables (over the fields taken).
   void fold() {
-    for (uint32_t e = 0; e < 256; ++e) folded[e] += static_cast<int64_t>(fieldSum(e));
-    fields = FieldCounts{};
+    if (folded.empty()) folded.assign(256, 0);
+    for (uint32_t e = lowField; e <= highField && e < 256; ++e) {
+      folded[e] += static_cast<int64_t>(fieldSum(e));
+      for (auto& t : fields) t[e] = 0;
+    }
     sinceFold = 0;
   }
 
   std::array<int64_t, kThresholds> atOrBelow{};  // set by finish()
+  std::vector<int64_t> normalBins;              // set by finish(): exponents lowField - 127 ...
 
-  // After the last block, once: the totals of every threshold and the normal binades' bins.
+  // After the last block, once: the totals of every threshold and the normal binades' bins. Leaves the
+  // field tables zero for the next call.
   void finish() {
-    fold();
-    std::array<int64_t, 257> below{};  // below[e]: values whose exponent field is < e
-    for (std::size_t e = 0; e < 256; ++e) below[e + 1] = below[e] + folded[e];
-    for (std::size_t k = 0; k < kThresholds; ++k) {
-      const std::size_t c = table.same[k];
-      const uint32_t field = table.field[c];
-      atOrBelow[k] = table.wholeField[c] ? below[field + 1] : below[field] + within[c];
+    if (lowField > highField) return;  // no values
+    // below[e - lowField]: values whose exponent field is < e, for e in [lowField, highField + 1].
+    std::array<int64_t, 257> below;
+    below[0] = 0;
+    for (uint32_t e = lowField; e <= highField; ++e) {
+      const int64_t total = static_cast<int64_t>(fieldSum(e)) + (folded.empty() ? 0 : folded[e]);
+      below[e - lowField + 1] = below[e - lowField] + total;
+      if (e >= 1 && e <= 254) normalBins.push_back(total);
+      for (auto& t : fields) t[e] = 0;
     }
-    for (uint32_t e = 1; e < 255; ++e) {
-      bins[static_cast<std::size_t>(static_cast<int>(e) - 127 - ExponentHistogram::kMinExponent)] += folded[e];
-    }
+    const auto belowField = [&](uint32_t e) {
+      return e <= lowField ? 0 : below[std::min(e, highField + 1) - lowField];
+    };
+    const auto totals = [&](const ThresholdTable& t, const std::array<int64_t, kThresholds>& in,
+                            std::array<int64_t, kThresholds>& out) {
+      for (std::size_t k = 0; k < kThresholds; ++k) {
+        const std::size_t c = t.same[k];
+        const uint32_t field = t.field[c];
+        out[k] = t.wholeField[c] ? belowField(field + 1) : belowField(field) + in[c];
+      }
+    };
+    totals(table, within, atOrBelow);
+    if (also) totals(*also, alsoWithin, alsoAtOrBelow);
   }
+  std::array<int64_t, kThresholds> alsoAtOrBelow{};  // set by finish() when `also` is given
 
-  void addTo(ExponentHistogram& histogram) const {
+  void addTo(ExponentHistogram& histogram) const { addCounts(histogram, atOrBelow, 0); }
+  // The histogram of the data times 2^e, whose thresholds `also` holds (valid where shiftable() said so:
+  // no value of either is a float32 subnormal, so every bin moves by e).
+  void addMultipleTo(ExponentHistogram& histogram, int e) const { addCounts(histogram, alsoAtOrBelow, e); }
+
+  void addCounts(ExponentHistogram& histogram, const std::array<int64_t, kThresholds>& atOrBelow,
+                 int binShift) const {
     const auto le = [&](std::size_t k) { return atOrBelow[k]; };
     const int64_t zeros = le(kZero);
     histogram.zero += zeros;
@@ -253,18 +338,61 @@ struct HistogramAccumulator {
       c.subnormal += le(flushed + 1) - le(flushed);
       c.overflowed += le(kFinite) - le(flushed + 2);
     }
-    histogram.counts.add(bins);
+    histogram.counts.add(ExponentHistogram::kMinExponent, subnormalBins.data(), subnormalBins.size());
+    histogram.counts.add(static_cast<int>(std::max(lowField, 1u)) - 127 + binShift, normalBins.data(),
+                         normalBins.size());
     histogram.formatsMeasured = true;
   }
 };
 
-// The bits of |value|, value = data[i] * multiplier (float32, as unscale_ multiplies; 1: the data as is).
-AMPSCOPE_VECTOR_CLONES void magnitudesOf(const float* data, int64_t n, float multiplier, uint32_t* magnitude) {
+// The bits of |value|, value = data[i] * multiplier (float32, as unscale_ multiplies; 1: the data as is),
+// and the smallest and largest of them.
+struct MagnitudeRange {
+  uint32_t lowest, highest;
+};
+AMPSCOPE_VECTOR_CLONES MagnitudeRange magnitudesOf(const float* data, int64_t n, float multiplier,
+                                                   uint32_t* magnitude) {
+  // Signed min/max (every magnitude is below 2^31) vectorise where unsigned ones need SSE4.1.
+  int32_t lowest = INT32_MAX, highest = 0;
   for (int64_t i = 0; i < n; ++i) {
     const float value = multiplier == 1.0f ? data[i] : data[i] * multiplier;
-    const uint32_t bits = bitsOfFloat(value);
-    magnitude[i] = bits & 0x7FFFFFFFu;
+    const uint32_t bits = bitsOfFloat(value) & 0x7FFFFFFFu;
+    magnitude[i] = bits;
+    lowest = std::min(lowest, static_cast<int32_t>(bits));
+    highest = std::max(highest, static_cast<int32_t>(bits));
   }
+  return {static_cast<uint32_t>(lowest), static_cast<uint32_t>(highest)};
+}
+
+// The smallest non-zero and the largest finite magnitude of data (INT32_MAX and 0 where there are none).
+// Branch-free (a zero wraps to the largest unsigned below it), so the loop vectorises.
+AMPSCOPE_VECTOR_CLONES MagnitudeRange finiteNonZeroRange(const float* data, int64_t n) {
+  uint32_t lowestLessOne = UINT32_MAX, highest = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const uint32_t bits = bitsOfFloat(data[i]) & 0x7FFFFFFFu;
+    const uint32_t finite = bits & (0u - static_cast<uint32_t>(bits < 0x7F800000u));
+    lowestLessOne = lowestLessOne < bits - 1u ? lowestLessOne : bits - 1u;
+    highest = highest > finite ? highest : finite;
+  }
+  return {lowestLessOne == UINT32_MAX ? uint32_t{INT32_MAX} : lowestLessOne + 1u, highest};
+}
+
+// Whether every x * 2^e of data is exact and neither it nor x a float32 subnormal (zeros, infinities
+// and NaNs stay what they are): then x * 2^e has x's mantissa and its exponent field moved by e, and
+// its histogram is x's, moved.
+bool shiftable(const float* data, int64_t n, int e) {
+  const MagnitudeRange range = finiteNonZeroRange(data, n);
+  if (range.lowest > range.highest) return true;  // nothing but zeros, infinities and NaNs
+  const int lowField = static_cast<int>(range.lowest >> 23), highField = static_cast<int>(range.highest >> 23);
+  return lowField >= 1 && lowField + e >= 1 && highField + e <= 254;
+}
+
+// e where multiplier is 2^e (a normal float32 with no mantissa bits), nullopt otherwise.
+std::optional<int> powerOfTwo(float multiplier) {
+  const uint32_t bits = bitsOfFloat(multiplier);
+  const uint32_t field = bits >> 23;  // the sign bit too: a negative multiplier is not taken
+  if ((bits & 0x7FFFFFu) != 0 || field == 0 || field >= 255) return std::nullopt;
+  return static_cast<int>(field) - 127;
 }
 
 }  // namespace
@@ -279,17 +407,35 @@ void accumulateHistogramPair(const float* data, int64_t n, float multiplier, Low
                              ExponentHistogram& asIs, ExponentHistogram& multiplied, bool asIsToo) {
   const ThresholdTable& table = thresholdTable(target);
   const bool separate = asIsToo && multiplier != 1.0f;
-  HistogramAccumulator second(table);
+  // A loss scale is a power of two, and the scaled gradients lie well inside float32's range: then one
+  // pass over the fields of the data serves both histograms, the multiplied one by its moved thresholds.
+  if (const std::optional<int> e = separate ? powerOfTwo(multiplier) : std::nullopt; e && shiftable(data, n, *e)) {
+    if (const std::optional<ThresholdTable> moved = shiftedThresholds(table, *e)) {
+      HistogramAccumulator both(table, fieldScratch(0));
+      both.also = &*moved;
+      alignas(64) uint32_t magnitude[kBlock];
+      for (int64_t start = 0; start < n; start += kBlock) {
+        const int64_t len = std::min(kBlock, n - start);
+        const MagnitudeRange range = magnitudesOf(data + start, len, 1.0f, magnitude);
+        both.block(magnitude, data + start, 1.0f, len, range.lowest, range.highest);
+      }
+      both.finish();
+      both.addTo(asIs);
+      both.addMultipleTo(multiplied, *e);
+      return;
+    }
+  }
+  HistogramAccumulator second(table, fieldScratch(0));
   std::optional<HistogramAccumulator> first;
-  if (separate) first.emplace(table);
+  if (separate) first.emplace(table, fieldScratch(1));
   alignas(64) uint32_t magnitude[kBlock];
   for (int64_t start = 0; start < n; start += kBlock) {
     const int64_t len = std::min(kBlock, n - start);
-    magnitudesOf(data + start, len, multiplier, magnitude);
-    second.block(magnitude, data + start, multiplier, len);
+    MagnitudeRange range = magnitudesOf(data + start, len, multiplier, magnitude);
+    second.block(magnitude, data + start, multiplier, len, range.lowest, range.highest);
     if (separate) {
-      magnitudesOf(data + start, len, 1.0f, magnitude);
-      first->block(magnitude, data + start, 1.0f, len);
+      range = magnitudesOf(data + start, len, 1.0f, magnitude);
+      first->block(magnitude, data + start, 1.0f, len, range.lowest, range.highest);
     }
   }
   second.finish();

@@ -239,16 +239,25 @@ TEST(HistogramFormats, WholeHistogramAgreesWithAValueByValueReference) {
   std::uniform_int_distribution<uint32_t> anyBits;
   std::normal_distribution<float> gradient(0.0f, 1e-3f);
   for (const int64_t n : {1, 5, 2047, 2048, 2049, 4096 + 17, 3 * 2048 + 5, 20000}) {
-    for (const int mix : {0, 1, 2}) {
+    for (const int mix : {0, 1, 2, 3, 4}) {
       std::vector<float> data(static_cast<std::size_t>(n));
+      // Mixes 3 and 4 are scaled gradients as a loss scale leaves them: normal values with zeros,
+      // infinities and NaNs, whose pair takes the one-pass path for a power-of-two multiplier. Mix 4
+      // has one value, (2 - 2^-23) * 2^-120, that 2^-16 makes a float32 subnormal and rounds up into
+      // the next binade (to 2^-135): its multiple is not the value moved by 16 binades, so the pair must
+      // not take that path.
+      const float scaledSpecials[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN};
       for (auto& v : data) {
         const uint32_t r = anyBits(rng);
         if (mix == 0) v = (r % 8 == 0) ? specials[r % specials.size()] : gradient(rng);
         else if (mix == 1) v = fromBits(anyBits(rng));
-        else v = (r % 64 == 0) ? specials[r % specials.size()] : gradient(rng) * 1e-4f;  // FP16 subnormal range
+        else if (mix == 2) v = (r % 64 == 0) ? specials[r % specials.size()] : gradient(rng) * 1e-4f;  // FP16 subnormal range
+        else v = (r % 50 == 0) ? scaledSpecials[r % 5] : gradient(rng) * 65536.0f;
       }
+      if (mix == 4) data[static_cast<std::size_t>(n / 2)] = fromBits(0x03FFFFFFu);
       for (const LowFormat target : {LowFormat::FP16, LowFormat::BF16}) {
-        for (const float multiplier : {1.0f, 1.0f / 65536, 1.0f / 3}) {
+        // 2^-16 and 2^3: a loss scale of 65536 and of 1/8 (after many backoffs); 1/3: no power of two.
+        for (const float multiplier : {1.0f, 1.0f / 65536, 8.0f, 1.0f / 3}) {
           const std::string what = "n " + std::to_string(n) + " mix " + std::to_string(mix) + " target " +
                                    lowFormatDtypeName(target) + " multiplier " + std::to_string(multiplier);
           ExponentHistogram single;

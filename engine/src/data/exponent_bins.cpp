@@ -40,18 +40,23 @@ void ExponentBins::add(const ExponentBins& other) {
   trim();
 }
 
-void ExponentBins::add(const Dense& dense) {
-  const auto nonZero = [](int64_t c) { return c != 0; };
-  const auto first = std::find_if(dense.begin(), dense.end(), nonZero);
-  if (first == dense.end()) return;
-  const auto last = std::find_if(dense.rbegin(), dense.rend(), nonZero);
-  const int lo = kMinExponent + static_cast<int>(first - dense.begin());
-  const int hi = kMaxExponent - static_cast<int>(last - dense.rbegin());
+void ExponentBins::add(const Dense& dense) { add(kMinExponent, dense.data(), dense.size()); }
+
+void ExponentBins::add(int firstExponent, const int64_t* counts, std::size_t n) {
+  std::size_t first = 0, end = n;
+  while (first < end && counts[first] == 0) ++first;
+  if (first == end) return;
+  while (counts[end - 1] == 0) --end;
+  const int lo = firstExponent + static_cast<int>(first);
+  const int hi = firstExponent + static_cast<int>(end) - 1;
+  if (lo < kMinExponent || hi > kMaxExponent) {
+    throw std::out_of_range("exponents " + std::to_string(lo) + " .. " + std::to_string(hi) +
+                            " are outside [" + std::to_string(kMinExponent) + ", " +
+                            std::to_string(kMaxExponent) + "]");
+  }
   cover(empty() ? lo : std::min(lo, lowest()), empty() ? hi : std::max(hi, highest()));
   const std::size_t offset = static_cast<std::size_t>(lo - first_);
-  for (int e = lo; e <= hi; ++e) {
-    counts_[offset + static_cast<std::size_t>(e - lo)] += dense[static_cast<std::size_t>(e - kMinExponent)];
-  }
+  for (std::size_t i = first; i < end; ++i) counts_[offset + (i - first)] += counts[i];
   trim();
 }
 

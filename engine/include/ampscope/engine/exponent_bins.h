@@ -40,6 +40,9 @@ class ExponentBins {
   void set(int exponent, int64_t count);
   void add(const ExponentBins& other);
   void add(const Dense& dense);
+  // counts[i] into the bin of exponent firstExponent + i, for i < n (std::out_of_range where a non-zero
+  // count would lie outside [kMinExponent, kMaxExponent]).
+  void add(int firstExponent, const int64_t* counts, std::size_t n);
   Dense dense() const;
 
   // The bytes held outside the object (the bench reports what the records take).
