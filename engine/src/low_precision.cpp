@@ -65,6 +65,11 @@ __attribute__((target("avx512f,avx,f16c"))) void roundFp16Avx512(const float* in
   roundFp16F16c(in + i, out + i, n - i);
 }
 
+// Integer arithmetic only, branch-free: 16 lanes in the AVX-512 clone (the SSE2 build took 4).
+AMPSCOPE_VECTOR_CLONES void roundBf16Block(const float* in, float* out, int64_t n) {  // in == out too
+  for (int64_t i = 0; i < n; ++i) out[i] = roundBf16(in[i]);
+}
+
 void roundBlock(const float* in, float* out, int64_t n, LowFormat format) {
   if (format == LowFormat::FP16) {
     if (haveAvx512()) {
@@ -75,7 +80,7 @@ void roundBlock(const float* in, float* out, int64_t n, LowFormat format) {
       for (int64_t i = 0; i < n; ++i) out[i] = roundFp16Scalar(in[i]);
     }
   } else {
-    for (int64_t i = 0; i < n; ++i) out[i] = roundBf16(in[i]);
+    roundBf16Block(in, out, n);
   }
 }
 

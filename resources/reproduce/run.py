@@ -45,19 +45,20 @@ CONFIG = AMPSCOPE_CONFIG
 #   fp16-pure: as model.half(): every op's output is float16, and so is every in-place op of the
 #     optimizer's update (HalfAdamW, HalfSGD below).
 # On a CUDA device the same modes use real torch.autocast(dtype=torch.float16) / model.half().
+# The BF16 modes in CONFIG["emulated_bf16_modes"] (AmpScope ran them emulated on its CPU) are emulated the
+# same way on a CPU, rounding to bfloat16 instead of float16.
 # ---------------------------------------------------------------------------------------------------
-class RoundToHalf(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x: Tensor) -> Tensor:
-        return x.half().float()
+class RoundToLow(torch.autograd.Function):
+    """Rounds to `low` (torch.float16 or torch.bfloat16, nearest even) forward and backward."""
 
     @staticmethod
-    def backward(ctx, grad: Tensor) -> Tensor:
-        return grad.half().float()
+    def forward(ctx, x: Tensor, low) -> Tensor:
+        ctx.low = low
+        return x.to(low).float()
 
-
-def r16(x: Tensor) -> Tensor:
-    return RoundToHalf.apply(x)
+    @staticmethod
+    def backward(ctx, grad: Tensor):
+        return grad.to(ctx.low).float(), None
 
 
 def is_low(t: Tensor) -> bool:
@@ -67,28 +68,32 @@ def is_low(t: Tensor) -> bool:
 class Ops:
     """The ops the models are written in. For every mode but the emulated ones these are the plain
     torch functions (autocast, if active, picks their precision); `emulation` is None, "amp" or "pure".
-    Activations travel as (tensor, low) pairs: low says the values are already float16 ones."""
+    Activations travel as (tensor, low) pairs: low says the values are already ones of the low format."""
 
-    def __init__(self, emulation=None, quantizer=None):
+    def __init__(self, emulation=None, quantizer=None, low=torch.float16):
         self.emulation = emulation
+        self.low = low  # the emulated format: float16, or bfloat16 where AmpScope emulated a BF16 mode
         self.quantizer = quantizer  # a RecipeQuantizer in the FP8/microscaling modes
         self.input_factor = 1.0  # spike_factor on the spike step (CONFIG "spike_step"), else 1
         self.first_linear = True  # no Linear has run in this forward pass yet
 
+    def _round(self, x: Tensor) -> Tensor:
+        return RoundToLow.apply(x, self.low)
+
     def _param(self, p: Tensor) -> Tensor:
-        return r16(p) if self.emulation else p
+        return self._round(p) if self.emulation else p
 
     def _low_in(self, x, low: bool) -> Tensor:
-        return r16(x) if self.emulation == "amp" and not low else x
+        return self._round(x) if self.emulation == "amp" and not low else x
 
     def _out(self, y: Tensor, inputs_low: bool = True):
         if self.emulation and inputs_low:
-            return r16(y), True
+            return self._round(y), True
         return y, is_low(y)
 
     def input(self, x: Tensor):
         if self.emulation == "pure":
-            return x.half().float(), True  # model.half() callers pass x.half()
+            return x.to(self.low).float(), True  # model.half() callers pass x.half()
         return x, is_low(x)
 
     def linear(self, x, layer: nn.Linear):
@@ -156,7 +161,7 @@ class Ops:
     def weight_loss(self, loss: Tensor, weight: float) -> Tensor:
         if weight == 1.0:
             return loss
-        return r16(loss * weight) if self.emulation == "pure" else loss * weight
+        return self._round(loss * weight) if self.emulation == "pure" else loss * weight
 
 
 PLAIN = Ops()
@@ -501,14 +506,20 @@ def load_batches():
     return [np.load(os.path.join(HERE, path), mmap_mode="r") for _, path in CONFIG["batch"]]
 
 
-def make_optimizer(model: nn.Module, emulate_half: bool = False):
+def make_optimizer(model: nn.Module, emulated_low=None):
+    """torch.optim's AdamW / SGD, or with emulated_low (torch.float16 or torch.bfloat16) the emulated
+    optimizer on parameters that hold values of that format."""
     if CONFIG["optimizer"] == "sgd":
-        cls = HalfSGD if emulate_half else optim.SGD
-        return cls(model.parameters(), lr=CONFIG["lr"], momentum=CONFIG["momentum"],
-                   weight_decay=CONFIG["sgd_weight_decay"])
-    cls = HalfAdamW if emulate_half else optim.AdamW
-    return cls(model.parameters(), lr=CONFIG["lr"], eps=CONFIG["adam_eps"],
-               weight_decay=CONFIG["weight_decay"])
+        if emulated_low is not None:
+            return HalfSGD(model.parameters(), emulated_low, lr=CONFIG["lr"], momentum=CONFIG["momentum"],
+                           weight_decay=CONFIG["sgd_weight_decay"])
+        return optim.SGD(model.parameters(), lr=CONFIG["lr"], momentum=CONFIG["momentum"],
+                         weight_decay=CONFIG["sgd_weight_decay"])
+    if emulated_low is not None:
+        return HalfAdamW(model.parameters(), emulated_low, lr=CONFIG["lr"], eps=CONFIG["adam_eps"],
+                         weight_decay=CONFIG["weight_decay"])
+    return optim.AdamW(model.parameters(), lr=CONFIG["lr"], eps=CONFIG["adam_eps"],
+                       weight_decay=CONFIG["weight_decay"])
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -517,16 +528,22 @@ def make_optimizer(model: nn.Module, emulate_half: bool = False):
 # float16 (the kernels compute in float32 and round once when they store). The op sequence is that of
 # torch 1.13's single-tensor AdamW / SGD. So an update smaller than half a float16 ulp is lost, and
 # AdamW's eps = 1e-8 rounds to 0 in float16: where v underflows, the update divides by zero - the
-# well-known failure of model.half() with Adam.
+# well-known failure of model.half() with Adam. The same classes emulate model.to(torch.bfloat16) where
+# AmpScope emulated bf16-pure (the low format is a constructor argument).
 # ---------------------------------------------------------------------------------------------------
-def h(t: Tensor) -> Tensor:
-    """Rounds a float32 tensor in place to the nearest float16 value."""
-    return t.copy_(t.half().float())
+def rounded(t: Tensor, low) -> Tensor:
+    """Rounds a float32 tensor in place to the nearest value of `low` (float16 or bfloat16)."""
+    return t.copy_(t.to(low).float())
 
 
 class HalfAdamW(optim.AdamW):
+    def __init__(self, params, low, **options):
+        super().__init__(params, **options)
+        self.low = low
+
     @torch.no_grad()
     def step(self, closure=None):
+        h = lambda t: rounded(t, self.low)  # noqa: E731
         for group in self.param_groups:
             lr, (beta1, beta2) = group["lr"], group["betas"]
             for p in group["params"]:
@@ -553,8 +570,13 @@ class HalfAdamW(optim.AdamW):
 
 
 class HalfSGD(optim.SGD):
+    def __init__(self, params, low, **options):
+        super().__init__(params, **options)
+        self.low = low
+
     @torch.no_grad()
     def step(self, closure=None):
+        h = lambda t: rounded(t, self.low)  # noqa: E731
         for group in self.param_groups:
             for p in group["params"]:
                 if p.grad is None:
@@ -593,7 +615,10 @@ class ModeRun:
         self.ops = Ops()
         self.autocast_dtype = None
         self.input_dtype = None
-        self.emulated_pure = False
+        self.emulated_low = None  # the format a pure mode's emulated optimizer rounds to
+        # A BF16 mode that AmpScope ran emulated on this machine (its path choice: the faster one, or
+        # the one the config forced) is emulated here too, so the losses stay the app's to the last bit.
+        bf16_emulated = cpu and mode in CONFIG["emulated_bf16_modes"]
         if mode in ("fp16-amp-scaled", "fp16-amp"):
             if cpu:
                 self.ops = Ops(emulation="amp")
@@ -601,13 +626,16 @@ class ModeRun:
             else:
                 self.autocast_dtype = torch.float16
                 self.note = "torch.autocast('cuda', dtype=torch.float16)"
+        elif mode == "bf16-amp" and bf16_emulated:
+            self.ops = Ops(emulation="amp", low=torch.bfloat16)
+            self.note = "BF16 autocast EMULATED as AmpScope ran it (float32 math, exact rounding to bfloat16)"
         elif mode == "bf16-amp":
             self.autocast_dtype = torch.bfloat16
             self.note = "torch.autocast('%s', dtype=torch.bfloat16)" % device.type
         elif mode == "fp16-pure":
             if cpu:
                 self.ops = Ops(emulation="pure")
-                self.emulated_pure = True
+                self.emulated_low = torch.float16
                 with torch.no_grad():
                     for p in self.model.parameters():
                         p.copy_(p.half().float())
@@ -619,13 +647,20 @@ class ModeRun:
         elif mode in QUANTIZED_MODES:
             self.ops = Ops(quantizer=RecipeQuantizer(mode))
             self.note = "%s EMULATED (quantised Linear GEMM inputs, float32 math, see README.txt)" % mode
+        elif mode == "bf16-pure" and bf16_emulated:
+            self.ops = Ops(emulation="pure", low=torch.bfloat16)
+            self.emulated_low = torch.bfloat16
+            with torch.no_grad():
+                for p in self.model.parameters():
+                    p.copy_(p.bfloat16().float())
+            self.note = "model.to(torch.bfloat16) EMULATED as AmpScope ran it (float32 math, every value rounded)"
         elif mode == "bf16-pure":
             self.model.to(torch.bfloat16)
             self.input_dtype = torch.bfloat16
             self.note = "model.to(torch.bfloat16)"
         else:
             self.note = "float32"
-        self.optimizer = make_optimizer(self.model, emulate_half=self.emulated_pure)
+        self.optimizer = make_optimizer(self.model, emulated_low=self.emulated_low)
         uses_scaler = mode == "fp16-amp-scaled" or (mode == "fp16-pure" and CONFIG["scaler_for_pure_fp16"])
         self.scaler = None
         if uses_scaler and CONFIG["scaler"]["enabled"]:

@@ -7,7 +7,8 @@
 // `--rss=N1,N2` (instead of the benchmarks): trains TinyMLP in each mode, one Comparison per mode, and
 // prints the process's resident set size after N1 and after N2 steps: memory that stays flat over many
 // steps shows the same figure twice. `--modes=a,b,...` limits it to those modes (one process per mode
-// lets a long run use every core).
+// lets a long run use every core). `--precision-path=native|emulated` forces the BF16 modes' path (the
+// default, auto, takes what the capability probe chose on this machine).
 #include <benchmark/benchmark.h>
 
 #include <ATen/Parallel.h>
@@ -43,9 +44,12 @@ std::unique_ptr<Comparison> warmComparison(const RunConfig& config) {
   return comparison;
 }
 
+PrecisionPath precisionPath = PrecisionPath::Auto;
+
 void trainStep(benchmark::State& state, PrecisionMode mode, int64_t instrumentEvery) {
   at::set_num_threads(1);
   RunConfig config = presetFor(ModelKind::TinyMLP);
+  config.precisionPath = precisionPath;
   config.modes = {mode};
   config.optimizer = OptimizerKind::AdamW;
   config.lr = 1e-3;
@@ -149,13 +153,22 @@ int main(int argc, char** argv) {
   int kept = 1;  // argv without our own flags, for Google Benchmark's parser
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg.rfind("--rss=", 0) != 0 && arg.rfind("--modes=", 0) != 0) argv[kept++] = argv[i];
+    if (arg.rfind("--rss=", 0) != 0 && arg.rfind("--modes=", 0) != 0 && arg.rfind("--precision-path=", 0) != 0) {
+      argv[kept++] = argv[i];
+    }
     if (arg.rfind("--rss=", 0) == 0) {
       if (std::sscanf(argv[i], "--rss=%lld,%lld", &first, &second) != 2 || first < 1 || second <= first) {
         std::cerr << "ampscope_bench_train: --rss=N1,N2 needs 1 <= N1 < N2\n";
         return 2;
       }
       residentSize = true;
+    } else if (arg.rfind("--precision-path=", 0) == 0) {
+      const std::optional<PrecisionPath> path = parsePrecisionPath(arg.substr(17));
+      if (!path) {
+        std::cerr << "ampscope_bench_train: --precision-path: expected auto, native or emulated\n";
+        return 2;
+      }
+      precisionPath = *path;
     } else if (arg.rfind("--modes=", 0) == 0) {
       const auto parsed = parseModes(arg.substr(8));
       if (!parsed) return 2;

@@ -4,7 +4,9 @@ per-step records agree exactly: loss, loss scale, grad norms, skipped/found-inf/
 instrumented steps the histograms, range counts and rounding counts of every tensor. Only what
 measures the machine (step time, allocator bytes) is left out.
 
-usage: tests/engine/compare_losses.py BASE_CLI NEW_CLI [--steps N]
+usage: tests/engine/compare_losses.py BASE_CLI NEW_CLI [--steps N] [--precision-path native|emulated]
+--precision-path passes the same path to both (the default, auto, lets each binary choose, and two
+builds whose emulation differs in speed may choose differently for a BF16 mode).
 Exit status 0 when every configuration matches, 1 when any differs, 2 on bad usage.
 """
 import argparse
@@ -41,9 +43,10 @@ CASES = [
 IGNORED = {"step-time-ms", "current-bytes", "peak-bytes", "wall-time", "seq"}
 
 
-def run(cli, flags, steps, path):
+def run(cli, flags, steps, path, precision_path):
     modes = [] if "--modes" in flags else ["--modes", ALL_MODES]
-    command = [cli, "train"] + modes + ["--steps", str(steps), "--quiet", "--jsonl", path] + flags
+    path_flags = [] if precision_path == "auto" else ["--precision-path", precision_path]
+    command = [cli, "train"] + modes + ["--steps", str(steps), "--quiet", "--jsonl", path] + flags + path_flags
     done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if done.returncode != 0:
         raise SystemExit(f"{cli} failed ({done.returncode}): {done.stderr.strip()}")
@@ -85,6 +88,7 @@ def main():
     parser.add_argument("base")
     parser.add_argument("new")
     parser.add_argument("--steps", type=int, default=200)
+    parser.add_argument("--precision-path", choices=["auto", "native", "emulated"], default="auto")
     args = parser.parse_args()
     for cli in (args.base, args.new):
         if not os.access(cli, os.X_OK):
@@ -93,8 +97,8 @@ def main():
     failures = 0
     with tempfile.TemporaryDirectory() as work:
         for name, flags in CASES:
-            base = run(args.base, flags, args.steps, os.path.join(work, "base.jsonl"))
-            new = run(args.new, flags, args.steps, os.path.join(work, "new.jsonl"))
+            base = run(args.base, flags, args.steps, os.path.join(work, "base.jsonl"), args.precision_path)
+            new = run(args.new, flags, args.steps, os.path.join(work, "new.jsonl"), args.precision_path)
             instrumented = sum(1 for r in base if r.get("instrumented"))
             problem = None
             if len(base) != len(new):

@@ -1,4 +1,5 @@
 #include "ampscope/engine/path_timing.h"
+#include "ampscope/engine/version.h"
 
 #include <algorithm>
 #include <cmath>
@@ -61,7 +62,7 @@ PathDecision decidePath(PrecisionMode mode, bool nativeAvailable, PrecisionPath 
 }
 
 std::string machineKey(const std::string& cpuModel, const std::string& cpuFlags,
-                       const std::string& libtorchVersion, int threads) {
+                       const std::string& libtorchVersion, int threads, int kernelRevision) {
   // FNV-1a over the flags: the key stays short, and any flag change makes a new key.
   uint64_t hash = 1469598103934665603ull;
   for (unsigned char c : cpuFlags) {
@@ -71,7 +72,8 @@ std::string machineKey(const std::string& cpuModel, const std::string& cpuFlags,
   char digest[17];
   std::snprintf(digest, sizeof digest, "%016llx", static_cast<unsigned long long>(hash));
   return "cpu=" + cpuModel + ";flags=" + digest + ";libtorch=" + libtorchVersion +
-         ";threads=" + std::to_string(threads);
+         ";threads=" + std::to_string(threads) + ";ampscope=" + ampscopeVersion() +
+         ";kernels=" + std::to_string(kernelRevision);
 }
 
 std::pair<std::string, std::string> cpuIdentity() {

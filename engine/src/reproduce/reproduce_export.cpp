@@ -163,7 +163,12 @@ ReproduceExportResult exportReproduction(const RunConfig& config, int64_t steps,
       record(relative);
     }
 
-    const std::string script = reproduceScript(config, steps, parameters, batchNames);
+    std::vector<PrecisionMode> emulatedBf16;
+    for (const ModeCapability& capability : comparison.capabilities()) {
+      const bool bf16 = capability.mode == PrecisionMode::BF16Amp || capability.mode == PrecisionMode::BF16Pure;
+      if (bf16 && !capability.native) emulatedBf16.push_back(capability.mode);
+    }
+    const std::string script = reproduceScript(config, steps, parameters, batchNames, emulatedBf16);
     if (!reproduce::writeTextFile(root / "run.py", script, &error)) return fail(error);
     std::error_code permError;
     fs::permissions(root / "run.py", fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,

@@ -71,7 +71,8 @@ std::string modelCode(const RunConfig& config, const ParameterShapes& parameters
 
 // Every key of CONFIG is spelled here and nowhere else in C++.
 std::string configLiteral(const RunConfig& config, int64_t steps, const ParameterShapes& parameters,
-                          const std::vector<std::string>& batchTensorNames) {
+                          const std::vector<std::string>& batchTensorNames,
+                          const std::vector<PrecisionMode>& emulatedBf16Modes) {
   std::ostringstream py;
   py << "{\n";
   py << "    'ampscope_version': " << pyString(ampscopeVersion()) << ",\n";
@@ -79,6 +80,12 @@ std::string configLiteral(const RunConfig& config, int64_t steps, const Paramete
   RunConfig exported = config;
   exported.steps = steps;
   py << pythonConfigDict(exported);
+  py << "    # the BF16 modes AmpScope ran emulated (its precision-path choice): emulated here too\n";
+  py << "    'emulated_bf16_modes': [";
+  for (std::size_t i = 0; i < emulatedBf16Modes.size(); ++i) {
+    py << (i ? ", " : "") << pyString(modeName(emulatedBf16Modes[i]));
+  }
+  py << "],\n";
   py << "    # (state_dict name, file) in the engine's order\n";
   py << "    'parameters': [\n";
   for (const auto& [name, shape] : parameters) {
@@ -102,11 +109,12 @@ namespace ampscope {
 
 std::string reproduceScript(const RunConfig& config, int64_t steps,
                             const std::vector<std::pair<std::string, std::vector<int64_t>>>& parameters,
-                            const std::vector<std::string>& batchTensorNames) {
+                            const std::vector<std::string>& batchTensorNames,
+                            const std::vector<PrecisionMode>& emulatedBf16Modes) {
   std::string script(reproduce::runPyTemplate());
   reproduce::fill(script, "AMPSCOPE_MODEL", reproduce::modelCode(config, parameters));
   reproduce::fill(script, "AMPSCOPE_CONFIG",
-                  reproduce::configLiteral(config, steps, parameters, batchTensorNames));
+                  reproduce::configLiteral(config, steps, parameters, batchTensorNames, emulatedBf16Modes));
   return script;
 }
 

@@ -1,5 +1,6 @@
 // The precision-path choice and its per-machine cache, with made-up timings (nothing is timed here).
 #include "ampscope/engine/path_timing.h"
+#include "ampscope/engine/version.h"
 
 #include <gtest/gtest.h>
 
@@ -131,6 +132,9 @@ TEST(MachineKey, NamesTheCpuLibTorchAndThreadsAndDigestsTheFlags) {
   EXPECT_NE(machineKey("Test CPU @ 1 GHz", "fpu sse2 avx2 avx512_bf16", "1.13.1", 1), kKey);
   EXPECT_NE(machineKey("Test CPU @ 1 GHz", "fpu sse2 avx2", "1.13.1", 2), kKey);
   EXPECT_NE(machineKey("Test CPU @ 1 GHz", "fpu sse2 avx2", "2.1.0", 1), kKey);
+  // Timings of an older emulation say nothing about a faster one.
+  EXPECT_NE(machineKey("Test CPU @ 1 GHz", "fpu sse2 avx2", "1.13.1", 1, kEmulationKernelRevision - 1), kKey);
+  EXPECT_NE(kKey.find(";ampscope=" + ampscopeVersion() + ";kernels="), std::string::npos) << kKey;
 }
 
 TEST(PathTimingCache, ATimingStoredIsFoundAgainByAFreshReaderOfTheFile) {

@@ -32,6 +32,10 @@ inline constexpr double kEmulationMustBeFaster = 1.10;
 // The choice for one mode. nativeAvailable: the LibTorch has a native path for it. timing: the
 // measured (or cached) numbers, if any. note: why, in one line, e.g.
 // "emulated: 5.2x faster than native on this CPU".
+// Raised when a change makes the native or the emulated path faster or slower (2: BF16 rounding
+// vectorised, a pure mode's parameters no longer copied each step).
+constexpr int kEmulationKernelRevision = 2;
+
 struct PathDecision {
   bool native = true;
   std::string note;
@@ -39,10 +43,13 @@ struct PathDecision {
 PathDecision decidePath(PrecisionMode mode, bool nativeAvailable, PrecisionPath setting,
                         const std::optional<PathTiming>& timing);
 
-// What timings are valid for: the CPU model, a digest of its feature flags, the LibTorch version and
-// the intra-op thread count. cpuModel/cpuFlags come from cpuIdentity() in the app.
+// What timings are valid for: the CPU model, a digest of its feature flags, the LibTorch version, the
+// intra-op thread count, and AmpScope's version with the revision of its emulation kernels (a faster
+// emulation must be timed again, not judged by what an older one measured). cpuModel/cpuFlags come
+// from cpuIdentity() in the app.
 std::string machineKey(const std::string& cpuModel, const std::string& cpuFlags,
-                       const std::string& libtorchVersion, int threads);
+                       const std::string& libtorchVersion, int threads,
+                       int kernelRevision = kEmulationKernelRevision);
 // The "model name" and "flags" lines of /proc/cpuinfo's first processor (empty where there is none).
 std::pair<std::string, std::string> cpuIdentity();
 

@@ -52,8 +52,11 @@ ReproduceExportResult checkReproduceFolder(const std::string& directory, bool fo
 
 // The run.py text alone (used by exportReproduction; exposed for tests and the UI's preview).
 // `parameters` are (name, shape) pairs in the engine's order; batch tensor names likewise.
+// emulatedBf16Modes: the BF16 modes the engine ran emulated (its path choice, Comparison::capabilities),
+// which run.py emulates too on a CPU instead of using PyTorch's BF16 kernels.
 std::string reproduceScript(const RunConfig& config, int64_t steps,
                             const std::vector<std::pair<std::string, std::vector<int64_t>>>& parameters,
-                            const std::vector<std::string>& batchTensorNames);
+                            const std::vector<std::string>& batchTensorNames,
+                            const std::vector<PrecisionMode>& emulatedBf16Modes = {});
 
 }  // namespace ampscope
