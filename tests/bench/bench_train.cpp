@@ -8,7 +8,8 @@
 // prints the process's resident set size after N1 and after N2 steps: memory that stays flat over many
 // steps shows the same figure twice. `--modes=a,b,...` limits it to those modes (one process per mode
 // lets a long run use every core). `--precision-path=native|emulated` forces the BF16 modes' path (the
-// default, auto, takes what the capability probe chose on this machine).
+// default, auto, takes what the apps take: the faster one, timed once per machine and cached in the
+// user's cache folder, as the CLI and the GUI turn it on).
 #include <benchmark/benchmark.h>
 
 #include <ATen/Parallel.h>
@@ -26,6 +27,7 @@
 
 #include "ampscope/engine/comparison.h"
 #include "ampscope/engine/config_schema.h"
+#include "ampscope/engine/path_timing.h"
 #include "ampscope/engine/run_config.h"
 
 namespace {
@@ -175,6 +177,7 @@ int main(int argc, char** argv) {
       modes = *parsed;
     }
   }
+  enablePathTiming({defaultPathTimingFile(), nullptr});
   if (residentSize) return reportResidentSize(first, second, modes);
   argc = kept;
   const int64_t presetInterval = presetFor(ModelKind::TinyMLP).instrumentEvery;
