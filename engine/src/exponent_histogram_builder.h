@@ -37,6 +37,8 @@ void accumulateHistogram(const float* data, int64_t n, float multiplier, LowForm
                          ExponentHistogram& histogram);
 // Both histograms of the same data in one read: `multiplied` of data[i] * multiplier and, when asIsToo,
 // `asIs` of data[i] (the scaled and unscaled gradients of one step, when nothing changes them between).
+// Where the multiplier is a power of two and no product rounds (the usual loss scale), the exponent
+// fields are counted once and the multiple's histogram is read off them at moved thresholds.
 void accumulateHistogramPair(const float* data, int64_t n, float multiplier, LowFormat target,
                              ExponentHistogram& asIs, ExponentHistogram& multiplied, bool asIsToo = true);
 // Any dtype: float32 is read in place, other floating types are converted to float32 first (exact for
