@@ -20,15 +20,12 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
-#include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "ampscope/engine/comparison.h"
 #include "ampscope/engine/config_schema.h"
 #include "ampscope/engine/path_timing.h"
-#include "ampscope/engine/run_config.h"
 
 namespace {
 
@@ -113,6 +110,7 @@ int reportResidentSize(int64_t first, int64_t second, const std::vector<Precisio
   for (PrecisionMode mode : modes) {
     RunConfig config = presetFor(ModelKind::TinyMLP);
     config.modes = {mode};
+    config.precisionPath = precisionPath;
     config.steps = schemaMax("steps");
     if (mode == PrecisionMode::FP16Pure) config.adamEps = 1e-4;  // see trainStep
     auto comparison = std::make_unique<Comparison>(config);
@@ -129,21 +127,14 @@ int reportResidentSize(int64_t first, int64_t second, const std::vector<Precisio
   return 0;
 }
 
-// `--modes=a,b,...` as a list of modes, or nullopt (with a message naming the bad one).
-std::optional<std::vector<PrecisionMode>> parseModes(const std::string& list) {
-  std::vector<PrecisionMode> modes;
-  std::stringstream in(list);
-  std::string name;
-  while (std::getline(in, name, ',')) {
-    const std::optional<PrecisionMode> mode = parseMode(name);
-    if (!mode) {
-      std::cerr << "ampscope_bench_train: --modes: unknown mode \"" << name << "\"\n";
-      return std::nullopt;
-    }
-    modes.push_back(*mode);
+// `--modes=...` / `--precision-path=...` through the schema's own parser (config_schema.h), into
+// `flags`; false with the schema's message on stderr.
+bool setFlag(RunConfig& flags, const char* key, const std::string& text) {
+  if (const auto error = setFieldText(flags, *findConfigField(key), text)) {
+    std::cerr << "ampscope_bench_train: --" << error->field << ": " << error->message << "\n";
+    return false;
   }
-  if (modes.empty()) std::cerr << "ampscope_bench_train: --modes: no mode named\n";
-  return modes.empty() ? std::nullopt : std::optional<std::vector<PrecisionMode>>(modes);
+  return true;
 }
 
 }  // namespace
@@ -151,13 +142,11 @@ std::optional<std::vector<PrecisionMode>> parseModes(const std::string& list) {
 int main(int argc, char** argv) {
   long long first = 0, second = 0;
   bool residentSize = false;
-  std::vector<PrecisionMode> modes = allPrecisionModes();
+  RunConfig flags;
+  flags.modes = allPrecisionModes();
   int kept = 1;  // argv without our own flags, for Google Benchmark's parser
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg.rfind("--rss=", 0) != 0 && arg.rfind("--modes=", 0) != 0 && arg.rfind("--precision-path=", 0) != 0) {
-      argv[kept++] = argv[i];
-    }
     if (arg.rfind("--rss=", 0) == 0) {
       if (std::sscanf(argv[i], "--rss=%lld,%lld", &first, &second) != 2 || first < 1 || second <= first) {
         std::cerr << "ampscope_bench_train: --rss=N1,N2 needs 1 <= N1 < N2\n";
@@ -165,18 +154,15 @@ int main(int argc, char** argv) {
       }
       residentSize = true;
     } else if (arg.rfind("--precision-path=", 0) == 0) {
-      const std::optional<PrecisionPath> path = parsePrecisionPath(arg.substr(17));
-      if (!path) {
-        std::cerr << "ampscope_bench_train: --precision-path: expected auto, native or emulated\n";
-        return 2;
-      }
-      precisionPath = *path;
+      if (!setFlag(flags, "precision-path", arg.substr(17))) return 2;
     } else if (arg.rfind("--modes=", 0) == 0) {
-      const auto parsed = parseModes(arg.substr(8));
-      if (!parsed) return 2;
-      modes = *parsed;
+      if (!setFlag(flags, "modes", arg.substr(8))) return 2;
+    } else {
+      argv[kept++] = argv[i];
     }
   }
+  precisionPath = flags.precisionPath;
+  const std::vector<PrecisionMode> modes = flags.modes;
   enablePathTiming({defaultPathTimingFile(), nullptr});
   if (residentSize) return reportResidentSize(first, second, modes);
   argc = kept;
