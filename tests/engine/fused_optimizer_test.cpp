@@ -182,12 +182,16 @@ TEST_F(FusedOptimizer, SgdWithMomentumMatchesTorchOptim) {
 TEST_F(FusedOptimizer, RoundedAdamWMatchesInFp16AndBf16) {
   // A large learning rate: the update then reaches the bits the final rounding keeps, so a float32
   // difference in it would show (with lr 1e-2 it would almost never change the rounded parameter).
+  // Weight decay on and off: without it the stored parameter enters the update unrounded again.
   for (const LowFormat format : {LowFormat::FP16, LowFormat::BF16}) {
-    const MakeOptimizer reference = [=](std::vector<torch::Tensor>& params) {
-      return std::make_unique<RoundedAdamW>(params, torch::optim::AdamWOptions(0.5).weight_decay(0.01).eps(1e-4),
-                                            format);
-    };
-    EXPECT_EQ(compare(reference, fusedAdamw(0.01, format, 1e-4, 0.5), format), "") << lowFormatDtypeName(format);
+    for (const double weightDecay : {0.01, 0.0}) {
+      const MakeOptimizer reference = [=](std::vector<torch::Tensor>& params) {
+        return std::make_unique<RoundedAdamW>(
+            params, torch::optim::AdamWOptions(0.5).weight_decay(weightDecay).eps(1e-4), format);
+      };
+      EXPECT_EQ(compare(reference, fusedAdamw(weightDecay, format, 1e-4, 0.5), format), "")
+          << lowFormatDtypeName(format) << " weight decay " << weightDecay;
+    }
   }
 }
 
