@@ -182,41 +182,42 @@ uint32_t countNegativeInfinities(const float* data, int64_t n, float multiplier)
   return count;
 }
 
-// The exponent field of each value, counted into four interleaved tables (consecutive values of one
-// binade would otherwise wait on each other's increment). Fields 0 (zeros, float32 subnormals) and 255
-// (inf, NaN) are sorted out afterwards. The tables keep counting over all blocks of one call (a block
-// costs no clearing and no pass over the 256 fields): only the few fields that hold a threshold are
-// read per block, as differences of their sums before and after it.
-// The increments are bound by memory operations (a load and a store each); the fields come as bytes,
-// eight to a load, so that reading them adds an eighth of a load per value instead of one.
-using FieldCounts = std::array<std::array<uint32_t, 256>, 4>;
-void countExponentFields(const uint8_t* field, int64_t n, FieldCounts& fields) {
+// Each value's key, 2 * exponent field + (1 when no mantissa bit is set), counted into four interleaved
+// tables (consecutive values of one binade would otherwise wait on each other's increment). The key's
+// low bit makes the count of magnitudes exactly 2^k a table entry: it settles every threshold without
+// mantissa bits (0, the power-of-two flush thresholds, inf) with no pass over the values, and tells
+// zeros (key 1) from float32 subnormals (key 0). The tables keep counting over all blocks of one call
+// (a block costs no clearing and no pass over the 512 keys): only the few keys of a threshold's field
+// are read per block, as differences of their sums before and after it.
+// The increments are bound by memory operations (a load and a store each); the keys come four to a
+// load, so that reading them adds a quarter of a load per value instead of one.
+using FieldCounts = std::array<std::array<uint32_t, 512>, 4>;
+void countExponentKeys(const uint16_t* key, int64_t n, FieldCounts& keys) {
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
-    uint64_t eight;
-    std::memcpy(&eight, field + i, sizeof eight);
-    ++fields[0][eight & 0xFFu];
-    ++fields[1][(eight >> 8) & 0xFFu];
-    ++fields[2][(eight >> 16) & 0xFFu];
-    ++fields[3][(eight >> 24) & 0xFFu];
-    ++fields[0][(eight >> 32) & 0xFFu];
-    ++fields[1][(eight >> 40) & 0xFFu];
-    ++fields[2][(eight >> 48) & 0xFFu];
-    ++fields[3][eight >> 56];
+    uint64_t four[2];
+    std::memcpy(four, key + i, sizeof four);
+    ++keys[0][four[0] & 0xFFFFu];
+    ++keys[1][(four[0] >> 16) & 0xFFFFu];
+    ++keys[2][(four[0] >> 32) & 0xFFFFu];
+    ++keys[3][four[0] >> 48];
+    ++keys[0][four[1] & 0xFFFFu];
+    ++keys[1][(four[1] >> 16) & 0xFFFFu];
+    ++keys[2][(four[1] >> 32) & 0xFFFFu];
+    ++keys[3][four[1] >> 48];
   }
-  for (; i < n; ++i) ++fields[0][field[i]];
+  for (; i < n; ++i) ++keys[0][key[i]];
 }
 
-// What one pass over a block tells about its magnitudes besides the magnitudes themselves.
-struct BlockSummary {
-  uint32_t lowest, highest;  // the smallest and the largest magnitude
-  uint32_t zeros;            // magnitudes 0
-  uint32_t noMantissa;       // magnitudes without mantissa bits: zeros, powers of two, infinities
+struct MagnitudeRange {
+  uint32_t lowest, highest;
 };
+
+constexpr uint32_t exactKey(uint32_t field) { return 2 * field + 1; }  // magnitude 2^(field - 127), or 0, or inf
 
 // Per thread, the field tables of the (at most two) histograms one call builds. They are zero between
 // calls, and a call clears only the fields its values took: a call of a few values (a bias, a small
-// layer's output) costs no clearing of 4 KiB and no walk over 256 fields.
+// layer's output) costs no clearing of 8 KiB and no walk over 512 keys.
 FieldCounts& fieldScratch(int which) {
   thread_local FieldCounts scratch[2];  // zero-initialised, as every thread_local
   return scratch[which];
@@ -239,42 +240,34 @@ struct HistogramAccumulator {
   std::array<int64_t, 23> subnormalBins{};  // float32 subnormals: exponents -149 .. -127
   int64_t count = 0;
 
-  uint64_t fieldSum(uint32_t field) const {
-    return uint64_t{fields[0][field]} + fields[1][field] + fields[2][field] + fields[3][field];
+  uint64_t keySum(uint32_t key) const {
+    return uint64_t{fields[0][key]} + fields[1][key] + fields[2][key] + fields[3][key];
   }
+  uint64_t fieldSum(uint32_t field) const { return keySum(2 * field) + keySum(exactKey(field)); }
 
   // The threshold counts come from the exponent-field counts: every magnitude of a lower field lies
   // below a threshold, every one of a higher field above it, so only a threshold whose own field holds
   // values of this block needs a pass over the block (with all mantissa bits set, not even then).
-  // data and multiplier: the values the magnitudes are of (for the sign of an infinity); field: the
-  // magnitudes' exponent fields; summary: what magnitudesOf saw of the block.
-  void block(const uint32_t* magnitude, const uint8_t* field, const float* data, float multiplier, int64_t n,
-             const BlockSummary& summary) {
+  // data and multiplier: the values the magnitudes are of (for the sign of an infinity); key: the
+  // magnitudes' keys (countExponentKeys); range: the block's smallest and largest magnitude.
+  void block(const uint32_t* magnitude, const uint16_t* key, const float* data, float multiplier, int64_t n,
+             const MagnitudeRange& range) {
     if (n == 0) return;
     if (sinceFold + n > int64_t{0xFFFFFFFF}) fold();
-    lowField = std::min(lowField, summary.lowest >> 23);
-    highField = std::max(highField, summary.highest >> 23);
-    std::array<uint64_t, kThresholds> before, alsoBefore{};
-    for (std::size_t k = 0; k < kThresholds; ++k) before[k] = fieldSum(table.field[k]);
-    if (also) {
-      for (std::size_t k = 0; k < kThresholds; ++k) alsoBefore[k] = fieldSum(also->field[k]);
-    }
-    const uint64_t field0Before = fieldSum(0);
+    lowField = std::min(lowField, range.lowest >> 23);
+    highField = std::max(highField, range.highest >> 23);
+    Snapshot before, alsoBefore;
+    snapshot(table, before);
+    if (also) snapshot(*also, alsoBefore);
+    const uint64_t subnormalsBefore = keySum(0), zerosBefore = keySum(exactKey(0));
     const uint64_t field255Before = fieldSum(255);
-    countExponentFields(field, n, fields);
+    countExponentKeys(key, n, fields);
     sinceFold += n;
-    const uint64_t fieldZero = fieldSum(0) - field0Before;
-    const bool nonFinite = fieldSum(255) != field255Before;
-    // Two shortcuts that spare most threshold passes. Without float32 subnormals, field 0 holds zeros
-    // only, which lie at or below every threshold of that field. Without magnitudes that lack mantissa
-    // bits (other than the zeros; infinities count against it too), no value equals a power-of-two
-    // threshold 2^k, and 2^k is the lowest magnitude of its field: none of the field lies at or below it.
-    const BlockShortcuts shortcuts{fieldZero == summary.zeros, summary.zeros,
-                                   fieldZero == summary.zeros && !nonFinite && summary.noMantissa == summary.zeros};
-    countWithin(table, before, magnitude, n, shortcuts, within);
-    if (also) countWithin(*also, alsoBefore, magnitude, n, shortcuts, alsoWithin);
-    if (nonFinite) negativeInfinities += countNegativeInfinities(data, n, multiplier);
-    if (!shortcuts.onlyZerosInFieldZero) {
+    const BlockCounts counts{keySum(0) - subnormalsBefore, keySum(exactKey(0)) - zerosBefore};
+    countWithin(table, before, magnitude, n, counts, within);
+    if (also) countWithin(*also, alsoBefore, magnitude, n, counts, alsoWithin);
+    if (fieldSum(255) != field255Before) negativeInfinities += countNegativeInfinities(data, n, multiplier);
+    if (counts.subnormals != 0) {
       // float32 subnormals (rare): their binade from the highest mantissa bit.
       for (int64_t i = 0; i < n; ++i) {
         if (magnitude[i] != 0 && (magnitude[i] >> 23) == 0) {
@@ -285,22 +278,32 @@ struct HistogramAccumulator {
     count += n;
   }
 
-  struct BlockShortcuts {
-    bool onlyZerosInFieldZero;
-    uint32_t zeros;
-    bool noPowerOfTwo;  // no magnitude 2^k with k in float32's normal range
+  // Per threshold, its field's count and its exact key's count before a block.
+  struct Snapshot {
+    std::array<uint64_t, kThresholds> field, exact;
+  };
+  void snapshot(const ThresholdTable& t, Snapshot& s) const {
+    for (std::size_t k = 0; k < kThresholds; ++k) {
+      s.field[k] = fieldSum(t.field[k]);
+      s.exact[k] = keySum(exactKey(t.field[k]));
+    }
+  }
+  struct BlockCounts {
+    uint64_t subnormals, zeros;  // float32 subnormal magnitudes and zeros in the block
   };
 
-  void countWithin(const ThresholdTable& t, const std::array<uint64_t, kThresholds>& before,
-                   const uint32_t* magnitude, int64_t n, const BlockShortcuts& shortcuts,
-                   std::array<int64_t, kThresholds>& counts) const {
+  // A threshold without mantissa bits is the lowest magnitude of its field: what of the field lies at or
+  // below it is its exact key's count. One in field 0 (a float32 subnormal) has only the zeros below
+  // it when the block holds no subnormal. Only the rest cost a pass over the block.
+  void countWithin(const ThresholdTable& t, const Snapshot& before, const uint32_t* magnitude, int64_t n,
+                   const BlockCounts& block, std::array<int64_t, kThresholds>& counts) const {
     for (std::size_t k = 0; k < kThresholds; ++k) {
       if (t.same[k] != k || t.wholeField[k]) continue;
-      if (fieldSum(t.field[k]) == before[k]) continue;  // none of this block in t's field
-      if (t.field[k] == 0 && shortcuts.onlyZerosInFieldZero) {
-        counts[k] += shortcuts.zeros;
-      } else if (t.field[k] != 0 && (t.at[k] & 0x7FFFFFu) == 0 && shortcuts.noPowerOfTwo) {
-        // none at or below 2^k in its own field
+      if (fieldSum(t.field[k]) == before.field[k]) continue;  // none of this block in t's field
+      if ((t.at[k] & 0x7FFFFFu) == 0) {
+        counts[k] += static_cast<int64_t>(keySum(exactKey(t.field[k])) - before.exact[k]);
+      } else if (t.field[k] == 0 && block.subnormals == 0) {
+        counts[k] += static_cast<int64_t>(block.zeros);
       } else {
         counts[k] += countInRange(magnitude, n, t.field[k] << 23, t.at[k]);
       }
@@ -312,7 +315,7 @@ struct HistogramAccumulator {
     if (folded.empty()) folded.assign(256, 0);
     for (uint32_t e = lowField; e <= highField && e < 256; ++e) {
       folded[e] += static_cast<int64_t>(fieldSum(e));
-      for (auto& t : fields) t[e] = 0;
+      for (auto& t : fields) t[2 * e] = t[exactKey(e)] = 0;
     }
     sinceFold = 0;
   }
@@ -331,7 +334,7 @@ struct HistogramAccumulator {
       const int64_t total = static_cast<int64_t>(fieldSum(e)) + (folded.empty() ? 0 : folded[e]);
       below[e - lowField + 1] = below[e - lowField] + total;
       if (e >= 1 && e <= 254) normalBins.push_back(total);
-      for (auto& t : fields) t[e] = 0;
+      for (auto& t : fields) t[2 * e] = t[exactKey(e)] = 0;
     }
     const auto belowField = [&](uint32_t e) {
       return e <= lowField ? 0 : below[std::min(e, highField + 1) - lowField];
@@ -379,28 +382,21 @@ struct HistogramAccumulator {
 };
 
 // The bits of |value|, value = data[i] * multiplier (float32, as unscale_ multiplies; 1: the data as is),
-// their exponent fields, and the block's summary.
-AMPSCOPE_VECTOR_CLONES BlockSummary magnitudesOf(const float* data, int64_t n, float multiplier,
-                                                 uint32_t* __restrict magnitude, uint8_t* __restrict field) {
+// their keys (countExponentKeys), and the smallest and largest of them.
+AMPSCOPE_VECTOR_CLONES MagnitudeRange magnitudesOf(const float* data, int64_t n, float multiplier,
+                                                   uint32_t* __restrict magnitude, uint16_t* __restrict key) {
   // Signed min/max (every magnitude is below 2^31) vectorise where unsigned ones need SSE4.1.
   int32_t lowest = INT32_MAX, highest = 0;
-  uint32_t zeros = 0, noMantissa = 0;
   for (int64_t i = 0; i < n; ++i) {
     const float value = multiplier == 1.0f ? data[i] : data[i] * multiplier;
     const uint32_t bits = bitsOfFloat(value) & 0x7FFFFFFFu;
     magnitude[i] = bits;
-    field[i] = static_cast<uint8_t>(bits >> 23);
-    zeros += bits == 0;
-    noMantissa += (bits & 0x7FFFFFu) == 0;
+    key[i] = static_cast<uint16_t>(((bits >> 23) << 1) | static_cast<uint32_t>((bits & 0x7FFFFFu) == 0));
     lowest = std::min(lowest, static_cast<int32_t>(bits));
     highest = std::max(highest, static_cast<int32_t>(bits));
   }
-  return {static_cast<uint32_t>(lowest), static_cast<uint32_t>(highest), zeros, noMantissa};
+  return {static_cast<uint32_t>(lowest), static_cast<uint32_t>(highest)};
 }
-
-struct MagnitudeRange {
-  uint32_t lowest, highest;
-};
 
 // The smallest non-zero and the largest finite magnitude of data (INT32_MAX and 0 where there are none).
 // Branch-free (a zero wraps to the largest unsigned below it), so the loop vectorises.
@@ -452,11 +448,11 @@ void accumulateHistogramPair(const float* data, int64_t n, float multiplier, Low
       HistogramAccumulator both(table, fieldScratch(0));
       both.also = &*moved;
       alignas(64) uint32_t magnitude[kBlock];
-      alignas(64) uint8_t field[kBlock];
+      alignas(64) uint16_t key[kBlock];
       for (int64_t start = 0; start < n; start += kBlock) {
         const int64_t len = std::min(kBlock, n - start);
-        const BlockSummary summary = magnitudesOf(data + start, len, 1.0f, magnitude, field);
-        both.block(magnitude, field, data + start, 1.0f, len, summary);
+        const MagnitudeRange range = magnitudesOf(data + start, len, 1.0f, magnitude, key);
+        both.block(magnitude, key, data + start, 1.0f, len, range);
       }
       both.finish();
       both.addTo(asIs);
@@ -468,14 +464,14 @@ void accumulateHistogramPair(const float* data, int64_t n, float multiplier, Low
   std::optional<HistogramAccumulator> first;
   if (separate) first.emplace(table, fieldScratch(1));
   alignas(64) uint32_t magnitude[kBlock];
-  alignas(64) uint8_t field[kBlock];
+  alignas(64) uint16_t key[kBlock];
   for (int64_t start = 0; start < n; start += kBlock) {
     const int64_t len = std::min(kBlock, n - start);
-    BlockSummary summary = magnitudesOf(data + start, len, multiplier, magnitude, field);
-    second.block(magnitude, field, data + start, multiplier, len, summary);
+    MagnitudeRange range = magnitudesOf(data + start, len, multiplier, magnitude, key);
+    second.block(magnitude, key, data + start, multiplier, len, range);
     if (separate) {
-      summary = magnitudesOf(data + start, len, 1.0f, magnitude, field);
-      first->block(magnitude, field, data + start, 1.0f, len, summary);
+      range = magnitudesOf(data + start, len, 1.0f, magnitude, key);
+      first->block(magnitude, key, data + start, 1.0f, len, range);
     }
   }
   second.finish();

@@ -1,7 +1,7 @@
-// Fills an ExponentHistogram from float32 data in one pass over the raw bits (block by block: a
-// vectorised pass takes each block's magnitudes and exponent fields, the fields are counted, and only a
-// threshold whose own field holds values of the block, and that the block's summary cannot settle,
-// costs a vectorised compare over it): the binary exponent
+// Fills an ExponentHistogram from float32 data in one pass over the raw bits, block by block: a
+// vectorised pass takes each block's magnitudes and keys (the exponent field, and whether the mantissa
+// is zero), the keys are counted, and only a threshold that lies inside a field the block occupies,
+// and that the key counts cannot settle, costs a vectorised compare over the block. The binary exponent
 // floor(log2|x|) is read from the exponent field (for float32 subnormals from the position of the
 // highest mantissa bit), so the bins are exact, with no log2 and no rounding. The overlays
 // (targetSubnormal, targetUnderflow) say what RNE rounding to the target format would make of each
