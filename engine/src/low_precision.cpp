@@ -99,25 +99,37 @@ AMPSCOPE_VECTOR_CLONES void countByThresholds(const float* __restrict in, int64_
   const uint32_t subnormalWidth = t.subnormalBelow - subnormalLo;
   const uint32_t overflowFrom = t.overflowFrom;
   const uint32_t overflowWidth = 0x7F800000u - t.overflowFrom;
-  constexpr int64_t kChunk = int64_t{1} << 30;  // 32-bit counts cannot wrap
+  // Most chunks hold no value of any class: a min/max pass (4 operations a lane instead of 13) finds
+  // those, and only the others are counted. Zeros wrap to the top in b - 1 and count as clean.
+  constexpr int64_t kChunk = 256;
+  const uint32_t cleanFromLessOne = t.subnormalBelow - 1;
+  uint64_t flushed = 0, subnormal = 0, overflowed = 0, nan = 0;
   for (int64_t start = 0; start < n; start += kChunk) {
     const int64_t end = std::min(n, start + kChunk);
-    uint32_t flushed = 0;
-    uint32_t subnormal = 0;
-    uint32_t overflowed = 0;
-    uint32_t nan = 0;
+    uint32_t lowestLessOne = UINT32_MAX, highest = 0;
     for (int64_t i = start; i < end; ++i) {
       const uint32_t b = bitsOf(in[i]) & 0x7FFFFFFFu;
-      flushed += (b - 1u) < flushedMax;
-      subnormal += (b - subnormalLo) < subnormalWidth;
-      overflowed += (b - overflowFrom) < overflowWidth;
-      nan += b > 0x7F800000u;
+      lowestLessOne = std::min(lowestLessOne, b - 1u);
+      highest = std::max(highest, b);
     }
-    c.flushedToZero += flushed;
-    c.subnormal += subnormal;
-    c.overflowed += overflowed;
-    c.nan += nan;
+    if (lowestLessOne >= cleanFromLessOne && highest < overflowFrom) continue;
+    uint32_t chunkFlushed = 0, chunkSubnormal = 0, chunkOverflowed = 0, chunkNan = 0;
+    for (int64_t i = start; i < end; ++i) {
+      const uint32_t b = bitsOf(in[i]) & 0x7FFFFFFFu;
+      chunkFlushed += (b - 1u) < flushedMax;
+      chunkSubnormal += (b - subnormalLo) < subnormalWidth;
+      chunkOverflowed += (b - overflowFrom) < overflowWidth;
+      chunkNan += b > 0x7F800000u;
+    }
+    flushed += chunkFlushed;
+    subnormal += chunkSubnormal;
+    overflowed += chunkOverflowed;
+    nan += chunkNan;
   }
+  c.flushedToZero += static_cast<int64_t>(flushed);
+  c.subnormal += static_cast<int64_t>(subnormal);
+  c.overflowed += static_cast<int64_t>(overflowed);
+  c.nan += static_cast<int64_t>(nan);
 }
 
 RangeFormat rangeFormatOf(LowFormat format) {

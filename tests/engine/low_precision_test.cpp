@@ -173,6 +173,50 @@ TEST(LowPrecisionRounding, CountingWithoutRoundingMatchesTheRoundingCounts) {
   }
 }
 
+TEST(LowPrecisionRounding, CountsOfMostlyNormalDataMatchAValueByValueReference) {
+  // Normal values with one value of each class placed at chunk edges and inside chunks (the count skips
+  // chunks it finds clean by their smallest non-zero and largest magnitude); zeros are clean.
+  for (LowFormat format : {LowFormat::FP16, LowFormat::BF16}) {
+    const bool fp16 = format == LowFormat::FP16;
+    const float minSub = std::ldexp(1.0f, fp16 ? -24 : -133);
+    const float minNormal = lowFormatMinNormal(format);
+    const float maxTie = fp16 ? 65520.0f : std::ldexp(511.0f, 119);
+    const float rare[] = {minSub / 2, std::nextafter(minNormal - minSub / 2, 0.0f), minNormal - minSub / 2,
+                          maxTie, std::nextafter(maxTie, 0.0f), std::numeric_limits<float>::quiet_NaN(),
+                          std::numeric_limits<float>::infinity(), std::numeric_limits<float>::denorm_min()};
+    std::mt19937 random(5);
+    std::uniform_real_distribution<float> normal(0.5f, 2.0f);
+    std::vector<float> values(3000);
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] = i % 7 == 0 ? 0.0f : normal(random);
+    std::size_t next = 0;
+    for (std::size_t at : {std::size_t{0}, std::size_t{255}, std::size_t{256}, std::size_t{700}, std::size_t{1023},
+                           std::size_t{1024}, std::size_t{2047}, std::size_t{2999}}) {
+      values[at] = (at % 2 ? -1.0f : 1.0f) * rare[next++ % (sizeof rare / sizeof rare[0])];
+    }
+    for (const int64_t offset : {0, 1, 250}) {
+      const auto n = static_cast<int64_t>(values.size()) - offset;
+      RoundingCounts counted, reference;
+      countRounding(values.data() + offset, n, format, &counted);
+      for (int64_t i = offset; i < static_cast<int64_t>(values.size()); ++i) {
+        const float v = values[static_cast<std::size_t>(i)];
+        const float r = roundScalar(v, format);
+        reference.flushedToZero += v != 0.0f && r == 0.0f;
+        reference.subnormal += r != 0.0f && std::fabs(r) < minNormal;
+        reference.overflowed += std::isfinite(v) && std::isinf(r);
+        reference.nan += std::isnan(r);
+      }
+      // Of the eight placed values five fall in a class (two flushes, a subnormal, an overflow, a NaN);
+      // inf, the tie that rounds up to minNormal and the largest value below the overflow tie do not.
+      if (offset == 0) EXPECT_EQ(reference.flushedToZero + reference.subnormal + reference.overflowed + reference.nan, 5);
+      EXPECT_EQ(counted.elements, n);
+      EXPECT_EQ(counted.flushedToZero, reference.flushedToZero) << lowFormatDtypeName(format) << " " << offset;
+      EXPECT_EQ(counted.subnormal, reference.subnormal) << lowFormatDtypeName(format) << " " << offset;
+      EXPECT_EQ(counted.overflowed, reference.overflowed) << lowFormatDtypeName(format) << " " << offset;
+      EXPECT_EQ(counted.nan, reference.nan) << lowFormatDtypeName(format) << " " << offset;
+    }
+  }
+}
+
 TEST(LowPrecisionRounding, CountsOfShortSlicesMatchAValueByValueReference) {
   // The vectorised count's tails and lane sums: every slice length 0..80 at a few offsets of a mix of
   // threshold neighbours (ties included), signed zeros, subnormals, inf and NaN.
