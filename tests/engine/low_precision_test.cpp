@@ -56,6 +56,32 @@ std::vector<float> probeValues() {
   return values;
 }
 
+// The edges of a format's classes (IEEE 754 binary16; bfloat16 is binary32 with 8 significand bits).
+struct FormatEdges {
+  float minSub, minNormal, max, maxTie;  // maxTie = max + ulp(max)/2, the smallest value that overflows
+};
+FormatEdges edgesOf(LowFormat format) {
+  if (format == LowFormat::FP16) return {std::ldexp(1.0f, -24), lowFormatMinNormal(format), 65504.0f, 65520.0f};
+  return {std::ldexp(1.0f, -133), lowFormatMinNormal(format), std::ldexp(255.0f, 120), std::ldexp(511.0f, 119)};
+}
+
+// The reference counts: each value next to its rounded value (roundScalar, checked bit for bit above
+// against c10::Half / c10::BFloat16).
+RoundingCounts referenceCounts(const float* values, int64_t n, LowFormat format) {
+  const float minNormal = lowFormatMinNormal(format);
+  RoundingCounts expected;
+  expected.elements = n;
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = values[i];
+    const float r = roundScalar(v, format);
+    expected.flushedToZero += v != 0.0f && r == 0.0f;
+    expected.subnormal += r != 0.0f && std::fabs(r) < minNormal;
+    expected.overflowed += std::isfinite(v) && std::isinf(r);
+    expected.nan += std::isnan(r);
+  }
+  return expected;
+}
+
 TEST(LowPrecisionRounding, Fp16EqualsC10HalfAndTensorCastBitForBit) {
   const std::vector<float> values = probeValues();
   std::vector<float> rounded(values.size());
@@ -128,11 +154,7 @@ TEST(LowPrecisionRounding, OverflowAndNanAreCounted) {
 TEST(LowPrecisionRounding, CountingWithoutRoundingMatchesTheRoundingCounts) {
   for (LowFormat format : {LowFormat::FP16, LowFormat::BF16}) {
     std::vector<float> values = probeValues();
-    const bool fp16 = format == LowFormat::FP16;
-    const float minSub = std::ldexp(1.0f, fp16 ? -24 : -133);
-    const float minNormal = lowFormatMinNormal(format);
-    const float max = fp16 ? 65504.0f : std::ldexp(255.0f, 120);
-    const float maxTie = fp16 ? 65520.0f : std::ldexp(511.0f, 119);  // max + ulp/2
+    const auto [minSub, minNormal, max, maxTie] = edgesOf(format);
     for (float anchor : {minSub / 2, minSub, minNormal - minSub / 2, minNormal, max, maxTie}) {
       float v = anchor;
       for (int i = 0; i < 8; ++i) v = std::nextafter(v, 0.0f);
@@ -141,16 +163,7 @@ TEST(LowPrecisionRounding, CountingWithoutRoundingMatchesTheRoundingCounts) {
         values.push_back(-v);
       }
     }
-    // The reference: each value next to its rounded value.
-    RoundingCounts expected;
-    expected.elements = static_cast<int64_t>(values.size());
-    for (float v : values) {
-      const float r = roundScalar(v, format);
-      expected.flushedToZero += v != 0.0f && r == 0.0f;
-      expected.subnormal += r != 0.0f && std::fabs(r) < minNormal;
-      expected.overflowed += std::isfinite(v) && std::isinf(r);
-      expected.nan += std::isnan(r);
-    }
+    const RoundingCounts expected = referenceCounts(values.data(), static_cast<int64_t>(values.size()), format);
     EXPECT_GT(expected.flushedToZero, 0);
     EXPECT_GT(expected.subnormal, 0);
     EXPECT_GT(expected.overflowed, 0);
@@ -177,10 +190,7 @@ TEST(LowPrecisionRounding, CountsOfMostlyNormalDataMatchAValueByValueReference) 
   // Normal values with one value of each class placed at chunk edges and inside chunks (the count skips
   // chunks it finds clean by their smallest non-zero and largest magnitude); zeros are clean.
   for (LowFormat format : {LowFormat::FP16, LowFormat::BF16}) {
-    const bool fp16 = format == LowFormat::FP16;
-    const float minSub = std::ldexp(1.0f, fp16 ? -24 : -133);
-    const float minNormal = lowFormatMinNormal(format);
-    const float maxTie = fp16 ? 65520.0f : std::ldexp(511.0f, 119);
+    [[maybe_unused]] const auto [minSub, minNormal, max, maxTie] = edgesOf(format);
     const float rare[] = {minSub / 2, std::nextafter(minNormal - minSub / 2, 0.0f), minNormal - minSub / 2,
                           maxTie, std::nextafter(maxTie, 0.0f), std::numeric_limits<float>::quiet_NaN(),
                           std::numeric_limits<float>::infinity(), std::numeric_limits<float>::denorm_min()};
@@ -195,19 +205,14 @@ TEST(LowPrecisionRounding, CountsOfMostlyNormalDataMatchAValueByValueReference) 
     }
     for (const int64_t offset : {0, 1, 250}) {
       const auto n = static_cast<int64_t>(values.size()) - offset;
-      RoundingCounts counted, reference;
+      RoundingCounts counted;
       countRounding(values.data() + offset, n, format, &counted);
-      for (int64_t i = offset; i < static_cast<int64_t>(values.size()); ++i) {
-        const float v = values[static_cast<std::size_t>(i)];
-        const float r = roundScalar(v, format);
-        reference.flushedToZero += v != 0.0f && r == 0.0f;
-        reference.subnormal += r != 0.0f && std::fabs(r) < minNormal;
-        reference.overflowed += std::isfinite(v) && std::isinf(r);
-        reference.nan += std::isnan(r);
-      }
+      const RoundingCounts reference = referenceCounts(values.data() + offset, n, format);
       // Of the eight placed values five fall in a class (two flushes, a subnormal, an overflow, a NaN);
       // inf, the tie that rounds up to minNormal and the largest value below the overflow tie do not.
-      if (offset == 0) EXPECT_EQ(reference.flushedToZero + reference.subnormal + reference.overflowed + reference.nan, 5);
+      if (offset == 0) {
+        EXPECT_EQ(reference.flushedToZero + reference.subnormal + reference.overflowed + reference.nan, 5);
+      }
       EXPECT_EQ(counted.elements, n);
       EXPECT_EQ(counted.flushedToZero, reference.flushedToZero) << lowFormatDtypeName(format) << " " << offset;
       EXPECT_EQ(counted.subnormal, reference.subnormal) << lowFormatDtypeName(format) << " " << offset;
@@ -221,10 +226,7 @@ TEST(LowPrecisionRounding, CountsOfShortSlicesMatchAValueByValueReference) {
   // The vectorised count's tails and lane sums: every slice length 0..80 at a few offsets of a mix of
   // threshold neighbours (ties included), signed zeros, subnormals, inf and NaN.
   for (LowFormat format : {LowFormat::FP16, LowFormat::BF16}) {
-    const bool fp16 = format == LowFormat::FP16;
-    const float minSub = std::ldexp(1.0f, fp16 ? -24 : -133);
-    const float minNormal = lowFormatMinNormal(format);
-    const float maxTie = fp16 ? 65520.0f : std::ldexp(511.0f, 119);
+    [[maybe_unused]] const auto [minSub, minNormal, max, maxTie] = edgesOf(format);
     std::vector<float> pool = {0.0f, -0.0f, std::numeric_limits<float>::infinity(),
                                -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN(),
                                std::numeric_limits<float>::denorm_min(), 1.0f, -3.5f};
@@ -239,16 +241,7 @@ TEST(LowPrecisionRounding, CountsOfShortSlicesMatchAValueByValueReference) {
     for (float& v : values) v = pool[random() % pool.size()];
     for (int64_t offset : {0, 1, 3, 17}) {
       for (int64_t n = 0; n <= 80; ++n) {
-        RoundingCounts expected;
-        expected.elements = n;
-        for (int64_t i = 0; i < n; ++i) {
-          const float v = values[static_cast<size_t>(offset + i)];
-          const float r = roundScalar(v, format);
-          expected.flushedToZero += v != 0.0f && r == 0.0f;
-          expected.subnormal += r != 0.0f && std::fabs(r) < minNormal;
-          expected.overflowed += std::isfinite(v) && std::isinf(r);
-          expected.nan += std::isnan(r);
-        }
+        const RoundingCounts expected = referenceCounts(values.data() + offset, n, format);
         RoundingCounts counted;
         countRounding(values.data() + offset, n, format, &counted);
         ASSERT_EQ(counted.elements, expected.elements);
