@@ -245,9 +245,9 @@ struct HistogramAccumulator {
   }
   uint64_t fieldSum(uint32_t field) const { return keySum(2 * field) + keySum(exactKey(field)); }
 
-  // The threshold counts come from the exponent-field counts: every magnitude of a lower field lies
-  // below a threshold, every one of a higher field above it, so only a threshold whose own field holds
-  // values of this block needs a pass over the block (with all mantissa bits set, not even then).
+  // The threshold counts come from the key counts: every magnitude of a lower field lies below a
+  // threshold, every one of a higher field above it, so only a threshold whose own field holds values
+  // of this block can need a pass over it (countWithin says which do not).
   // data and multiplier: the values the magnitudes are of (for the sign of an infinity); key: the
   // magnitudes' keys (countExponentKeys); range: the block's smallest and largest magnitude.
   void block(const uint32_t* magnitude, const uint16_t* key, const float* data, float multiplier, int64_t n,
