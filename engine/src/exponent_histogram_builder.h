@@ -1,7 +1,9 @@
 // Fills an ExponentHistogram from float32 data in one pass over the raw bits, block by block: a
-// vectorised pass takes each block's magnitudes and keys (the exponent field, and whether the mantissa
-// is zero), the keys are counted, and only a threshold that lies inside a field the block occupies,
-// and that the key counts cannot settle, costs a vectorised compare over the block. The binary exponent
+// vectorised pass takes each block's magnitudes, exponent fields and keys (the field, and whether the
+// mantissa is zero); a block that spans few fields (one layer's gradients) has its fields counted by
+// compares over the field bytes, any other its keys by an increment per value; only a threshold that
+// lies inside a field the block occupies, and that the counts cannot settle, costs a vectorised compare
+// over the block (four thresholds to a pass). The binary exponent
 // floor(log2|x|) is read from the exponent field (for float32 subnormals from the position of the
 // highest mantissa bit), so the bins are exact, with no log2 and no rounding. The overlays
 // (targetSubnormal, targetUnderflow) say what RNE rounding to the target format would make of each

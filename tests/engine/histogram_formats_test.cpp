@@ -235,11 +235,26 @@ TEST(HistogramFormats, WholeHistogramAgreesWithAValueByValueReference) {
       }
     }
   }
+  // The thresholds between 2^-26 and 2^-5 and their neighbours, all normal float32 values: the flush and
+  // subnormal edges of FP16, E4M3 and E5M2 (six thresholds, three of them powers of two). Among
+  // gradient-like values of these binades they make narrow blocks (fewer than 24 exponent fields, no
+  // float32 subnormal, no inf or NaN), which the builder counts by compares over field bytes.
+  std::vector<float> narrowSpecials;
+  for (const RangeThresholds& t : rangeThresholds()) {
+    for (const uint32_t b : {t.flushedMax, t.subnormalBelow, t.overflowFrom}) {
+      if (fromBits(b) < std::ldexp(1.0f, -26) || fromBits(b) > std::ldexp(1.0f, -5)) continue;
+      for (const uint32_t near : {b - 1, b, b + 1}) {
+        narrowSpecials.push_back(fromBits(near));
+        narrowSpecials.push_back(-fromBits(near));
+      }
+    }
+  }
+  ASSERT_EQ(narrowSpecials.size(), 6u * 6u);
   std::mt19937 rng(4242);
   std::uniform_int_distribution<uint32_t> anyBits;
   std::normal_distribution<float> gradient(0.0f, 1e-3f);
   for (const int64_t n : {1, 5, 2047, 2048, 2049, 4096 + 17, 3 * 2048 + 5, 20000}) {
-    for (const int mix : {0, 1, 2, 3, 4}) {
+    for (const int mix : {0, 1, 2, 3, 4, 5, 6}) {
       std::vector<float> data(static_cast<std::size_t>(n));
       // Mixes 3 and 4 are scaled gradients as a loss scale leaves them: normal values with zeros,
       // infinities and NaNs, whose pair takes the one-pass path for a power-of-two multiplier. Mix 4
@@ -252,7 +267,13 @@ TEST(HistogramFormats, WholeHistogramAgreesWithAValueByValueReference) {
         if (mix == 0) v = (r % 8 == 0) ? specials[r % specials.size()] : gradient(rng);
         else if (mix == 1) v = fromBits(anyBits(rng));
         else if (mix == 2) v = (r % 64 == 0) ? specials[r % specials.size()] : gradient(rng) * 1e-4f;  // FP16 subnormal range
-        else v = (r % 50 == 0) ? scaledSpecials[r % 5] : gradient(rng) * 65536.0f;
+        else if (mix == 5) {  // narrow blocks: a quarter zeros, the thresholds near 2^-16-sized gradients
+          v = (r % 4 == 0) ? 0.0f
+              : (r % 16 == 1) ? narrowSpecials[(r >> 4) % narrowSpecials.size()]
+                              : gradient(rng) * std::ldexp(1.0f, -6);
+        } else if (mix == 6) {  // mostly zeros (blocks of nothing but zeros where n is small)
+          v = (r % 8 == 0) ? gradient(rng) : ((r % 16 == 1) ? -0.0f : 0.0f);
+        } else v = (r % 50 == 0) ? scaledSpecials[r % 5] : gradient(rng) * 65536.0f;
       }
       if (mix == 4) data[static_cast<std::size_t>(n / 2)] = fromBits(0x03FFFFFFu);
       for (const LowFormat target : {LowFormat::FP16, LowFormat::BF16}) {
