@@ -282,70 +282,6 @@ struct HistogramAccumulator {
   }
   uint64_t fieldSum(uint32_t field) const { return keySum(2 * field) + keySum(exactKey(field)); }
 
-  // The threshold counts come from the key counts: every magnitude of a lower field lies below a
-  // threshold, every one of a higher field above it, so only a threshold whose own field holds values
-  // of this block can need a pass over it (countWithin says which do not).
-  // data and multiplier: the values the magnitudes are of (for the sign of an infinity); key: the
-  // magnitudes' keys (countExponentKeys); range: the block's smallest and largest magnitude.
-  void block(const uint32_t* magnitude, const uint16_t* key, uint8_t* field, const float* data,
-             float multiplier, int64_t n, const MagnitudeRange& range) {
-    if (n == 0) return;
-    if (sinceFold + n > int64_t{0xFFFFFFFF}) fold();
-    lowField = std::min(lowField, range.lowest >> 23);
-    highField = std::max(highField, range.highest >> 23);
-    Snapshot before, alsoBefore;
-    snapshot(table, before);
-    if (also) snapshot(*also, alsoBefore);
-    const uint64_t subnormalsBefore = keySum(0), zerosBefore = keySum(exactKey(0));
-    const uint64_t field255Before = fieldSum(255);
-    const bool narrow = countNarrowBlock(field, n, range);
-    if (!narrow) countExponentKeys(key, n, fields);
-    sinceFold += n;
-    const uint64_t zeros = keySum(exactKey(0)) - zerosBefore;
-    const BlockCounts counts{keySum(0) - subnormalsBefore, zeros, /*exactKeys=*/!narrow,
-                             static_cast<uint32_t>(range.withoutMantissa - zeros)};
-    Passes passes;
-    countWithin(table, before, counts, within, passes);
-    if (also) countWithin(*also, alsoBefore, counts, alsoWithin, passes);
-    passes.run(magnitude, n);
-    if (fieldSum(255) != field255Before) negativeInfinities += countNegativeInfinities(data, n, multiplier);
-    if (counts.subnormals != 0) {
-      // float32 subnormals (rare): their binade from the highest mantissa bit.
-      for (int64_t i = 0; i < n; ++i) {
-        if (magnitude[i] != 0 && (magnitude[i] >> 23) == 0) {
-          subnormalBins[static_cast<std::size_t>(binOf(magnitude[i]) - ExponentHistogram::kMinExponent)] += 1;
-        }
-      }
-    }
-    count += n;
-  }
-
-  // The fields of a block whose non-zero magnitudes are all normal and span fewer than kNarrowFields
-  // fields (one layer's gradients span 12 to 19 in blocks of 2048) are counted four fields at a time by
-  // compares over the block's field bytes instead of an increment per value; past about 24 fields the
-  // increments are faster. All of a field's count goes to its mantissa key (fieldSum reads the sum): the
-  // exact keys stay unset, so countWithin counts the powers of two that a threshold needs itself. False
-  // (nothing counted) for a block that needs the per-value count.
-  static constexpr uint32_t kNarrowFields = 24;
-  bool countNarrowBlock(uint8_t* field, int64_t n, const MagnitudeRange& range) {
-    const bool allZero = range.lowestNonZero == UINT32_MAX;
-    const uint32_t low = range.lowestNonZero >> 23, high = range.highest >> 23;
-    if (!allZero && (low == 0 || high >= 255 || high - low >= kNarrowFields)) return false;
-    const int64_t padded = (n + 63) / 64 * 64;  // within the block buffer; field 0 is never counted here
-    std::fill(field + n, field + padded, uint8_t{0});
-    uint64_t nonZero = 0;
-    for (uint32_t f = low; !allZero && f <= high; f += 4) {
-      uint32_t c[4];
-      countFourFields(field, padded, static_cast<uint8_t>(f), c);
-      for (uint32_t j = 0; j < 4 && f + j <= high; ++j) {  // the fields past high count none
-        fields[0][2 * (f + j)] += c[j];
-        nonZero += c[j];
-      }
-    }
-    fields[0][exactKey(0)] += static_cast<uint32_t>(static_cast<uint64_t>(n) - nonZero);  // the zeros
-    return true;
-  }
-
   // The ranges countWithin needs counted over a block, four to a pass over its magnitudes.
   struct Passes {
     std::array<uint32_t, 2 * kThresholds> low, width;  // the first `size` are set
@@ -372,6 +308,108 @@ struct HistogramAccumulator {
     }
   };
 
+  // The threshold counts come from the key counts: every magnitude of a lower field lies below a
+  // threshold, every one of a higher field above it, so only a threshold whose own field holds values
+  // of this block can need a pass over it (countWithin says which do not).
+  // data and multiplier: the values the magnitudes are of (for the sign of an infinity); key: the
+  // magnitudes' keys (countExponentKeys); range: the block's smallest and largest magnitude.
+  void block(const uint32_t* magnitude, const uint16_t* key, uint8_t* field, const float* data,
+             float multiplier, int64_t n, const MagnitudeRange& range) {
+    if (n == 0) return;
+    if (sinceFold + n > int64_t{0xFFFFFFFF}) fold();
+    lowField = std::min(lowField, range.lowest >> 23);
+    highField = std::max(highField, range.highest >> 23);
+    Passes passes;
+    if (isNarrow(range)) {
+      const NarrowBlock narrow = countNarrowBlock(field, n, range);
+      narrowWithin(table, narrow, within, passes);
+      if (also) narrowWithin(*also, narrow, alsoWithin, passes);
+      passes.run(magnitude, n);
+      sinceFold += n;
+      count += n;
+      return;  // no inf, NaN or float32 subnormal: nothing else to count
+    }
+    Snapshot before, alsoBefore;
+    snapshot(table, before);
+    if (also) snapshot(*also, alsoBefore);
+    const uint64_t subnormalsBefore = keySum(0), zerosBefore = keySum(exactKey(0));
+    const uint64_t field255Before = fieldSum(255);
+    countExponentKeys(key, n, fields);
+    sinceFold += n;
+    const BlockCounts counts{keySum(0) - subnormalsBefore, keySum(exactKey(0)) - zerosBefore};
+    countWithin(table, before, counts, within, passes);
+    if (also) countWithin(*also, alsoBefore, counts, alsoWithin, passes);
+    passes.run(magnitude, n);
+    if (fieldSum(255) != field255Before) negativeInfinities += countNegativeInfinities(data, n, multiplier);
+    if (counts.subnormals != 0) {
+      // float32 subnormals (rare): their binade from the highest mantissa bit.
+      for (int64_t i = 0; i < n; ++i) {
+        if (magnitude[i] != 0 && (magnitude[i] >> 23) == 0) {
+          subnormalBins[static_cast<std::size_t>(binOf(magnitude[i]) - ExponentHistogram::kMinExponent)] += 1;
+        }
+      }
+    }
+    count += n;
+  }
+
+  // The fields of a block whose non-zero magnitudes are all normal and span fewer than kNarrowFields
+  // fields (one layer's gradients span 12 to 19 in blocks of 2048) are counted four fields at a time by
+  // compares over the block's field bytes instead of an increment per value; past about 24 fields the
+  // increments are faster. All of a field's count goes to its mantissa key (fieldSum reads the sum; the
+  // exact keys are read only for blocks counted by key), and the block's own counts say which thresholds
+  // need a pass, with no snapshot of the tables.
+  static constexpr uint32_t kNarrowFields = 24;
+  static bool isNarrow(const MagnitudeRange& range) {
+    if (range.lowestNonZero == UINT32_MAX) return true;  // nothing but zeros
+    const uint32_t low = range.lowestNonZero >> 23, high = range.highest >> 23;
+    return low != 0 && high < 255 && high - low < kNarrowFields;
+  }
+  struct NarrowBlock {
+    uint32_t low = 1, high = 0;                  // the fields of the non-zero magnitudes (none: low > high)
+    std::array<uint32_t, kNarrowFields> fields;  // per field from low to high, the block's count
+    uint64_t zeros = 0;
+    uint32_t powersOfTwo = 0;                    // non-zero magnitudes without mantissa bits
+  };
+  NarrowBlock countNarrowBlock(uint8_t* field, int64_t n, const MagnitudeRange& range) {
+    NarrowBlock block;
+    uint64_t nonZero = 0;
+    if (range.lowestNonZero != UINT32_MAX) {
+      block.low = range.lowestNonZero >> 23;
+      block.high = range.highest >> 23;
+      const int64_t padded = (n + 63) / 64 * 64;  // within the block buffer; field 0 is never counted here
+      std::fill(field + n, field + padded, uint8_t{0});
+      for (uint32_t f = block.low; f <= block.high; f += 4) {
+        uint32_t c[4];
+        countFourFields(field, padded, static_cast<uint8_t>(f), c);
+        for (uint32_t j = 0; j < 4 && f + j <= block.high; ++j) {  // the fields past high count none
+          block.fields[f + j - block.low] = c[j];
+          fields[0][2 * (f + j)] += c[j];
+          nonZero += c[j];
+        }
+      }
+    }
+    block.zeros = static_cast<uint64_t>(n) - nonZero;
+    fields[0][exactKey(0)] += static_cast<uint32_t>(block.zeros);
+    block.powersOfTwo = static_cast<uint32_t>(range.withoutMantissa - block.zeros);
+    return block;
+  }
+  // countWithin for a narrow block: field 0 holds only its zeros; a threshold of an occupied field costs
+  // a pass unless it is a power of two and the block holds none.
+  void narrowWithin(const ThresholdTable& t, const NarrowBlock& block, std::array<int64_t, kThresholds>& counts,
+                    Passes& passes) const {
+    for (std::size_t k = 0; k < kThresholds; ++k) {
+      if (t.same[k] != k || t.wholeField[k]) continue;
+      const uint32_t f = t.field[k];
+      if (f == 0) {
+        counts[k] += static_cast<int64_t>(block.zeros);
+      } else if (f >= block.low && f <= block.high && block.fields[f - block.low] != 0 &&
+                 ((t.at[k] & 0x7FFFFFu) != 0 || block.powersOfTwo != 0)) {
+        passes.add(f << 23, t.at[k], &counts[k]);
+      }
+    }
+  }
+
+
   // Per threshold, its field's count and its exact key's count before a block.
   struct Snapshot {
     std::array<uint64_t, kThresholds> field, exact;
@@ -384,27 +422,23 @@ struct HistogramAccumulator {
   }
   struct BlockCounts {
     uint64_t subnormals, zeros;  // float32 subnormal magnitudes and zeros in the block
-    bool exactKeys;              // whether the exact keys were counted (countExponentKeys)
-    uint32_t powersOfTwo;        // non-zero magnitudes without mantissa bits
   };
 
   // A threshold without mantissa bits is the lowest magnitude of its field: what of the field lies at or
-  // below it is its exact key's count, or none where the block holds no power of two. One in field 0 (a
-  // float32 subnormal) has only the zeros below it when the block holds no subnormal. Only the rest
-  // cost a pass over the block (`passes`, which adds to `counts` when run).
+  // below it is its exact key's count. One in field 0 (a float32 subnormal) has only the zeros below it
+  // when the block holds no subnormal. Only the rest cost a pass over the block (`passes`, which adds
+  // to `counts` when run).
   void countWithin(const ThresholdTable& t, const Snapshot& before, const BlockCounts& block,
                    std::array<int64_t, kThresholds>& counts, Passes& passes) const {
     for (std::size_t k = 0; k < kThresholds; ++k) {
       if (t.same[k] != k || t.wholeField[k]) continue;
       if (fieldSum(t.field[k]) == before.field[k]) continue;  // none of this block in t's field
-      if (t.field[k] == 0 && block.subnormals == 0) {
-        counts[k] += static_cast<int64_t>(block.zeros);
-      } else if ((t.at[k] & 0x7FFFFFu) != 0) {
-        passes.add(t.field[k] << 23, t.at[k], &counts[k]);
-      } else if (block.exactKeys) {
+      if ((t.at[k] & 0x7FFFFFu) == 0) {
         counts[k] += static_cast<int64_t>(keySum(exactKey(t.field[k])) - before.exact[k]);
-      } else if (block.powersOfTwo != 0) {
-        passes.add(t.at[k], t.at[k], &counts[k]);
+      } else if (t.field[k] == 0 && block.subnormals == 0) {
+        counts[k] += static_cast<int64_t>(block.zeros);
+      } else {
+        passes.add(t.field[k] << 23, t.at[k], &counts[k]);
       }
     }
   }
