@@ -70,6 +70,55 @@ AMPSCOPE_VECTOR_CLONES void roundBf16Block(const float* in, float* out, int64_t 
   for (int64_t i = 0; i < n; ++i) out[i] = roundBf16(in[i]);
 }
 
+// The smallest |x| - 1 (a zero wraps to the top) and the largest |x| of a block, as bits: where both lie
+// between a format's thresholds, rounding neither flushes, nor makes a subnormal, an overflow or a NaN.
+struct BitsRange {
+  uint32_t lowestLessOne = UINT32_MAX, highest = 0;
+  void add(float value) {
+    const uint32_t b = bitsOf(value) & 0x7FFFFFFFu;
+    lowestLessOne = std::min(lowestLessOne, b - 1u);
+    highest = std::max(highest, b);
+  }
+  bool clean(const RangeThresholds& t) const {
+    return lowestLessOne >= t.subnormalBelow - 1 && highest < t.overflowFrom;
+  }
+};
+
+// roundFp16Avx512 and roundBf16Block that also take the range of the input, in the same pass (in != out).
+__attribute__((target("avx512f,avx,f16c"))) BitsRange roundFp16Avx512WithRange(const float* in, float* out,
+                                                                                int64_t n) {
+  const __m512i magnitudeMask = _mm512_set1_epi32(0x7FFFFFFF), one = _mm512_set1_epi32(1);
+  __m512i lowestLessOne = _mm512_set1_epi32(-1), highest = _mm512_setzero_si512();
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512 x = _mm512_loadu_ps(in + i);
+    const __m512i b = _mm512_and_si512(_mm512_castps_si512(x), magnitudeMask);
+    lowestLessOne = _mm512_min_epu32(lowestLessOne, _mm512_sub_epi32(b, one));
+    highest = _mm512_max_epu32(highest, b);
+    const __m256i h = _mm512_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    _mm512_storeu_ps(out + i, _mm512_cvtph_ps(h));
+  }
+  alignas(64) uint32_t lowLanes[16], highLanes[16];
+  _mm512_store_si512(lowLanes, lowestLessOne);
+  _mm512_store_si512(highLanes, highest);
+  BitsRange range{*std::min_element(lowLanes, lowLanes + 16), *std::max_element(highLanes, highLanes + 16)};
+  for (int64_t j = i; j < n; ++j) range.add(in[j]);
+  roundFp16F16c(in + i, out + i, n - i);
+  return range;
+}
+
+AMPSCOPE_VECTOR_CLONES BitsRange roundBf16BlockWithRange(const float* __restrict in, float* __restrict out,
+                                                         int64_t n) {
+  uint32_t lowestLessOne = UINT32_MAX, highest = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const uint32_t b = bitsOf(in[i]) & 0x7FFFFFFFu;
+    lowestLessOne = std::min(lowestLessOne, b - 1u);
+    highest = std::max(highest, b);
+    out[i] = roundBf16(in[i]);
+  }
+  return {lowestLessOne, highest};
+}
+
 void roundBlock(const float* in, float* out, int64_t n, LowFormat format) {
   if (format == LowFormat::FP16) {
     if (haveAvx512()) {
@@ -159,11 +208,19 @@ void roundToFormat(const float* in, float* out, int64_t n, LowFormat format, Rou
   }
   const RangeThresholds& thresholds = rangeThresholds()[static_cast<std::size_t>(rangeFormatOf(format))];
   RoundingCounts c;
-  // Each block is counted before it is rounded (so in place works too), while it is in cache.
+  // Out of place, the rounding pass takes each block's range, and only a block whose range reaches a
+  // threshold is counted, while it is in cache. In place, each block is counted before it is rounded.
+  const bool fusedRange = in != out && (format == LowFormat::BF16 || haveAvx512());
   for (int64_t start = 0; start < n; start += kBlock) {
     const int64_t len = std::min(kBlock, n - start);
-    countByThresholds(in + start, len, thresholds, c);
-    roundBlock(in + start, out + start, len, format);
+    if (fusedRange) {
+      const BitsRange range = format == LowFormat::FP16 ? roundFp16Avx512WithRange(in + start, out + start, len)
+                                                        : roundBf16BlockWithRange(in + start, out + start, len);
+      if (!range.clean(thresholds)) countByThresholds(in + start, len, thresholds, c);
+    } else {
+      countByThresholds(in + start, len, thresholds, c);
+      roundBlock(in + start, out + start, len, format);
+    }
   }
   c.elements = n;
   counts->add(c);

@@ -205,19 +205,34 @@ TEST(LowPrecisionRounding, CountsOfMostlyNormalDataMatchAValueByValueReference) 
     }
     for (const int64_t offset : {0, 1, 250}) {
       const auto n = static_cast<int64_t>(values.size()) - offset;
-      RoundingCounts counted;
-      countRounding(values.data() + offset, n, format, &counted);
-      const RoundingCounts reference = referenceCounts(values.data() + offset, n, format);
+      const float* in = values.data() + offset;
+      const RoundingCounts reference = referenceCounts(in, n, format);
       // Of the eight placed values five fall in a class (two flushes, a subnormal, an overflow, a NaN);
       // inf, the tie that rounds up to minNormal and the largest value below the overflow tie do not.
       if (offset == 0) {
         EXPECT_EQ(reference.flushedToZero + reference.subnormal + reference.overflowed + reference.nan, 5);
       }
-      EXPECT_EQ(counted.elements, n);
-      EXPECT_EQ(counted.flushedToZero, reference.flushedToZero) << lowFormatDtypeName(format) << " " << offset;
-      EXPECT_EQ(counted.subnormal, reference.subnormal) << lowFormatDtypeName(format) << " " << offset;
-      EXPECT_EQ(counted.overflowed, reference.overflowed) << lowFormatDtypeName(format) << " " << offset;
-      EXPECT_EQ(counted.nan, reference.nan) << lowFormatDtypeName(format) << " " << offset;
+      // Counted alone (a native cast's observation), while rounding out of place (the rounding pass takes
+      // each block's range) and while rounding in place (counted before each block is rounded).
+      RoundingCounts counted, outOfPlace, inPlace;
+      countRounding(in, n, format, &counted);
+      std::vector<float> rounded(static_cast<std::size_t>(n)), roundedInPlace(in, in + n);
+      roundToFormat(in, rounded.data(), n, format, &outOfPlace);
+      roundToFormat(roundedInPlace.data(), roundedInPlace.data(), n, format, &inPlace);
+      for (int64_t i = 0; i < n; ++i) {
+        const float want = roundScalar(in[i], format);
+        ASSERT_EQ(std::memcmp(&rounded[i], &want, sizeof want), 0) << i;
+        ASSERT_EQ(std::memcmp(&roundedInPlace[i], &want, sizeof want), 0) << i;
+      }
+      for (const RoundingCounts* c : {&counted, &outOfPlace, &inPlace}) {
+        const std::string what = std::string(lowFormatDtypeName(format)) + " offset " + std::to_string(offset) +
+                                 (c == &counted ? " counted" : c == &outOfPlace ? " out of place" : " in place");
+        EXPECT_EQ(c->elements, n) << what;
+        EXPECT_EQ(c->flushedToZero, reference.flushedToZero) << what;
+        EXPECT_EQ(c->subnormal, reference.subnormal) << what;
+        EXPECT_EQ(c->overflowed, reference.overflowed) << what;
+        EXPECT_EQ(c->nan, reference.nan) << what;
+      }
     }
   }
 }
@@ -242,13 +257,17 @@ TEST(LowPrecisionRounding, CountsOfShortSlicesMatchAValueByValueReference) {
     for (int64_t offset : {0, 1, 3, 17}) {
       for (int64_t n = 0; n <= 80; ++n) {
         const RoundingCounts expected = referenceCounts(values.data() + offset, n, format);
-        RoundingCounts counted;
+        RoundingCounts counted, rounded;
         countRounding(values.data() + offset, n, format, &counted);
-        ASSERT_EQ(counted.elements, expected.elements);
-        ASSERT_EQ(counted.flushedToZero, expected.flushedToZero) << n << " " << offset;
-        ASSERT_EQ(counted.subnormal, expected.subnormal) << n << " " << offset;
-        ASSERT_EQ(counted.overflowed, expected.overflowed) << n << " " << offset;
-        ASSERT_EQ(counted.nan, expected.nan) << n << " " << offset;
+        std::vector<float> out(static_cast<std::size_t>(n));
+        roundToFormat(values.data() + offset, out.data(), n, format, &rounded);  // the fused range's tails
+        for (const RoundingCounts* c : {&counted, &rounded}) {
+          ASSERT_EQ(c->elements, expected.elements);
+          ASSERT_EQ(c->flushedToZero, expected.flushedToZero) << n << " " << offset;
+          ASSERT_EQ(c->subnormal, expected.subnormal) << n << " " << offset;
+          ASSERT_EQ(c->overflowed, expected.overflowed) << n << " " << offset;
+          ASSERT_EQ(c->nan, expected.nan) << n << " " << offset;
+        }
       }
     }
   }
