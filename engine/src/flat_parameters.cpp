@@ -31,8 +31,11 @@ torch::Tensor FlatParameters::viewOf(const torch::Tensor& flat, size_t index) co
   return flat.narrow(0, s.offset, s.numel).view(parameters_[index].sizes());
 }
 
-const std::vector<bool>& FlatParameters::gatherGradients() {
+const std::vector<bool>& FlatParameters::gatherGradients(std::optional<LowFormat> roundTo,
+                                                         const std::vector<RoundingCounts*>* counts) {
   at::NoGradGuard noGrad;
+  TORCH_CHECK(!roundTo || gradients_.scalar_type() == torch::kFloat,
+              "FlatParameters: gradients are rounded on the way only into a float32 buffer");
   const auto elementSize = static_cast<size_t>(gradients_.element_size());
   auto* base = static_cast<char*>(gradients_.data_ptr());
   for (size_t i = 0; i < parameters_.size(); ++i) {
@@ -42,7 +45,11 @@ const std::vector<bool>& FlatParameters::gatherGradients() {
     if (!grad.defined()) continue;
     char* slice = base + static_cast<size_t>(segments_[i].offset) * elementSize;
     if (grad.data_ptr() == slice) continue;  // already the view (a second gather in one step)
-    if (grad.is_contiguous() && grad.scalar_type() == gradients_.scalar_type() && grad.device().is_cpu()) {
+    if (roundTo) {
+      const torch::Tensor g = grad.to(torch::kFloat).contiguous();
+      roundToFormat(g.data_ptr<float>(), reinterpret_cast<float*>(slice), g.numel(), *roundTo,
+                    counts != nullptr ? (*counts)[i] : nullptr);
+    } else if (grad.is_contiguous() && grad.scalar_type() == gradients_.scalar_type() && grad.device().is_cpu()) {
       std::memcpy(slice, grad.data_ptr(), static_cast<size_t>(grad.numel()) * elementSize);
     } else {
       viewOf(gradients_, i).copy_(grad);

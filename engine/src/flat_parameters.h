@@ -13,7 +13,10 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <optional>
 #include <vector>
+
+#include "low_precision.h"
 
 namespace ampscope::detail {
 
@@ -36,7 +39,10 @@ class FlatParameters {
   torch::Tensor viewOf(const torch::Tensor& flat, size_t index) const;
 
   // Copies each defined gradient into its slice and makes .grad that view; returns which were defined.
-  const std::vector<bool>& gatherGradients();
+  // With roundTo (float32 buffers only), each gradient is rounded to that format on its way into the
+  // slice (a pure mode's gradients are tensors of the format), counted into (*counts)[i] where given.
+  const std::vector<bool>& gatherGradients(std::optional<LowFormat> roundTo = std::nullopt,
+                                           const std::vector<RoundingCounts*>* counts = nullptr);
   const std::vector<bool>& gradientDefined() const { return defined_; }
 
  private:

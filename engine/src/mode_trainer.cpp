@@ -182,7 +182,14 @@ ModeStep ModeTrainer::step(int64_t stepIndex, const Batch& batch, bool instrumen
   (scaler_ ? scaler_->scale(weighted) : weighted).backward();
 
   at::NoGradGuard noGrad;
-  flat_->gatherGradients();
+  if (context_.kind() == ExecKind::PureEmulated) {
+    std::vector<RoundingCounts*> counts;
+    counts.reserve(params_.size());
+    for (const auto& p : params_) counts.push_back(context_.parameterGradientCounts(p));
+    flat_->gatherGradients(context_.format(), &counts);
+  } else {
+    flat_->gatherGradients();
+  }
   if (injectInf) {
     for (auto& p : params_) {
       if (p.grad().defined()) {

@@ -28,18 +28,16 @@ torch::Tensor roundTensorData(const torch::Tensor& x, LowFormat format, Rounding
   return out;
 }
 
-// The forward rounds x (unless roundForward is 0: x already holds values of the format, and autograd
-// hands it on as a view); the backward rounds the gradient (both exact RNE to `format`).
+// The forward rounds x, the backward the gradient (both exact RNE to `format`).
 class RoundToFormatFunction : public torch::autograd::Function<RoundToFormatFunction> {
  public:
   static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& x, int64_t format,
                                int64_t forwardCounts, int64_t backwardCounts, int64_t tap,
-                               double invScale, bool roundForward) {
+                               double invScale) {
     ctx->saved_data["format"] = format;
     ctx->saved_data["backward"] = backwardCounts;
     ctx->saved_data["tap"] = tap;
     ctx->saved_data["invScale"] = invScale;
-    if (!roundForward) return x;
     return roundTensorData(x, static_cast<LowFormat>(format),
                            intToPointer<RoundingCounts>(forwardCounts));
   }
@@ -55,8 +53,7 @@ class RoundToFormatFunction : public torch::autograd::Function<RoundToFormatFunc
                               tap->unscaled);
       tap->numel += grad.numel();
     }
-    return {grad,           torch::Tensor(), torch::Tensor(), torch::Tensor(),
-            torch::Tensor(), torch::Tensor(), torch::Tensor()};
+    return {grad, torch::Tensor(), torch::Tensor(), torch::Tensor(), torch::Tensor(), torch::Tensor()};
   }
 };
 
@@ -85,13 +82,7 @@ torch::Tensor roundToFormat(const torch::Tensor& x, LowFormat format, RoundingCo
                             float invScale) {
   return RoundToFormatFunction::apply(x, static_cast<int64_t>(format), pointerToInt(forwardCounts),
                                       pointerToInt(backwardCounts), pointerToInt(gradientTap),
-                                      static_cast<double>(invScale), /*roundForward=*/true);
-}
-
-torch::Tensor roundGradientOf(const torch::Tensor& x, LowFormat format, RoundingCounts* backwardCounts) {
-  return RoundToFormatFunction::apply(x, static_cast<int64_t>(format), int64_t{0},
-                                      pointerToInt(backwardCounts), int64_t{0}, 1.0,
-                                      /*roundForward=*/false);
+                                      static_cast<double>(invScale));
 }
 
 void roundInPlace(torch::Tensor& x, LowFormat format, RoundingCounts* counts) {
@@ -142,6 +133,14 @@ void PrecisionContext::beginPass(bool instrument, bool recordOps, float invScale
     }
   }
   opRecord_.clear();
+  parameterGradients_.clear();
+}
+
+RoundingCounts* PrecisionContext::parameterGradientCounts(const torch::Tensor& p) const {
+  for (const auto& entry : parameterGradients_) {
+    if (entry.first == p.unsafeGetTensorImpl()) return entry.second;
+  }
+  return nullptr;
 }
 
 std::vector<RoundingPointStats> PrecisionContext::roundingPoints() const {
@@ -235,10 +234,19 @@ torch::Tensor PrecisionContext::consumeParam(const std::string& layer, const cha
     case ExecKind::AmpEmulated:
       return roundToFormat(p, format_, point(layer, role, false),
                            point(layer, (std::string("grad_") + role).c_str(), true));
-    case ExecKind::PureEmulated:
-      // The stored values are already FP16 (rounding them again would copy every weight each step);
-      // only the gradient (an FP16 tensor natively) is rounded.
-      return roundGradientOf(p, format_, point(layer, (std::string("grad_") + role).c_str(), true));
+    case ExecKind::PureEmulated: {
+      // The stored values are already FP16 (rounding them again would copy every weight each step).
+      // The gradient (an FP16 tensor natively) is rounded when the trainer gathers it after backward:
+      // the same value as rounding it here in backward, because each parameter is consumed once per
+      // pass, so its .grad is the one gradient that arrives (no sum of several).
+      for (const auto& entry : parameterGradients_) {
+        TORCH_CHECK(entry.first != p.unsafeGetTensorImpl(), "parameter of ", layer, ".", role,
+                    " consumed twice in one pass: its gradient would be a sum of float32 gradients");
+      }
+      parameterGradients_.emplace_back(p.unsafeGetTensorImpl(),
+                                       point(layer, (std::string("grad_") + role).c_str(), true));
+      return p;
+    }
     case ExecKind::AmpNative:
       observeNativeCast(layer, role, p);
       return p;

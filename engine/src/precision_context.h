@@ -108,6 +108,10 @@ class PrecisionContext {
   torch::Tensor crossEntropy(const std::string& layer, const Act& logits, const torch::Tensor& targets);
   // The loss times a weight, rounded in pure emulated modes (the product is an FP16 tensor there).
   torch::Tensor weightLoss(const torch::Tensor& loss, double weight);
+  // Pure emulated modes: where the rounding of parameter p's gradient is counted in this pass (null when
+  // not instrumenting, or when no op consumed p). The trainer rounds the gradients as it gathers them
+  // into the flat buffer (FlatParameters::gatherGradients), after backward.
+  RoundingCounts* parameterGradientCounts(const torch::Tensor& p) const;
 
  private:
   // A parameter consumed by an op: rounded in emulated modes (forward counts only under AMP, where
@@ -144,6 +148,7 @@ class PrecisionContext {
   std::deque<TensorStats> taps_;
   std::unordered_map<std::string, size_t> tapIndex_;
   std::vector<OpDtypeEntry> opRecord_;
+  std::vector<std::pair<const c10::TensorImpl*, RoundingCounts*>> parameterGradients_;  // this pass's
 };
 
 // Rounds x (float32) to `format` in forward and the incoming gradient in backward (exact RNE).
@@ -151,9 +156,6 @@ class PrecisionContext {
 torch::Tensor roundToFormat(const torch::Tensor& x, LowFormat format, RoundingCounts* forwardCounts,
                             RoundingCounts* backwardCounts, TensorStats* gradientTap = nullptr,
                             float invScale = 1.0f);
-// x as it is (it must already hold values of `format`: a pure mode's stored parameters) in forward,
-// the incoming gradient rounded to `format` in backward.
-torch::Tensor roundGradientOf(const torch::Tensor& x, LowFormat format, RoundingCounts* backwardCounts);
 // The same rounding without autograd, for parameters and optimizer state (in place, float32).
 void roundInPlace(torch::Tensor& x, LowFormat format, RoundingCounts* counts);
 
