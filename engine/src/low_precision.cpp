@@ -107,6 +107,52 @@ __attribute__((target("avx512f,avx,f16c"))) BitsRange roundFp16Avx512WithRange(c
   return range;
 }
 
+bool haveAvx512Bf16() {
+  static const bool kHave = __builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512bw");
+  return kHave;
+}
+
+// BF16 by VCVTNEPS2BF16 (AVX512_BF16), 16 lanes at a time: it rounds to nearest even as roundBf16 does for
+// every zero, normal and infinite input, overflowing to inf, but it reads a float32 subnormal input as
+// zero and quiets a NaN its own way, so the 16 values of a group holding either take roundBf16 instead.
+// In place (in == out) too. With kRange, also the range of the input (roundFp16Avx512WithRange).
+template <bool kRange>
+__attribute__((target("avx512f,avx512bw,avx512bf16"))) BitsRange roundBf16Avx512Bf16(const float* in, float* out,
+                                                                                     int64_t n) {
+  const __m512i magnitudeMask = _mm512_set1_epi32(0x7FFFFFFF), one = _mm512_set1_epi32(1);
+  const __m512i subnormalWidth = _mm512_set1_epi32(0x007FFFFF), infinity = _mm512_set1_epi32(0x7F800000);
+  __m512i lowestLessOne = _mm512_set1_epi32(-1), highest = _mm512_setzero_si512();
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512 x = _mm512_loadu_ps(in + i);
+    const __m512i b = _mm512_and_si512(_mm512_castps_si512(x), magnitudeMask);
+    const __m512i lessOne = _mm512_sub_epi32(b, one);  // a zero wraps to the top
+    if constexpr (kRange) {
+      lowestLessOne = _mm512_min_epu32(lowestLessOne, lessOne);
+      highest = _mm512_max_epu32(highest, b);
+    }
+    const __mmask16 special = _mm512_cmplt_epu32_mask(lessOne, subnormalWidth) | _mm512_cmpgt_epu32_mask(b, infinity);
+    if (special != 0) {
+      for (int64_t j = i; j < i + 16; ++j) out[j] = roundBf16(in[j]);
+      continue;
+    }
+    const __m256i h = reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(x));
+    _mm512_storeu_si512(out + i, _mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+  }
+  BitsRange range;
+  if constexpr (kRange) {
+    alignas(64) uint32_t lowLanes[16], highLanes[16];
+    _mm512_store_si512(lowLanes, lowestLessOne);
+    _mm512_store_si512(highLanes, highest);
+    range = {*std::min_element(lowLanes, lowLanes + 16), *std::max_element(highLanes, highLanes + 16)};
+  }
+  for (; i < n; ++i) {
+    if constexpr (kRange) range.add(in[i]);
+    out[i] = roundBf16(in[i]);
+  }
+  return range;
+}
+
 AMPSCOPE_VECTOR_CLONES BitsRange roundBf16BlockWithRange(const float* __restrict in, float* __restrict out,
                                                          int64_t n) {
   uint32_t lowestLessOne = UINT32_MAX, highest = 0;
@@ -128,6 +174,8 @@ void roundBlock(const float* in, float* out, int64_t n, LowFormat format) {
     } else {
       for (int64_t i = 0; i < n; ++i) out[i] = roundFp16Scalar(in[i]);
     }
+  } else if (haveAvx512Bf16()) {
+    roundBf16Avx512Bf16<false>(in, out, n);
   } else {
     roundBf16Block(in, out, n);
   }
@@ -215,6 +263,7 @@ void roundToFormat(const float* in, float* out, int64_t n, LowFormat format, Rou
     const int64_t len = std::min(kBlock, n - start);
     if (fusedRange) {
       const BitsRange range = format == LowFormat::FP16 ? roundFp16Avx512WithRange(in + start, out + start, len)
+                              : haveAvx512Bf16()        ? roundBf16Avx512Bf16<true>(in + start, out + start, len)
                                                         : roundBf16BlockWithRange(in + start, out + start, len);
       if (!range.clean(thresholds)) countByThresholds(in + start, len, thresholds, c);
     } else {

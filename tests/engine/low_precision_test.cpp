@@ -53,6 +53,17 @@ std::vector<float> probeValues() {
     std::memcpy(&v, &b, sizeof v);
     values.push_back(v);
   }
+  // Ties and their neighbours at random signs, exponents and kept bits, in runs of 16 normal values (the
+  // vectorised conversions take whole groups of 16): BF16 keeps the top 16 bits, FP16 (normal) 19.
+  for (int i = 0; i < 4096; ++i) {
+    const uint32_t b = bits(random);
+    const uint32_t exponent = 1 + b % 254;
+    const uint32_t low = i % 2 == 0 ? 0x8000u + (b >> 30) % 3 - 1 : 0x1000u + (b >> 30) % 3 - 1;
+    const uint32_t pattern = (b & 0x80000000u) | (exponent << 23) | ((b << 9) & (i % 2 == 0 ? 0x7F0000u : 0x7FE000u)) | low;
+    float v;
+    std::memcpy(&v, &pattern, sizeof v);
+    values.push_back(v);
+  }
   return values;
 }
 
