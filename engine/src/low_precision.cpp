@@ -84,24 +84,43 @@ struct BitsRange {
   }
 };
 
+// BitsRange over 16 lanes: each lane's magnitude bits and their smallest - 1 and largest.
+struct LaneRange {
+  __m512i lowestLessOne, highest;
+  __attribute__((target("avx512f"))) LaneRange()
+      : lowestLessOne(_mm512_set1_epi32(-1)), highest(_mm512_setzero_si512()) {}
+  // x's magnitude bits (taken into the range when kTake), and those bits less one (a zero wraps to the top).
+  template <bool kTake>
+  __attribute__((target("avx512f"))) __m512i take(__m512 x, __m512i& lessOne) {
+    const __m512i b = _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32(0x7FFFFFFF));
+    lessOne = _mm512_sub_epi32(b, _mm512_set1_epi32(1));
+    if constexpr (kTake) {
+      lowestLessOne = _mm512_min_epu32(lowestLessOne, lessOne);
+      highest = _mm512_max_epu32(highest, b);
+    }
+    return b;
+  }
+  __attribute__((target("avx512f"))) BitsRange reduce() const {
+    alignas(64) uint32_t lowLanes[16], highLanes[16];
+    _mm512_store_si512(lowLanes, lowestLessOne);
+    _mm512_store_si512(highLanes, highest);
+    return {*std::min_element(lowLanes, lowLanes + 16), *std::max_element(highLanes, highLanes + 16)};
+  }
+};
+
 // roundFp16Avx512 and roundBf16Block that also take the range of the input, in the same pass (in != out).
 __attribute__((target("avx512f,avx,f16c"))) BitsRange roundFp16Avx512WithRange(const float* in, float* out,
                                                                                 int64_t n) {
-  const __m512i magnitudeMask = _mm512_set1_epi32(0x7FFFFFFF), one = _mm512_set1_epi32(1);
-  __m512i lowestLessOne = _mm512_set1_epi32(-1), highest = _mm512_setzero_si512();
+  LaneRange lanes;
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
     const __m512 x = _mm512_loadu_ps(in + i);
-    const __m512i b = _mm512_and_si512(_mm512_castps_si512(x), magnitudeMask);
-    lowestLessOne = _mm512_min_epu32(lowestLessOne, _mm512_sub_epi32(b, one));
-    highest = _mm512_max_epu32(highest, b);
+    __m512i lessOne;
+    lanes.take<true>(x, lessOne);
     const __m256i h = _mm512_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     _mm512_storeu_ps(out + i, _mm512_cvtph_ps(h));
   }
-  alignas(64) uint32_t lowLanes[16], highLanes[16];
-  _mm512_store_si512(lowLanes, lowestLessOne);
-  _mm512_store_si512(highLanes, highest);
-  BitsRange range{*std::min_element(lowLanes, lowLanes + 16), *std::max_element(highLanes, highLanes + 16)};
+  BitsRange range = lanes.reduce();
   for (int64_t j = i; j < n; ++j) range.add(in[j]);
   roundFp16F16c(in + i, out + i, n - i);
   return range;
@@ -119,18 +138,13 @@ bool haveAvx512Bf16() {
 template <bool kRange>
 __attribute__((target("avx512f,avx512bw,avx512bf16"))) BitsRange roundBf16Avx512Bf16(const float* in, float* out,
                                                                                      int64_t n) {
-  const __m512i magnitudeMask = _mm512_set1_epi32(0x7FFFFFFF), one = _mm512_set1_epi32(1);
   const __m512i subnormalWidth = _mm512_set1_epi32(0x007FFFFF), infinity = _mm512_set1_epi32(0x7F800000);
-  __m512i lowestLessOne = _mm512_set1_epi32(-1), highest = _mm512_setzero_si512();
+  LaneRange lanes;
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
     const __m512 x = _mm512_loadu_ps(in + i);
-    const __m512i b = _mm512_and_si512(_mm512_castps_si512(x), magnitudeMask);
-    const __m512i lessOne = _mm512_sub_epi32(b, one);  // a zero wraps to the top
-    if constexpr (kRange) {
-      lowestLessOne = _mm512_min_epu32(lowestLessOne, lessOne);
-      highest = _mm512_max_epu32(highest, b);
-    }
+    __m512i lessOne;
+    const __m512i b = lanes.take<kRange>(x, lessOne);
     const __mmask16 special = _mm512_cmplt_epu32_mask(lessOne, subnormalWidth) | _mm512_cmpgt_epu32_mask(b, infinity);
     if (special != 0) {
       for (int64_t j = i; j < i + 16; ++j) out[j] = roundBf16(in[j]);
@@ -140,12 +154,7 @@ __attribute__((target("avx512f,avx512bw,avx512bf16"))) BitsRange roundBf16Avx512
     _mm512_storeu_si512(out + i, _mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
   }
   BitsRange range;
-  if constexpr (kRange) {
-    alignas(64) uint32_t lowLanes[16], highLanes[16];
-    _mm512_store_si512(lowLanes, lowestLessOne);
-    _mm512_store_si512(highLanes, highest);
-    range = {*std::min_element(lowLanes, lowLanes + 16), *std::max_element(highLanes, highLanes + 16)};
-  }
+  if constexpr (kRange) range = lanes.reduce();
   for (; i < n; ++i) {
     if constexpr (kRange) range.add(in[i]);
     out[i] = roundBf16(in[i]);
