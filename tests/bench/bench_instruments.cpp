@@ -56,6 +56,22 @@ void histogramOfOneScale(benchmark::State& state) {
   perValue(state, kTinyMlpParameters);
 }
 
+// The same, rounded to FP16 first, as an emulated mode's activation gradients are: a power of two about
+// every 1024 values, so the thresholds at powers of two need counting in most blocks.
+void histogramOfFp16Values(benchmark::State& state) {
+  std::mt19937 random(1);
+  std::normal_distribution<float> normal(0.0f, 1e-4f);
+  std::vector<float> values(static_cast<std::size_t>(kTinyMlpParameters));
+  for (float& v : values) v = normal(random);
+  roundToFormat(values.data(), values.data(), kTinyMlpParameters, LowFormat::FP16, nullptr);
+  for (auto _ : state) {
+    ExponentHistogram h;
+    accumulateHistogram(values.data(), kTinyMlpParameters, 1.0f, LowFormat::FP16, h);
+    benchmark::DoNotOptimize(h);
+  }
+  perValue(state, kTinyMlpParameters);
+}
+
 // The same values with a third of them zero, as a ReLU network's gradients have them (dead units give
 // whole rows of zero weight gradient): zeros occupy exponent field 0, where BF16's thresholds lie.
 void histogramWithZeros(benchmark::State& state) {
@@ -111,6 +127,7 @@ void tenValues(benchmark::State& state) {
 
 BENCHMARK(histogram)->Unit(benchmark::kMicrosecond);
 BENCHMARK(histogramOfOneScale)->Unit(benchmark::kMicrosecond);
+BENCHMARK(histogramOfFp16Values)->Unit(benchmark::kMicrosecond);
 BENCHMARK(histogramWithZeros)->Unit(benchmark::kMicrosecond);
 BENCHMARK(perTensor)->Unit(benchmark::kMicrosecond);
 BENCHMARK(tenValues)->Unit(benchmark::kMicrosecond);
