@@ -410,7 +410,6 @@ struct HistogramAccumulator {
     }
   }
 
-
   // Per threshold, its field's count and its exact key's count before a block.
   struct Snapshot {
     std::array<uint64_t, kThresholds> field, exact;
