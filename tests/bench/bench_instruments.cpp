@@ -31,45 +31,38 @@ void perValue(benchmark::State& state, int64_t n) {
       static_cast<double>(n), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
-void histogram(benchmark::State& state) {
-  const std::vector<float> values = gradientLike(kTinyMlpParameters);
+// The histogram builder over `values`, once per iteration.
+void timeHistogram(benchmark::State& state, const std::vector<float>& values) {
+  const auto n = static_cast<int64_t>(values.size());
   for (auto _ : state) {
     ExponentHistogram h;
-    accumulateHistogram(values.data(), kTinyMlpParameters, 1.0f, LowFormat::FP16, h);
+    accumulateHistogram(values.data(), n, 1.0f, LowFormat::FP16, h);
     benchmark::DoNotOptimize(h);
   }
-  perValue(state, kTinyMlpParameters);
+  perValue(state, n);
 }
+
+// Normal values of one scale, as one layer's gradients are.
+std::vector<float> oneScale(int64_t n) {
+  std::mt19937 random(1);
+  std::normal_distribution<float> normal(0.0f, 1e-4f);
+  std::vector<float> values(static_cast<std::size_t>(n));
+  for (float& v : values) v = normal(random);
+  return values;
+}
+
+void histogram(benchmark::State& state) { timeHistogram(state, gradientLike(kTinyMlpParameters)); }
 
 // One layer's gradients as training makes them: normal values of one scale, whose blocks of 2048 span
 // 12 to 19 exponent fields (TinyMLP's gradients do), against the 16 binades of scales above.
-void histogramOfOneScale(benchmark::State& state) {
-  std::mt19937 random(1);
-  std::normal_distribution<float> normal(0.0f, 1e-4f);
-  std::vector<float> values(static_cast<std::size_t>(kTinyMlpParameters));
-  for (float& v : values) v = normal(random);
-  for (auto _ : state) {
-    ExponentHistogram h;
-    accumulateHistogram(values.data(), kTinyMlpParameters, 1.0f, LowFormat::FP16, h);
-    benchmark::DoNotOptimize(h);
-  }
-  perValue(state, kTinyMlpParameters);
-}
+void histogramOfOneScale(benchmark::State& state) { timeHistogram(state, oneScale(kTinyMlpParameters)); }
 
 // The same, rounded to FP16 first, as an emulated mode's activation gradients are: a power of two about
 // every 1024 values, so the thresholds at powers of two need counting in most blocks.
 void histogramOfFp16Values(benchmark::State& state) {
-  std::mt19937 random(1);
-  std::normal_distribution<float> normal(0.0f, 1e-4f);
-  std::vector<float> values(static_cast<std::size_t>(kTinyMlpParameters));
-  for (float& v : values) v = normal(random);
+  std::vector<float> values = oneScale(kTinyMlpParameters);
   roundToFormat(values.data(), values.data(), kTinyMlpParameters, LowFormat::FP16, nullptr);
-  for (auto _ : state) {
-    ExponentHistogram h;
-    accumulateHistogram(values.data(), kTinyMlpParameters, 1.0f, LowFormat::FP16, h);
-    benchmark::DoNotOptimize(h);
-  }
-  perValue(state, kTinyMlpParameters);
+  timeHistogram(state, values);
 }
 
 // The same values with a third of them zero, as a ReLU network's gradients have them (dead units give
@@ -77,12 +70,7 @@ void histogramOfFp16Values(benchmark::State& state) {
 void histogramWithZeros(benchmark::State& state) {
   std::vector<float> values = gradientLike(kTinyMlpParameters);
   for (std::size_t i = 0; i < values.size(); i += 3) values[i] = 0.0f;
-  for (auto _ : state) {
-    ExponentHistogram h;
-    accumulateHistogram(values.data(), kTinyMlpParameters, 1.0f, LowFormat::FP16, h);
-    benchmark::DoNotOptimize(h);
-  }
-  perValue(state, kTinyMlpParameters);
+  timeHistogram(state, values);
 }
 
 void scaledPair(benchmark::State& state) {
