@@ -396,8 +396,8 @@ struct HistogramAccumulator {
   }
   // countWithin for a narrow block: field 0 holds only its zeros; a threshold of an occupied field costs
   // a pass unless it is a power of two and the block holds none.
-  void narrowWithin(const ThresholdTable& t, const NarrowBlock& block, std::array<int64_t, kThresholds>& counts,
-                    Passes& passes) const {
+  void narrowWithin(const ThresholdTable& t, const NarrowBlock& block,
+                    std::array<int64_t, kThresholds>& counts, Passes& passes) const {
     for (std::size_t k = 0; k < kThresholds; ++k) {
       if (t.same[k] != k || t.wholeField[k]) continue;
       const uint32_t f = t.field[k];

@@ -145,7 +145,8 @@ __attribute__((target("avx512f,avx512bw,avx512bf16"))) BitsRange roundBf16Avx512
     const __m512 x = _mm512_loadu_ps(in + i);
     __m512i lessOne;
     const __m512i b = lanes.take<kRange>(x, lessOne);
-    const __mmask16 special = _mm512_cmplt_epu32_mask(lessOne, subnormalWidth) | _mm512_cmpgt_epu32_mask(b, infinity);
+    const __mmask16 special =
+        _mm512_cmplt_epu32_mask(lessOne, subnormalWidth) | _mm512_cmpgt_epu32_mask(b, infinity);
     if (special != 0) {
       for (int64_t j = i; j < i + 16; ++j) out[j] = roundBf16(in[j]);
       continue;
@@ -164,14 +165,12 @@ __attribute__((target("avx512f,avx512bw,avx512bf16"))) BitsRange roundBf16Avx512
 
 AMPSCOPE_VECTOR_CLONES BitsRange roundBf16BlockWithRange(const float* __restrict in, float* __restrict out,
                                                          int64_t n) {
-  uint32_t lowestLessOne = UINT32_MAX, highest = 0;
+  BitsRange range;
   for (int64_t i = 0; i < n; ++i) {
-    const uint32_t b = bitsOf(in[i]) & 0x7FFFFFFFu;
-    lowestLessOne = std::min(lowestLessOne, b - 1u);
-    highest = std::max(highest, b);
+    range.add(in[i]);
     out[i] = roundBf16(in[i]);
   }
-  return {lowestLessOne, highest};
+  return range;
 }
 
 void roundBlock(const float* in, float* out, int64_t n, LowFormat format) {
@@ -208,17 +207,12 @@ AMPSCOPE_VECTOR_CLONES void countByThresholds(const float* __restrict in, int64_
   // Most chunks hold no value of any class: a min/max pass (4 operations a lane instead of 13) finds
   // those, and only the others are counted. Zeros wrap to the top in b - 1 and count as clean.
   constexpr int64_t kChunk = 256;
-  const uint32_t cleanFromLessOne = t.subnormalBelow - 1;
   uint64_t flushed = 0, subnormal = 0, overflowed = 0, nan = 0;
   for (int64_t start = 0; start < n; start += kChunk) {
     const int64_t end = std::min(n, start + kChunk);
-    uint32_t lowestLessOne = UINT32_MAX, highest = 0;
-    for (int64_t i = start; i < end; ++i) {
-      const uint32_t b = bitsOf(in[i]) & 0x7FFFFFFFu;
-      lowestLessOne = std::min(lowestLessOne, b - 1u);
-      highest = std::max(highest, b);
-    }
-    if (lowestLessOne >= cleanFromLessOne && highest < overflowFrom) continue;
+    BitsRange range;
+    for (int64_t i = start; i < end; ++i) range.add(in[i]);
+    if (range.clean(t)) continue;
     uint32_t chunkFlushed = 0, chunkSubnormal = 0, chunkOverflowed = 0, chunkNan = 0;
     for (int64_t i = start; i < end; ++i) {
       const uint32_t b = bitsOf(in[i]) & 0x7FFFFFFFu;

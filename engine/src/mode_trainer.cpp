@@ -183,10 +183,11 @@ ModeStep ModeTrainer::step(int64_t stepIndex, const Batch& batch, bool instrumen
 
   at::NoGradGuard noGrad;
   if (context_.kind() == ExecKind::PureEmulated) {
-    std::vector<RoundingCounts*> counts;
-    counts.reserve(params_.size());
-    for (const auto& p : params_) counts.push_back(context_.parameterGradientCounts(p));
-    flat_->gatherGradients(context_.format(), &counts);
+    gradientCounts_.resize(params_.size());
+    for (size_t i = 0; i < params_.size(); ++i) {
+      gradientCounts_[i] = context_.parameterGradientCounts(params_[i]);
+    }
+    flat_->gatherGradients(context_.format(), &gradientCounts_);
   } else {
     flat_->gatherGradients();
   }

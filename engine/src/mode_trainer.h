@@ -78,6 +78,8 @@ class ModeTrainer {
   int64_t parameterBytes_ = 0;
   bool diverged_ = false;
   RoundingCounts updateCounts_;  // the stored-update rounding of the emulated pure modes
+  // Pure emulated modes: per parameter, where the rounding of its gradient is counted this step.
+  std::vector<RoundingCounts*> gradientCounts_;
   MemoryLedger ledger_;
 };
 
