@@ -184,6 +184,38 @@ AMPSCOPE_VECTOR_CLONES void countFourRanges(const uint32_t* __restrict magnitude
   counts[3] = c3;
 }
 
+// countFourRanges over the 16-bit q = magnitude >> 13 (narrow blocks, BlockBuffers): 32 values to a
+// vector where AVX-512BW has them. Per lane a 16-bit count, which n <= kBlock keeps from wrapping.
+AMPSCOPE_VECTOR_CLONES void countFourRanges16(const uint16_t* __restrict q, int64_t n,
+                                              const uint16_t* __restrict lo, const uint16_t* __restrict width,
+                                              uint32_t* __restrict counts) {
+  const uint16_t lo0 = lo[0], lo1 = lo[1], lo2 = lo[2], lo3 = lo[3];
+  const uint16_t w0 = width[0], w1 = width[1], w2 = width[2], w3 = width[3];
+  uint16_t lanes[4][32] = {};
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    for (int l = 0; l < 32; ++l) {
+      const uint16_t m = q[i + l];
+      lanes[0][l] = static_cast<uint16_t>(lanes[0][l] + (static_cast<uint16_t>(m - lo0) <= w0));
+      lanes[1][l] = static_cast<uint16_t>(lanes[1][l] + (static_cast<uint16_t>(m - lo1) <= w1));
+      lanes[2][l] = static_cast<uint16_t>(lanes[2][l] + (static_cast<uint16_t>(m - lo2) <= w2));
+      lanes[3][l] = static_cast<uint16_t>(lanes[3][l] + (static_cast<uint16_t>(m - lo3) <= w3));
+    }
+  }
+  uint32_t c[4] = {};
+  for (; i < n; ++i) {
+    const uint16_t m = q[i];
+    c[0] += static_cast<uint16_t>(m - lo0) <= w0;
+    c[1] += static_cast<uint16_t>(m - lo1) <= w1;
+    c[2] += static_cast<uint16_t>(m - lo2) <= w2;
+    c[3] += static_cast<uint16_t>(m - lo3) <= w3;
+  }
+  for (int r = 0; r < 4; ++r) {
+    for (int l = 0; l < 32; ++l) c[r] += lanes[r][l];
+    counts[r] = c[r];
+  }
+}
+
 // -inf among data[i] * multiplier (only looked for in a block that holds an inf or NaN).
 uint32_t countNegativeInfinities(const float* data, int64_t n, float multiplier) {
   uint32_t count = 0;
@@ -248,7 +280,26 @@ struct MagnitudeRange {
   uint32_t lowest, highest;
   uint32_t lowestNonZero = UINT32_MAX;  // UINT32_MAX where every magnitude is zero
   uint32_t withoutMantissa = 0;          // magnitudes without mantissa bits: zeros, powers of two, inf
+  uint32_t lowBits = 0;                  // the OR of the magnitudes' low 13 bits (0: FP16- or BF16-valued)
 };
+
+// One block's values as the passes over it read them, kept in L1 between the passes.
+struct BlockBuffers {
+  alignas(64) uint32_t magnitude[kBlock];  // |x| as bits
+  // magnitude >> 13 in 16 bits (the exponent field's low 6 bits, the top 10 mantissa bits): a narrow
+  // block's threshold passes read these, 32 to a vector (see Passes).
+  alignas(64) uint16_t q[kBlock];
+  alignas(64) uint16_t key[kBlock];  // countExponentKeys' keys, written for the blocks counted by key
+  alignas(64) uint8_t field[kBlock];  // exponent fields
+};
+
+// The keys of countExponentKeys.
+AMPSCOPE_VECTOR_CLONES void keysOf(const uint32_t* __restrict magnitude, int64_t n, uint16_t* __restrict key) {
+  for (int64_t i = 0; i < n; ++i) {
+    const uint32_t bits = magnitude[i];
+    key[i] = static_cast<uint16_t>(((bits >> 23) << 1) | static_cast<uint32_t>((bits & 0x7FFFFFu) == 0));
+  }
+}
 
 constexpr uint32_t exactKey(uint32_t field) { return 2 * field + 1; }  // magnitude 2^(field - 127), or 0, or inf
 
@@ -283,27 +334,32 @@ struct HistogramAccumulator {
   }
   uint64_t fieldSum(uint32_t field) const { return keySum(2 * field) + keySum(exactKey(field)); }
 
-  // The ranges countWithin needs counted over a block, four to a pass over its magnitudes.
+  // The ranges countWithin needs counted over a block, four to a pass over its magnitudes (Bits
+  // uint32_t) or over its q (uint16_t, narrowWithin says when they serve).
+  template <typename Bits>
   struct Passes {
-    std::array<uint32_t, 2 * kThresholds> low, width;  // the first `size` are set
+    std::array<Bits, 2 * kThresholds> low, width;  // the first `size` are set
     std::array<int64_t*, 2 * kThresholds> into;
     std::size_t size = 0;
-    void add(uint32_t lo, uint32_t hi, int64_t* counted) {
+    void add(Bits lo, Bits hi, int64_t* counted) {
       low[size] = lo;
-      width[size] = hi - lo;
+      width[size] = static_cast<Bits>(hi - lo);
       into[size++] = counted;
     }
-    void run(const uint32_t* magnitude, int64_t n) {
+    void run(const Bits* values, int64_t n) {
       for (std::size_t first = 0; first < size; first += 4) {
-        // Unused slots count [UINT32_MAX, UINT32_MAX], which no magnitude (at most 0x7FFFFFFF) is in.
-        std::array<uint32_t, 4> lo{UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX}, w{};
+        std::array<Bits, 4> lo{}, w{};  // what unused slots count is not read
         const std::size_t used = std::min<std::size_t>(4, size - first);
         for (std::size_t j = 0; j < used; ++j) {
           lo[j] = low[first + j];
           w[j] = width[first + j];
         }
         uint32_t c[4];
-        countFourRanges(magnitude, n, lo.data(), w.data(), c);
+        if constexpr (sizeof(Bits) == 4) {
+          countFourRanges(values, n, lo.data(), w.data(), c);
+        } else {
+          countFourRanges16(values, n, lo.data(), w.data(), c);
+        }
         for (std::size_t j = 0; j < used; ++j) *into[first + j] += c[j];
       }
     }
@@ -312,24 +368,28 @@ struct HistogramAccumulator {
   // The threshold counts come from the key counts: every magnitude of a lower field lies below a
   // threshold, every one of a higher field above it, so only a threshold whose own field holds values
   // of this block can need a pass over it (countWithin says which do not).
-  // data and multiplier: the values the magnitudes are of (for the sign of an infinity); key: the
-  // magnitudes' keys (countExponentKeys); range: the block's smallest and largest magnitude.
-  void block(const uint32_t* magnitude, const uint16_t* key, uint8_t* field, const float* data,
-             float multiplier, int64_t n, const MagnitudeRange& range) {
+  // data and multiplier: the values the magnitudes are of (for the sign of an infinity); buffers: the
+  // block's magnitudes, q and fields (magnitudesOf); range: the block's smallest and largest magnitude.
+  void block(BlockBuffers& buffers, const float* data, float multiplier, int64_t n, const MagnitudeRange& range) {
     if (n == 0) return;
     if (sinceFold + n > int64_t{0xFFFFFFFF}) fold();
     lowField = std::min(lowField, range.lowest >> 23);
     highField = std::max(highField, range.highest >> 23);
-    Passes passes;
+    const uint32_t* magnitude = buffers.magnitude;
+    Passes<uint32_t> passes;
     if (isNarrow(range)) {
-      const NarrowBlock narrow = countNarrowBlock(field, n, range);
-      narrowWithin(table, narrow, within, passes);
-      if (also) narrowWithin(*also, narrow, alsoWithin, passes);
+      const NarrowBlock narrow = countNarrowBlock(buffers.field, n, range);
+      Passes<uint16_t> passes16;
+      narrowWithin(table, narrow, range.lowBits == 0, within, passes16, passes);
+      if (also) narrowWithin(*also, narrow, range.lowBits == 0, alsoWithin, passes16, passes);
+      passes16.run(buffers.q, n);
       passes.run(magnitude, n);
       sinceFold += n;
       count += n;
       return;  // no inf, NaN or float32 subnormal: nothing else to count
     }
+    keysOf(magnitude, n, buffers.key);
+    const uint16_t* key = buffers.key;
     Snapshot before, alsoBefore;
     snapshot(table, before);
     if (also) snapshot(*also, alsoBefore);
@@ -396,8 +456,15 @@ struct HistogramAccumulator {
   }
   // countWithin for a narrow block: field 0 holds only its zeros; a threshold of an occupied field costs
   // a pass unless it is a power of two and the block holds none.
-  void narrowWithin(const ThresholdTable& t, const NarrowBlock& block,
-                    std::array<int64_t, kThresholds>& counts, Passes& passes) const {
+  // The pass reads q = m >> 13 instead of m where m <= t and q <= t >> 13 agree for every m: when t's low
+  // 13 bits are all ones (the subnormal edges of FP16, E4M3 and E5M2 are), or the block has no low bit
+  // set (`clean`: FP16- or BF16-valued gradients). q keeps 6 bits of the field: the range
+  // [f << 10, t >> 13] modulo 2^16 holds no value of another field of the block (they lie fewer than 24
+  // fields, 24 * 1024 steps of q, away), but the zeros (q = 0) when f is a multiple of 64 (field 128
+  // is 2^1, where a loss scale of 2^16 moves the FP16 edge): those are taken off again.
+  void narrowWithin(const ThresholdTable& t, const NarrowBlock& block, bool clean,
+                    std::array<int64_t, kThresholds>& counts, Passes<uint16_t>& passes16,
+                    Passes<uint32_t>& passes) const {
     for (std::size_t k = 0; k < kThresholds; ++k) {
       if (t.same[k] != k || t.wholeField[k]) continue;
       const uint32_t f = t.field[k];
@@ -405,7 +472,15 @@ struct HistogramAccumulator {
         counts[k] += static_cast<int64_t>(block.zeros);
       } else if (f >= block.low && f <= block.high && block.fields[f - block.low] != 0 &&
                  ((t.at[k] & 0x7FFFFFu) != 0 || block.powersOfTwo != 0)) {
-        passes.add(f << 23, t.at[k], &counts[k]);
+        if (clean || (t.at[k] & 0x1FFFu) == 0x1FFFu) {
+          const auto lo = static_cast<uint16_t>(f << 10), hi = static_cast<uint16_t>(t.at[k] >> 13);
+          passes16.add(lo, hi, &counts[k]);
+          if (static_cast<uint16_t>(0u - lo) <= static_cast<uint16_t>(hi - lo)) {
+            counts[k] -= static_cast<int64_t>(block.zeros);
+          }
+        } else {
+          passes.add(f << 23, t.at[k], &counts[k]);
+        }
       }
     }
   }
@@ -429,7 +504,7 @@ struct HistogramAccumulator {
   // when the block holds no subnormal. Only the rest cost a pass over the block (`passes`, which adds
   // to `counts` when run).
   void countWithin(const ThresholdTable& t, const Snapshot& before, const BlockCounts& block,
-                   std::array<int64_t, kThresholds>& counts, Passes& passes) const {
+                   std::array<int64_t, kThresholds>& counts, Passes<uint32_t>& passes) const {
     for (std::size_t k = 0; k < kThresholds; ++k) {
       if (t.same[k] != k || t.wholeField[k]) continue;
       if (fieldSum(t.field[k]) == before.field[k]) continue;  // none of this block in t's field
@@ -515,28 +590,28 @@ struct HistogramAccumulator {
 };
 
 // The bits of |value|, value = data[i] * multiplier (float32, as unscale_ multiplies; 1: the data as is),
-// their keys (countExponentKeys), and the smallest and largest of them.
+// their q and exponent fields (BlockBuffers), and the smallest and largest of them.
 AMPSCOPE_VECTOR_CLONES MagnitudeRange magnitudesOf(const float* data, int64_t n, float multiplier,
-                                                   uint32_t* __restrict magnitude, uint16_t* __restrict key,
+                                                   uint32_t* __restrict magnitude, uint16_t* __restrict q,
                                                    uint8_t* __restrict field) {
   // Signed min/max (every magnitude is below 2^31) vectorise where unsigned ones need SSE4.1. The
   // smallest non-zero is the smallest of bits - 1, where a zero wraps to the largest unsigned.
   int32_t lowest = INT32_MAX, highest = 0;
-  uint32_t lowestLessOne = UINT32_MAX, mantissaFree = 0;
+  uint32_t lowestLessOne = UINT32_MAX, mantissaFree = 0, lowBits = 0;
   for (int64_t i = 0; i < n; ++i) {
     const float value = multiplier == 1.0f ? data[i] : data[i] * multiplier;
     const uint32_t bits = bitsOfFloat(value) & 0x7FFFFFFFu;
-    const uint32_t noMantissa = static_cast<uint32_t>((bits & 0x7FFFFFu) == 0);
     magnitude[i] = bits;
-    key[i] = static_cast<uint16_t>(((bits >> 23) << 1) | noMantissa);
+    q[i] = static_cast<uint16_t>(bits >> 13);
     field[i] = static_cast<uint8_t>(bits >> 23);
     lowest = std::min(lowest, static_cast<int32_t>(bits));
     highest = std::max(highest, static_cast<int32_t>(bits));
     lowestLessOne = std::min(lowestLessOne, bits - 1u);
-    mantissaFree += noMantissa;
+    mantissaFree += static_cast<uint32_t>((bits & 0x7FFFFFu) == 0);
+    lowBits |= bits & 0x1FFFu;
   }
   return {static_cast<uint32_t>(lowest), static_cast<uint32_t>(highest),
-          lowestLessOne == UINT32_MAX ? UINT32_MAX : lowestLessOne + 1u, mantissaFree};
+          lowestLessOne == UINT32_MAX ? UINT32_MAX : lowestLessOne + 1u, mantissaFree, lowBits};
 }
 
 // The smallest non-zero and the largest finite magnitude of data (INT32_MAX and 0 where there are none).
@@ -587,13 +662,11 @@ void accumulateHistogramPair(const float* data, int64_t n, float multiplier, Low
   if (const std::optional<int> e = separate ? powerOfTwo(multiplier) : std::nullopt; e && shiftable(data, n, *e)) {
     if (const std::optional<ThresholdTable> moved = shiftedThresholds(table, *e)) {
       HistogramAccumulator both(table, fieldScratch(0), &*moved);
-      alignas(64) uint32_t magnitude[kBlock];
-      alignas(64) uint16_t key[kBlock];
-      alignas(64) uint8_t field[kBlock];
+      BlockBuffers b;  // not initialised: every pass reads what magnitudesOf wrote
       for (int64_t start = 0; start < n; start += kBlock) {
         const int64_t len = std::min(kBlock, n - start);
-        const MagnitudeRange range = magnitudesOf(data + start, len, 1.0f, magnitude, key, field);
-        both.block(magnitude, key, field, data + start, 1.0f, len, range);
+        const MagnitudeRange range = magnitudesOf(data + start, len, 1.0f, b.magnitude, b.q, b.field);
+        both.block(b, data + start, 1.0f, len, range);
       }
       both.finish();
       both.addTo(asIs);
@@ -604,16 +677,14 @@ void accumulateHistogramPair(const float* data, int64_t n, float multiplier, Low
   HistogramAccumulator second(table, fieldScratch(0));
   std::optional<HistogramAccumulator> first;
   if (separate) first.emplace(table, fieldScratch(1));
-  alignas(64) uint32_t magnitude[kBlock];
-  alignas(64) uint16_t key[kBlock];
-  alignas(64) uint8_t field[kBlock];
+  BlockBuffers b;  // not initialised: every pass reads what magnitudesOf wrote
   for (int64_t start = 0; start < n; start += kBlock) {
     const int64_t len = std::min(kBlock, n - start);
-    MagnitudeRange range = magnitudesOf(data + start, len, multiplier, magnitude, key, field);
-    second.block(magnitude, key, field, data + start, multiplier, len, range);
+    MagnitudeRange range = magnitudesOf(data + start, len, multiplier, b.magnitude, b.q, b.field);
+    second.block(b, data + start, multiplier, len, range);
     if (separate) {
-      range = magnitudesOf(data + start, len, 1.0f, magnitude, key, field);
-      first->block(magnitude, key, field, data + start, 1.0f, len, range);
+      range = magnitudesOf(data + start, len, 1.0f, b.magnitude, b.q, b.field);
+      first->block(b, data + start, 1.0f, len, range);
     }
   }
   second.finish();

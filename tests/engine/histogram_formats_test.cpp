@@ -250,11 +250,27 @@ TEST(HistogramFormats, WholeHistogramAgreesWithAValueByValueReference) {
     }
   }
   ASSERT_EQ(narrowSpecials.size(), 6u * 6u);
+  // The same edges for data without low bits (FP16-valued: the low 13 bits of every magnitude clear;
+  // BF16-valued: the low 16), whose narrow blocks count every threshold on magnitude >> 13: per edge, the
+  // nearest such values at, below and above it.
+  const auto cleanNear = [&](uint32_t lowBits) {
+    std::vector<float> near;
+    for (const RangeThresholds& t : rangeThresholds()) {
+      for (const uint32_t b : {t.flushedMax, t.subnormalBelow, t.overflowFrom}) {
+        if (fromBits(b) < std::ldexp(1.0f, -26) || fromBits(b) > std::ldexp(1.0f, -5)) continue;
+        const uint32_t at = b & ~lowBits;
+        for (const uint32_t v : {at - (lowBits + 1), at, at + (lowBits + 1)}) near.push_back(fromBits(v));
+      }
+    }
+    return near;
+  };
+  const std::vector<float> fp16Near = cleanNear(0x1FFFu), bf16Near = cleanNear(0xFFFFu);
+  const auto clear = [](float v, uint32_t lowBits) { return fromBits(toBits(v) & ~lowBits); };
   std::mt19937 rng(4242);
   std::uniform_int_distribution<uint32_t> anyBits;
   std::normal_distribution<float> gradient(0.0f, 1e-3f);
   for (const int64_t n : {1, 5, 2047, 2048, 2049, 4096 + 17, 3 * 2048 + 5, 20000}) {
-    for (const int mix : {0, 1, 2, 3, 4, 5, 6}) {
+    for (const int mix : {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}) {
       std::vector<float> data(static_cast<std::size_t>(n));
       // Mixes 3 and 4 are scaled gradients as a loss scale leaves them: normal values with zeros,
       // infinities and NaNs, whose pair takes the one-pass path for a power-of-two multiplier. Mix 4
@@ -273,6 +289,18 @@ TEST(HistogramFormats, WholeHistogramAgreesWithAValueByValueReference) {
                               : gradient(rng) * std::ldexp(1.0f, -6);
         } else if (mix == 6) {  // mostly zeros (blocks of nothing but zeros where n is small)
           v = (r % 8 == 0) ? gradient(rng) : ((r % 16 == 1) ? -0.0f : 0.0f);
+        } else if (mix == 7 || mix == 8) {  // mix 5 without low bits: FP16- (7) and BF16-valued (8)
+          const uint32_t lowBits = mix == 7 ? 0x1FFFu : 0xFFFFu;
+          const std::vector<float>& near = mix == 7 ? fp16Near : bf16Near;
+          v = (r % 4 == 0) ? 0.0f
+              : (r % 16 == 1) ? near[(r >> 4) % near.size()] * ((r & 32) ? -1.0f : 1.0f)
+                              : clear(gradient(rng) * std::ldexp(1.0f, -6), lowBits);
+        } else if (mix == 9) {
+          // Gradients scaled by 2^16 with zeros and no inf or NaN (a step that does not overflow): narrow
+          // blocks, where the multiplier 2^-16 moves the FP16 and E5M2 subnormal edges into field 128.
+          v = (r % 4 == 0) ? 0.0f
+              : (r % 16 == 1) ? narrowSpecials[(r >> 4) % narrowSpecials.size()] * 65536.0f
+                              : gradient(rng) * std::ldexp(1.0f, -6) * 65536.0f;
         } else v = (r % 50 == 0) ? scaledSpecials[r % 5] : gradient(rng) * 65536.0f;
       }
       if (mix == 4) data[static_cast<std::size_t>(n / 2)] = fromBits(0x03FFFFFFu);
