@@ -84,46 +84,63 @@ struct BitsRange {
   }
 };
 
-// BitsRange over 16 lanes: each lane's magnitude bits and their smallest - 1 and largest.
-struct LaneRange {
-  __m512i lowestLessOne, highest;
-  __attribute__((target("avx512f"))) LaneRange()
-      : lowestLessOne(_mm512_set1_epi32(-1)), highest(_mm512_setzero_si512()) {}
-  // x's magnitude bits (taken into the range when kTake), and those bits less one (a zero wraps to the top).
-  template <bool kTake>
-  __attribute__((target("avx512f"))) __m512i take(__m512 x, __m512i& lessOne) {
+AMPSCOPE_VECTOR_CLONES void countByThresholds(const float* __restrict in, int64_t n, const RangeThresholds& t,
+                                              RoundingCounts& c);
+
+// countByThresholds' classes over 16 lanes, counted in the rounding pass itself: a value's classes
+// follow from its magnitude bits b and b - 1 (a zero wraps to the top), which the rounding loop has in
+// registers, where a separate count would read the block again. Per lane 32-bit counts (n < 2^36).
+//   flushed: b - 1 < flushedMax; belowNormal: b - 1 < subnormalBelow - 1 (flushed or subnormal);
+//   overflowed: b - overflowFrom < 0x7F800000 - overflowFrom; nan: b > 0x7F800000.
+struct LaneClasses {
+  __m512i flushed, belowNormal, overflowed, nan;
+  __m512i flushedMax, belowNormalEnd, overflowFrom, overflowWidth;
+  __attribute__((target("avx512f"))) explicit LaneClasses(const RangeThresholds& t)
+      : flushed(_mm512_setzero_si512()),
+        belowNormal(_mm512_setzero_si512()),
+        overflowed(_mm512_setzero_si512()),
+        nan(_mm512_setzero_si512()),
+        flushedMax(_mm512_set1_epi32(static_cast<int>(t.flushedMax))),
+        belowNormalEnd(_mm512_set1_epi32(static_cast<int>(t.subnormalBelow - 1))),
+        overflowFrom(_mm512_set1_epi32(static_cast<int>(t.overflowFrom))),
+        overflowWidth(_mm512_set1_epi32(static_cast<int>(0x7F800000u - t.overflowFrom))) {}
+  // x's magnitude bits, counted.
+  __attribute__((target("avx512f"))) __m512i take(__m512 x) {
     const __m512i b = _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32(0x7FFFFFFF));
-    lessOne = _mm512_sub_epi32(b, _mm512_set1_epi32(1));
-    if constexpr (kTake) {
-      lowestLessOne = _mm512_min_epu32(lowestLessOne, lessOne);
-      highest = _mm512_max_epu32(highest, b);
-    }
+    const __m512i lessOne = _mm512_sub_epi32(b, _mm512_set1_epi32(1));
+    const __m512i one = _mm512_set1_epi32(1);
+    flushed = _mm512_mask_add_epi32(flushed, _mm512_cmplt_epu32_mask(lessOne, flushedMax), flushed, one);
+    belowNormal = _mm512_mask_add_epi32(belowNormal, _mm512_cmplt_epu32_mask(lessOne, belowNormalEnd),
+                                        belowNormal, one);
+    overflowed = _mm512_mask_add_epi32(
+        overflowed, _mm512_cmplt_epu32_mask(_mm512_sub_epi32(b, overflowFrom), overflowWidth), overflowed, one);
+    nan = _mm512_mask_add_epi32(nan, _mm512_cmpgt_epu32_mask(b, _mm512_set1_epi32(0x7F800000)), nan, one);
     return b;
   }
-  __attribute__((target("avx512f"))) BitsRange reduce() const {
-    alignas(64) uint32_t lowLanes[16], highLanes[16];
-    _mm512_store_si512(lowLanes, lowestLessOne);
-    _mm512_store_si512(highLanes, highest);
-    return {*std::min_element(lowLanes, lowLanes + 16), *std::max_element(highLanes, highLanes + 16)};
+  __attribute__((target("avx512f"))) void addTo(RoundingCounts& c) const {
+    const int64_t f = static_cast<uint32_t>(_mm512_reduce_add_epi32(flushed));
+    c.flushedToZero += f;
+    c.subnormal += static_cast<uint32_t>(_mm512_reduce_add_epi32(belowNormal)) - f;
+    c.overflowed += static_cast<uint32_t>(_mm512_reduce_add_epi32(overflowed));
+    c.nan += static_cast<uint32_t>(_mm512_reduce_add_epi32(nan));
   }
 };
 
-// roundFp16Avx512 and roundBf16Block that also take the range of the input, in the same pass (in != out).
-__attribute__((target("avx512f,avx,f16c"))) BitsRange roundFp16Avx512WithRange(const float* in, float* out,
-                                                                                int64_t n) {
-  LaneRange lanes;
+// roundFp16Avx512 that also counts what the rounding does (in == out too).
+__attribute__((target("avx512f,avx,f16c"))) void roundFp16Avx512Counting(const float* in, float* out, int64_t n,
+                                                                         const RangeThresholds& t,
+                                                                         RoundingCounts& c) {
+  LaneClasses lanes(t);
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
     const __m512 x = _mm512_loadu_ps(in + i);
-    __m512i lessOne;
-    lanes.take<true>(x, lessOne);
+    lanes.take(x);
     const __m256i h = _mm512_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     _mm512_storeu_ps(out + i, _mm512_cvtph_ps(h));
   }
-  BitsRange range = lanes.reduce();
-  for (int64_t j = i; j < n; ++j) range.add(in[j]);
+  lanes.addTo(c);
+  countByThresholds(in + i, n - i, t, c);
   roundFp16F16c(in + i, out + i, n - i);
-  return range;
 }
 
 bool haveAvx512Bf16() {
@@ -134,19 +151,26 @@ bool haveAvx512Bf16() {
 // BF16 by VCVTNEPS2BF16 (AVX512_BF16), 16 lanes at a time: it rounds to nearest even as roundBf16 does for
 // every zero, normal and infinite input, overflowing to inf, but it reads a float32 subnormal input as
 // zero and quiets a NaN its own way, so the 16 values of a group holding either take roundBf16 instead.
-// In place (in == out) too. With kRange, also the range of the input (roundFp16Avx512WithRange).
-template <bool kRange>
-__attribute__((target("avx512f,avx512bw,avx512bf16"))) BitsRange roundBf16Avx512Bf16(const float* in, float* out,
-                                                                                     int64_t n) {
+// In place (in == out) too. With counts (`counted` set), also what the rounding does (LaneClasses).
+template <bool kCount>
+__attribute__((target("avx512f,avx512bw,avx512bf16"))) void roundBf16Avx512Bf16(const float* in, float* out,
+                                                                                int64_t n,
+                                                                                const RangeThresholds* t = nullptr,
+                                                                                RoundingCounts* counted = nullptr) {
   const __m512i subnormalWidth = _mm512_set1_epi32(0x007FFFFF), infinity = _mm512_set1_epi32(0x7F800000);
-  LaneRange lanes;
+  const RangeThresholds unused{};
+  LaneClasses lanes(kCount ? *t : unused);
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
     const __m512 x = _mm512_loadu_ps(in + i);
-    __m512i lessOne;
-    const __m512i b = lanes.take<kRange>(x, lessOne);
-    const __mmask16 special =
-        _mm512_cmplt_epu32_mask(lessOne, subnormalWidth) | _mm512_cmpgt_epu32_mask(b, infinity);
+    __m512i b;
+    if constexpr (kCount) {
+      b = lanes.take(x);
+    } else {
+      b = _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32(0x7FFFFFFF));
+    }
+    const __mmask16 special = _mm512_cmplt_epu32_mask(_mm512_sub_epi32(b, _mm512_set1_epi32(1)), subnormalWidth) |
+                              _mm512_cmpgt_epu32_mask(b, infinity);
     if (special != 0) {
       for (int64_t j = i; j < i + 16; ++j) out[j] = roundBf16(in[j]);
       continue;
@@ -154,13 +178,11 @@ __attribute__((target("avx512f,avx512bw,avx512bf16"))) BitsRange roundBf16Avx512
     const __m256i h = reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(x));
     _mm512_storeu_si512(out + i, _mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
   }
-  BitsRange range;
-  if constexpr (kRange) range = lanes.reduce();
-  for (; i < n; ++i) {
-    if constexpr (kRange) range.add(in[i]);
-    out[i] = roundBf16(in[i]);
+  if constexpr (kCount) {
+    lanes.addTo(*counted);
+    countByThresholds(in + i, n - i, *t, *counted);
   }
-  return range;
+  for (; i < n; ++i) out[i] = roundBf16(in[i]);
 }
 
 AMPSCOPE_VECTOR_CLONES BitsRange roundBf16BlockWithRange(const float* __restrict in, float* __restrict out,
@@ -197,6 +219,7 @@ void roundBlock(const float* in, float* out, int64_t n, LowFormat format) {
 //   subnormal:  b in (flushedMax, subnormalBelow)
 //   overflowed: b in [overflowFrom, 0x7F800000)
 //   nan:        b > 0x7F800000
+// (Declared above the rounding loops, whose tails it counts.)
 AMPSCOPE_VECTOR_CLONES void countByThresholds(const float* __restrict in, int64_t n, const RangeThresholds& t,
                                               RoundingCounts& c) {
   const uint32_t flushedMax = t.flushedMax;
@@ -259,15 +282,24 @@ void roundToFormat(const float* in, float* out, int64_t n, LowFormat format, Rou
   }
   const RangeThresholds& thresholds = rangeThresholds()[static_cast<std::size_t>(rangeFormatOf(format))];
   RoundingCounts c;
-  // Out of place, the rounding pass takes each block's range, and only a block whose range reaches a
-  // threshold is counted, while it is in cache. In place, each block is counted before it is rounded.
-  const bool fusedRange = in != out && (format == LowFormat::BF16 || haveAvx512());
+  // With AVX-512 the rounding pass counts too (in place as well). Otherwise, out of place, the BF16
+  // rounding pass takes each block's range, and only a block whose range reaches a threshold is counted,
+  // while it is in cache; in place, and for FP16, each block is counted before it is rounded.
+  if (format == LowFormat::FP16 ? haveAvx512() : haveAvx512Bf16()) {
+    if (format == LowFormat::FP16) {
+      roundFp16Avx512Counting(in, out, n, thresholds, c);
+    } else {
+      roundBf16Avx512Bf16<true>(in, out, n, &thresholds, &c);
+    }
+    c.elements = n;
+    counts->add(c);
+    return;
+  }
+  const bool fusedRange = in != out && format == LowFormat::BF16;
   for (int64_t start = 0; start < n; start += kBlock) {
     const int64_t len = std::min(kBlock, n - start);
     if (fusedRange) {
-      const BitsRange range = format == LowFormat::FP16 ? roundFp16Avx512WithRange(in + start, out + start, len)
-                              : haveAvx512Bf16()        ? roundBf16Avx512Bf16<true>(in + start, out + start, len)
-                                                        : roundBf16BlockWithRange(in + start, out + start, len);
+      const BitsRange range = roundBf16BlockWithRange(in + start, out + start, len);
       if (!range.clean(thresholds)) countByThresholds(in + start, len, thresholds, c);
     } else {
       countByThresholds(in + start, len, thresholds, c);
@@ -286,22 +318,38 @@ void countRounding(const float* in, int64_t n, LowFormat format, RoundingCounts*
 }
 
 AMPSCOPE_VECTOR_CLONES void classifyStored(const uint16_t* bits, int64_t n, LowFormat format, RoundingCounts* counts) {
-  const int exponentShift = format == LowFormat::FP16 ? 10 : 7;
-  const uint16_t exponentMask = format == LowFormat::FP16 ? 0x1F : 0xFF;
-  const uint16_t mantissaMask = static_cast<uint16_t>((1u << exponentShift) - 1u);
-  RoundingCounts c;
-  // Branch-free, so the loop vectorises.
-  int64_t subnormal = 0;
-  int64_t infinite = 0;
-  int64_t nan = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    const uint16_t b = bits[i];
-    const uint16_t exponent = static_cast<uint16_t>((b >> exponentShift) & exponentMask);
-    const uint16_t mantissa = b & mantissaMask;
-    subnormal += (exponent == 0) & (mantissa != 0);
-    infinite += (exponent == exponentMask) & (mantissa == 0);
-    nan += (exponent == exponentMask) & (mantissa != 0);
+  // On the magnitude m = b & 0x7FFF: subnormal when m - 1 < 2^mantissaBits - 1, inf when m is the all-ones
+  // exponent alone, NaN above it. Counted per lane in 16 bits over chunks of 64 * 32 values (at most 64
+  // a lane), so that the loop takes 32 values a vector with AVX-512BW, where 64-bit sums took 8.
+  const uint16_t subnormalMax = format == LowFormat::FP16 ? 0x03FF : 0x007F;
+  const uint16_t infinity = format == LowFormat::FP16 ? 0x7C00 : 0x7F80;
+  int64_t subnormal = 0, infinite = 0, nan = 0;
+  constexpr int64_t kLanes = 32, kChunk = 64 * kLanes;
+  for (int64_t start = 0; start < n; start += kChunk) {
+    const int64_t end = std::min(n, start + kChunk);
+    uint16_t lanes[3][kLanes] = {};
+    int64_t i = start;
+    for (; i + kLanes <= end; i += kLanes) {
+      for (int l = 0; l < kLanes; ++l) {
+        const uint16_t m = bits[i + l] & 0x7FFF;
+        lanes[0][l] = static_cast<uint16_t>(lanes[0][l] + (static_cast<uint16_t>(m - 1) < subnormalMax));
+        lanes[1][l] = static_cast<uint16_t>(lanes[1][l] + (m == infinity));
+        lanes[2][l] = static_cast<uint16_t>(lanes[2][l] + (m > infinity));
+      }
+    }
+    for (; i < end; ++i) {
+      const uint16_t m = bits[i] & 0x7FFF;
+      subnormal += static_cast<uint16_t>(m - 1) < subnormalMax;
+      infinite += m == infinity;
+      nan += m > infinity;
+    }
+    for (int l = 0; l < kLanes; ++l) {
+      subnormal += lanes[0][l];
+      infinite += lanes[1][l];
+      nan += lanes[2][l];
+    }
   }
+  RoundingCounts c;
   c.subnormal = subnormal;
   c.overflowed = infinite;
   c.nan = nan;

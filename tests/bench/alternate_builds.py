@@ -6,6 +6,9 @@ instrumented step, as medians over the rounds, plus each emulated mode's plain s
 the same run. One thread on both sides, as compare_with_python.sh runs them.
 
 usage: tests/bench/alternate_builds.py BEFORE_BENCH AFTER_BENCH [--rounds N] [--modes a,b,...]
+       [--precision-path auto|native|emulated]
+--precision-path is passed to both builds: the BF16 modes' path, which auto leaves to each run's
+capability probe (where native and emulated run about as fast, runs can differ in their choice).
 """
 import argparse
 import json
@@ -23,14 +26,15 @@ def fail(message):
     sys.exit(2)
 
 
-def run(binary, modes, work):
+def run(binary, modes, work, path):
     """{(mode, kind): cpu us} of one run of `binary` (medians of 3 repetitions of 0.3 s)."""
     out = os.path.join(work, "run.json")
     pattern = "train_step/(" + "|".join(modes) + ")/(plain|instrumented)$"
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
     done = subprocess.run([binary, "--benchmark_filter=" + pattern, "--benchmark_repetitions=3",
                            "--benchmark_min_time=0.3", "--benchmark_report_aggregates_only=true",
-                           "--benchmark_format=json", "--benchmark_out=" + out],
+                           "--benchmark_format=json", "--benchmark_out=" + out,
+                           "--precision-path=" + path],
                           env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if done.returncode != 0:
         fail(f"{binary} exited with {done.returncode}: {done.stderr.strip()[-300:]}")
@@ -51,6 +55,7 @@ def main():
     parser.add_argument("after")
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--modes", default=",".join(MODES))
+    parser.add_argument("--precision-path", default="auto")
     args = parser.parse_args()
     modes = [m for m in args.modes.split(",") if m]
     for binary in (args.before, args.after):
@@ -61,6 +66,8 @@ def main():
     unknown = [m for m in modes if m not in MODES]
     if not modes or unknown:
         fail(f"--modes takes {','.join(MODES)}; unknown: {','.join(unknown) or '(none given)'}")
+    if args.precision_path not in ("auto", "native", "emulated"):
+        fail(f"--precision-path takes auto, native or emulated, not {args.precision_path}")
     if "fp32" not in modes:
         modes.insert(0, "fp32")  # the emulated modes are read against it
 
@@ -68,7 +75,7 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         for r in range(args.rounds):
             for name, binary in (("before", args.before), ("after", args.after)):
-                rounds[name].append(run(binary, modes, work))
+                rounds[name].append(run(binary, modes, work, args.precision_path))
             print(f"round {r + 1} of {args.rounds} done", file=sys.stderr)
 
     def median(name, value):

@@ -10,12 +10,18 @@
 // lets a long run use every core). `--precision-path=native|emulated` forces the BF16 modes' path (the
 // default, auto, takes what the apps take: the faster one, timed once per machine and cached in the
 // user's cache folder, as the CLI and the GUI turn it on).
+// `--share=W` (instead of the benchmarks): per mode, the instruments' share of the step measured within
+// one process, immune to the drift between runs that a shared machine has: a plain and an
+// instrumented Comparison take turns, 16 steps each (thread CPU time), over W windows; printed are the
+// medians over the windows of both steps, of their ratio and of the share 1 - plain / instrumented.
 #include <benchmark/benchmark.h>
 
 #include <ATen/Parallel.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <ctime>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -45,8 +51,7 @@ std::unique_ptr<Comparison> warmComparison(const RunConfig& config) {
 
 PrecisionPath precisionPath = PrecisionPath::Auto;
 
-void trainStep(benchmark::State& state, PrecisionMode mode, int64_t instrumentEvery) {
-  at::set_num_threads(1);
+RunConfig benchConfig(PrecisionMode mode, int64_t instrumentEvery) {
   RunConfig config = presetFor(ModelKind::TinyMLP);
   config.precisionPath = precisionPath;
   config.modes = {mode};
@@ -58,6 +63,12 @@ void trainStep(benchmark::State& state, PrecisionMode mode, int64_t instrumentEv
   // fp16-pure with AdamW's default eps diverges at step 1, as model.half() + AdamW does in PyTorch
   // (1e-8 rounds to 0 in FP16, and a zero gradient gives 0/0); 1e-4 is the usual FP16 choice.
   if (mode == PrecisionMode::FP16Pure) config.adamEps = 1e-4;
+  return config;
+}
+
+void trainStep(benchmark::State& state, PrecisionMode mode, int64_t instrumentEvery) {
+  at::set_num_threads(1);
+  const RunConfig config = benchConfig(mode, instrumentEvery);
   std::unique_ptr<Comparison> comparison = warmComparison(config);
   if (comparison->allDiverged()) {
     state.SkipWithError("the mode diverged during the warm-up steps");
@@ -112,7 +123,7 @@ int reportResidentSize(int64_t first, int64_t second, const std::vector<Precisio
     config.modes = {mode};
     config.precisionPath = precisionPath;
     config.steps = schemaMax("steps");
-    if (mode == PrecisionMode::FP16Pure) config.adamEps = 1e-4;  // see trainStep
+    if (mode == PrecisionMode::FP16Pure) config.adamEps = 1e-4;  // see benchConfig
     auto comparison = std::make_unique<Comparison>(config);
     int64_t atFirst = 0;
     for (int64_t step = 1; step <= second; ++step) {
@@ -122,6 +133,72 @@ int reportResidentSize(int64_t first, int64_t second, const std::vector<Precisio
     const int64_t atSecond = residentKiB();
     std::printf("%-18s %12lld %12lld %10lld\n", modeName(mode).c_str(), static_cast<long long>(atFirst),
                 static_cast<long long>(atSecond), static_cast<long long>(atSecond - atFirst));
+    std::fflush(stdout);
+  }
+  return 0;
+}
+
+double threadCpuSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+int reportInstrumentShare(int64_t windows, const std::vector<PrecisionMode>& modes) {
+  at::set_num_threads(1);
+  constexpr int kStepsPerTurn = 16;
+  std::printf("instruments' share within one process: %lld windows of %d plain and %d instrumented steps "
+              "(thread CPU time, medians over windows)\n",
+              static_cast<long long>(windows), kStepsPerTurn, kStepsPerTurn);
+  std::printf("%-18s %-9s %10s %10s %8s %8s\n", "mode", "path", "plain us", "instr us", "ratio", "share");
+  for (PrecisionMode mode : modes) {
+    const RunConfig plainConfig = benchConfig(mode, kNeverInstrument);
+    const RunConfig instrumentedConfig = benchConfig(mode, 1);
+    std::unique_ptr<Comparison> turns[2] = {warmComparison(plainConfig), warmComparison(instrumentedConfig)};
+    const RunConfig* configs[2] = {&plainConfig, &instrumentedConfig};
+    std::vector<double> plain, instrumented, ratio, share;
+    bool failed = false;
+    for (int64_t w = 0; w < windows && !failed; ++w) {
+      double us[2] = {0, 0};
+      for (int k = 0; k < 2 && !failed; ++k) {
+        const int which = (w % 2 == 0) ? k : 1 - k;  // alternate the order: a trend within a window cancels
+        for (int restarts = 0;; ++restarts) {
+          const double start = threadCpuSeconds();
+          bool diverged = false;
+          for (int i = 0; i < kStepsPerTurn && !diverged; ++i) {
+            const StepRecord record = turns[which]->step();
+            diverged = record.modes.empty() || record.modes.front().diverged;
+          }
+          if (!diverged) {
+            us[which] = (threadCpuSeconds() - start) * 1e6 / kStepsPerTurn;
+            break;
+          }
+          if (restarts == 3) {
+            failed = true;
+            break;
+          }
+          turns[which] = warmComparison(*configs[which]);  // as trainStep: fresh weights, not timed
+        }
+      }
+      plain.push_back(us[0]);
+      instrumented.push_back(us[1]);
+      ratio.push_back(us[1] / us[0]);
+      share.push_back(1.0 - us[0] / us[1]);
+    }
+    const auto capabilities = turns[1]->capabilities();
+    const char* path = capabilities.empty() ? "?" : (capabilities.front().native ? "native" : "emulated");
+    if (failed) {
+      std::printf("%-18s %-9s the mode keeps diverging\n", modeName(mode).c_str(), path);
+    } else {
+      std::printf("%-18s %-9s %10.1f %10.1f %8.3f %7.1f%%\n", modeName(mode).c_str(), path, median(plain),
+                  median(instrumented), median(ratio), 100.0 * median(share));
+    }
     std::fflush(stdout);
   }
   return 0;
@@ -140,7 +217,7 @@ bool setFlag(RunConfig& flags, const char* key, const std::string& text) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  long long first = 0, second = 0;
+  long long first = 0, second = 0, windows = 0;
   bool residentSize = false;
   RunConfig flags;
   flags.modes = allPrecisionModes();
@@ -153,6 +230,12 @@ int main(int argc, char** argv) {
         return 2;
       }
       residentSize = true;
+    } else if (arg.rfind("--share=", 0) == 0) {
+      char tail = 0;
+      if (std::sscanf(argv[i], "--share=%lld%c", &windows, &tail) != 1 || windows < 1 || windows > 100000) {
+        std::cerr << "ampscope_bench_train: --share=W needs a whole number of windows in [1, 100000]\n";
+        return 2;
+      }
     } else if (arg.rfind("--precision-path=", 0) == 0) {
       if (!setFlag(flags, "precision-path", arg.substr(17))) return 2;
     } else if (arg.rfind("--modes=", 0) == 0) {
@@ -165,6 +248,7 @@ int main(int argc, char** argv) {
   const std::vector<PrecisionMode> modes = flags.modes;
   enablePathTiming({defaultPathTimingFile(), nullptr});
   if (residentSize) return reportResidentSize(first, second, modes);
+  if (windows > 0) return reportInstrumentShare(windows, modes);
   argc = kept;
   const int64_t presetInterval = presetFor(ModelKind::TinyMLP).instrumentEvery;
   const struct {

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "exponent_histogram_builder.h"
@@ -244,6 +246,41 @@ TEST(LowPrecisionRounding, CountsOfMostlyNormalDataMatchAValueByValueReference) 
         EXPECT_EQ(c->overflowed, reference.overflowed) << what;
         EXPECT_EQ(c->nan, reference.nan) << what;
       }
+    }
+  }
+}
+
+// Every 16-bit pattern of both formats, classified by its value as c10 converts it (exact): IEEE-754
+// binary16 and bfloat16 are subnormal below their smallest normal (2^-14, 2^-126) and non-zero. Over
+// the whole table (a multiple of the 2048-value chunks), slices that end inside a chunk and a vector, and
+// short ones (shorter than a vector) around the smallest subnormals and the infinities.
+TEST(LowPrecisionRounding, ClassifyStoredMatchesEveryBitPattern) {
+  std::vector<uint16_t> patterns(65536);
+  for (std::size_t b = 0; b < patterns.size(); ++b) patterns[b] = static_cast<uint16_t>(b);
+  for (const LowFormat format : {LowFormat::FP16, LowFormat::BF16}) {
+    const auto valueOf = [&](uint16_t b) {
+      return format == LowFormat::FP16 ? static_cast<float>(c10::Half(b, c10::Half::from_bits()))
+                                       : static_cast<float>(c10::BFloat16(b, c10::BFloat16::from_bits()));
+    };
+    const float minNormal = lowFormatMinNormal(format);
+    for (const auto [begin, length] : {std::pair<int64_t, int64_t>{0, 65536}, {17, 5000}, {40000, 31}, {65535, 1},
+                                     {0x7C00 - 3, 7}, {0x7F80 - 3, 7}, {0xFF80 - 2, 5}, {1, 3}}) {
+      RoundingCounts want;
+      for (int64_t i = begin; i < begin + length; ++i) {
+        const float v = valueOf(patterns[static_cast<std::size_t>(i)]);
+        want.subnormal += v != 0.0f && std::fabs(v) < minNormal;
+        want.overflowed += std::isinf(v);
+        want.nan += std::isnan(v);
+      }
+      RoundingCounts got;
+      classifyStored(patterns.data() + begin, length, format, &got);
+      const std::string what = std::string(lowFormatDtypeName(format)) + " from " + std::to_string(begin) +
+                               " length " + std::to_string(length);
+      EXPECT_EQ(got.subnormal, want.subnormal) << what;
+      EXPECT_EQ(got.overflowed, want.overflowed) << what;
+      EXPECT_EQ(got.nan, want.nan) << what;
+      EXPECT_EQ(got.elements, length) << what;
+      EXPECT_EQ(got.flushedToZero, 0) << what;
     }
   }
 }
