@@ -89,40 +89,34 @@ AMPSCOPE_VECTOR_CLONES void countByThresholds(const float* __restrict in, int64_
 
 // countByThresholds' classes over 16 lanes, counted in the rounding pass itself: a value's classes
 // follow from its magnitude bits b and b - 1 (a zero wraps to the top), which the rounding loop has in
-// registers, where a separate count would read the block again. Per lane 32-bit counts (n < 2^36).
-//   flushed: b - 1 < flushedMax; belowNormal: b - 1 < subnormalBelow - 1 (flushed or subnormal);
-//   overflowed: b - overflowFrom < 0x7F800000 - overflowFrom; nan: b > 0x7F800000.
+// registers, where a separate count would read the block again. Per lane 32-bit counts (n < 2^36) of
+//   flushed: b - 1 < flushedMax;  belowNormal: b - 1 < subnormalBelow - 1 (flushed or subnormal).
+// Overflows and NaNs lie at or above overflowFrom, which nearly no group of 16 reaches: take() says
+// where one does, and the caller counts that group by countByThresholds instead.
 struct LaneClasses {
-  __m512i flushed, belowNormal, overflowed, nan;
-  __m512i flushedMax, belowNormalEnd, overflowFrom, overflowWidth;
+  __m512i flushed, belowNormal;
+  __m512i flushedMax, belowNormalEnd, overflowFrom;
   __attribute__((target("avx512f"))) explicit LaneClasses(const RangeThresholds& t)
       : flushed(_mm512_setzero_si512()),
         belowNormal(_mm512_setzero_si512()),
-        overflowed(_mm512_setzero_si512()),
-        nan(_mm512_setzero_si512()),
         flushedMax(_mm512_set1_epi32(static_cast<int>(t.flushedMax))),
         belowNormalEnd(_mm512_set1_epi32(static_cast<int>(t.subnormalBelow - 1))),
-        overflowFrom(_mm512_set1_epi32(static_cast<int>(t.overflowFrom))),
-        overflowWidth(_mm512_set1_epi32(static_cast<int>(0x7F800000u - t.overflowFrom))) {}
-  // x's magnitude bits, counted.
-  __attribute__((target("avx512f"))) __m512i take(__m512 x) {
+        overflowFrom(_mm512_set1_epi32(static_cast<int>(t.overflowFrom))) {}
+  // Counts x's lanes unless one of them reaches overflowFrom (then returns false and counts none).
+  __attribute__((target("avx512f"))) bool take(__m512 x) {
     const __m512i b = _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32(0x7FFFFFFF));
+    if (_mm512_cmpge_epu32_mask(b, overflowFrom) != 0) return false;
     const __m512i lessOne = _mm512_sub_epi32(b, _mm512_set1_epi32(1));
     const __m512i one = _mm512_set1_epi32(1);
     flushed = _mm512_mask_add_epi32(flushed, _mm512_cmplt_epu32_mask(lessOne, flushedMax), flushed, one);
     belowNormal = _mm512_mask_add_epi32(belowNormal, _mm512_cmplt_epu32_mask(lessOne, belowNormalEnd),
                                         belowNormal, one);
-    overflowed = _mm512_mask_add_epi32(
-        overflowed, _mm512_cmplt_epu32_mask(_mm512_sub_epi32(b, overflowFrom), overflowWidth), overflowed, one);
-    nan = _mm512_mask_add_epi32(nan, _mm512_cmpgt_epu32_mask(b, _mm512_set1_epi32(0x7F800000)), nan, one);
-    return b;
+    return true;
   }
   __attribute__((target("avx512f"))) void addTo(RoundingCounts& c) const {
     const int64_t f = static_cast<uint32_t>(_mm512_reduce_add_epi32(flushed));
     c.flushedToZero += f;
     c.subnormal += static_cast<uint32_t>(_mm512_reduce_add_epi32(belowNormal)) - f;
-    c.overflowed += static_cast<uint32_t>(_mm512_reduce_add_epi32(overflowed));
-    c.nan += static_cast<uint32_t>(_mm512_reduce_add_epi32(nan));
   }
 };
 
@@ -134,7 +128,7 @@ __attribute__((target("avx512f,avx,f16c"))) void roundFp16Avx512Counting(const f
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
     const __m512 x = _mm512_loadu_ps(in + i);
-    lanes.take(x);
+    if (!lanes.take(x)) countByThresholds(in + i, 16, t, c);
     const __m256i h = _mm512_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     _mm512_storeu_ps(out + i, _mm512_cvtph_ps(h));
   }
@@ -151,37 +145,32 @@ bool haveAvx512Bf16() {
 // BF16 by VCVTNEPS2BF16 (AVX512_BF16), 16 lanes at a time: it rounds to nearest even as roundBf16 does for
 // every zero, normal and infinite input, overflowing to inf, but it reads a float32 subnormal input as
 // zero and quiets a NaN its own way, so the 16 values of a group holding either take roundBf16 instead.
-// In place (in == out) too. With counts (`counted` set), also what the rounding does (LaneClasses).
+// In place (in == out) too. With kCount, also what the rounding does: BF16's flush and subnormal edges
+// lie among float32's subnormals, so with the groups at or above its overflow edge, the groups that hold
+// any class are the ones that take roundBf16 already (or nearly: an overflow is rare), and only those
+// are counted, by countByThresholds.
 template <bool kCount>
 __attribute__((target("avx512f,avx512bw,avx512bf16"))) void roundBf16Avx512Bf16(const float* in, float* out,
                                                                                 int64_t n,
                                                                                 const RangeThresholds* t = nullptr,
                                                                                 RoundingCounts* counted = nullptr) {
   const __m512i subnormalWidth = _mm512_set1_epi32(0x007FFFFF), infinity = _mm512_set1_epi32(0x7F800000);
-  const RangeThresholds unused{};
-  LaneClasses lanes(kCount ? *t : unused);
+  const __m512i overflowFrom = _mm512_set1_epi32(kCount ? static_cast<int>(t->overflowFrom) : 0x7F800001);
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
     const __m512 x = _mm512_loadu_ps(in + i);
-    __m512i b;
-    if constexpr (kCount) {
-      b = lanes.take(x);
-    } else {
-      b = _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32(0x7FFFFFFF));
-    }
+    const __m512i b = _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32(0x7FFFFFFF));
     const __mmask16 special = _mm512_cmplt_epu32_mask(_mm512_sub_epi32(b, _mm512_set1_epi32(1)), subnormalWidth) |
-                              _mm512_cmpgt_epu32_mask(b, infinity);
+                              _mm512_cmpge_epu32_mask(b, overflowFrom) | _mm512_cmpgt_epu32_mask(b, infinity);
     if (special != 0) {
+      if constexpr (kCount) countByThresholds(in + i, 16, *t, *counted);
       for (int64_t j = i; j < i + 16; ++j) out[j] = roundBf16(in[j]);
       continue;
     }
     const __m256i h = reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(x));
     _mm512_storeu_si512(out + i, _mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
   }
-  if constexpr (kCount) {
-    lanes.addTo(*counted);
-    countByThresholds(in + i, n - i, *t, *counted);
-  }
+  if constexpr (kCount) countByThresholds(in + i, n - i, *t, *counted);
   for (; i < n; ++i) out[i] = roundBf16(in[i]);
 }
 
