@@ -325,7 +325,7 @@ struct MagnitudeRange {
 
 // One block's values as the passes over it read them, kept in L1 between the passes.
 struct BlockBuffers {
-  alignas(64) uint32_t magnitude[kBlock];  // |x| as bits
+  alignas(64) uint32_t magnitude[kBlock];  // |x| as bits, written where a pass needs them (ensureMagnitudes)
   // magnitude >> 13 in 16 bits (the exponent field's low 6 bits, the top 10 mantissa bits): a narrow
   // block's threshold passes read these, 32 to a vector (see Passes).
   alignas(64) uint16_t q[kBlock];
@@ -333,11 +333,19 @@ struct BlockBuffers {
   alignas(64) uint8_t field[kBlock];  // exponent fields
 };
 
-// The keys of countExponentKeys.
-AMPSCOPE_VECTOR_CLONES void keysOf(const uint32_t* __restrict magnitude, int64_t n, uint16_t* __restrict key) {
+// The bits of |data[i] * multiplier| (as magnitudesOf takes them), and with keys, countExponentKeys' keys.
+template <bool kKeys>
+AMPSCOPE_VECTOR_CLONES void magnitudesAgain(const float* __restrict data, int64_t n, float multiplier,
+                                            uint32_t* __restrict magnitude, uint16_t* __restrict key) {
   for (int64_t i = 0; i < n; ++i) {
-    const uint32_t bits = magnitude[i];
-    key[i] = static_cast<uint16_t>(((bits >> 23) << 1) | static_cast<uint32_t>((bits & 0x7FFFFFu) == 0));
+    const float value = multiplier == 1.0f ? data[i] : data[i] * multiplier;
+    uint32_t bits;
+    std::memcpy(&bits, &value, sizeof bits);
+    bits &= 0x7FFFFFFFu;
+    magnitude[i] = bits;
+    if constexpr (kKeys) {
+      key[i] = static_cast<uint16_t>(((bits >> 23) << 1) | static_cast<uint32_t>((bits & 0x7FFFFFu) == 0));
+    }
   }
 }
 
@@ -423,12 +431,15 @@ struct HistogramAccumulator {
       narrowWithin(table, narrow, range.lowBits == 0, within, passes16, passes);
       if (also) narrowWithin(*also, narrow, range.lowBits == 0, alsoWithin, passes16, passes);
       passes16.run(buffers.q, n);
-      passes.run(magnitude, n);
+      if (passes.size != 0) {  // rare in narrow blocks: the q passes serve most thresholds
+        magnitudesAgain<false>(data, n, multiplier, buffers.magnitude, nullptr);
+        passes.run(magnitude, n);
+      }
       sinceFold += n;
       count += n;
       return;  // no inf, NaN or float32 subnormal: nothing else to count
     }
-    keysOf(magnitude, n, buffers.key);
+    magnitudesAgain<true>(data, n, multiplier, buffers.magnitude, buffers.key);
     const uint16_t* key = buffers.key;
     Snapshot before, alsoBefore;
     snapshot(table, before);
@@ -629,11 +640,11 @@ struct HistogramAccumulator {
   }
 };
 
-// The bits of |value|, value = data[i] * multiplier (float32, as unscale_ multiplies; 1: the data as is),
-// their q and exponent fields (BlockBuffers), and the smallest and largest of them.
+// From the bits of |value|, value = data[i] * multiplier (float32, as unscale_ multiplies; 1: the data as
+// is): their q and exponent fields (BlockBuffers), and the smallest and largest of them. The bits
+// themselves are written again only for a block whose passes read them (magnitudesAgain): most need none.
 AMPSCOPE_VECTOR_CLONES MagnitudeRange magnitudesOf(const float* data, int64_t n, float multiplier,
-                                                   uint32_t* __restrict magnitude, uint16_t* __restrict q,
-                                                   uint8_t* __restrict field) {
+                                                   uint16_t* __restrict q, uint8_t* __restrict field) {
   // Signed min/max (every magnitude is below 2^31) vectorise where unsigned ones need SSE4.1. The
   // smallest non-zero is the smallest of bits - 1, where a zero wraps to the largest unsigned.
   int32_t lowest = INT32_MAX, highest = 0;
@@ -641,7 +652,6 @@ AMPSCOPE_VECTOR_CLONES MagnitudeRange magnitudesOf(const float* data, int64_t n,
   for (int64_t i = 0; i < n; ++i) {
     const float value = multiplier == 1.0f ? data[i] : data[i] * multiplier;
     const uint32_t bits = bitsOfFloat(value) & 0x7FFFFFFFu;
-    magnitude[i] = bits;
     q[i] = static_cast<uint16_t>(bits >> 13);
     field[i] = static_cast<uint8_t>(bits >> 23);
     lowest = std::min(lowest, static_cast<int32_t>(bits));
@@ -716,7 +726,7 @@ void accumulateHistogramPair(const float* data, int64_t n, float multiplier, Low
       bool shifts = true;
       for (int64_t start = 0; start < n && shifts; start += kBlock) {
         const int64_t len = std::min(kBlock, n - start);
-        const MagnitudeRange range = magnitudesOf(data + start, len, 1.0f, b.magnitude, b.q, b.field);
+        const MagnitudeRange range = magnitudesOf(data + start, len, 1.0f, b.q, b.field);
         shifts = shiftable(data + start, len, range, *e);
         if (shifts) both.block(b, data + start, 1.0f, len, range);
       }
@@ -734,10 +744,10 @@ void accumulateHistogramPair(const float* data, int64_t n, float multiplier, Low
   BlockBuffers b;  // not initialised: every pass reads what magnitudesOf wrote
   for (int64_t start = 0; start < n; start += kBlock) {
     const int64_t len = std::min(kBlock, n - start);
-    MagnitudeRange range = magnitudesOf(data + start, len, multiplier, b.magnitude, b.q, b.field);
+    MagnitudeRange range = magnitudesOf(data + start, len, multiplier, b.q, b.field);
     second.block(b, data + start, multiplier, len, range);
     if (separate) {
-      range = magnitudesOf(data + start, len, 1.0f, b.magnitude, b.q, b.field);
+      range = magnitudesOf(data + start, len, 1.0f, b.q, b.field);
       first->block(b, data + start, 1.0f, len, range);
     }
   }
