@@ -1,6 +1,6 @@
 // Fills an ExponentHistogram from float32 data in one pass over the raw bits, block by block: a
-// vectorised pass takes each block's magnitudes, exponent fields and keys (the field, and whether the
-// mantissa is zero); a block that spans few fields (one layer's gradients) has its fields counted by
+// vectorised pass takes each block's exponent fields, magnitude >> 13 in 16 bits and its range (keys,
+// the field and whether the mantissa is zero, only for blocks counted by key); a block that spans few fields (one layer's gradients) has its fields counted by
 // compares over the field bytes, any other its keys by an increment per value; only a threshold that
 // lies inside a field the block occupies, and that the counts cannot settle, costs a vectorised compare
 // over the block (four thresholds to a pass). The binary exponent
