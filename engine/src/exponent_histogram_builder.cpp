@@ -339,9 +339,7 @@ AMPSCOPE_VECTOR_CLONES void magnitudesAgain(const float* __restrict data, int64_
                                             uint32_t* __restrict magnitude, uint16_t* __restrict key) {
   for (int64_t i = 0; i < n; ++i) {
     const float value = multiplier == 1.0f ? data[i] : data[i] * multiplier;
-    uint32_t bits;
-    std::memcpy(&bits, &value, sizeof bits);
-    bits &= 0x7FFFFFFFu;
+    const uint32_t bits = bitsOfFloat(value) & 0x7FFFFFFFu;
     magnitude[i] = bits;
     if constexpr (kKeys) {
       key[i] = static_cast<uint16_t>(((bits >> 23) << 1) | static_cast<uint32_t>((bits & 0x7FFFFFu) == 0));
