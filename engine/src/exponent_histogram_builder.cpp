@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ampscope/engine/number_format.h"
+#include "kernel_isa.h"
 #include "vector_clones.h"
 
 namespace ampscope::detail {
@@ -299,16 +300,11 @@ __attribute__((target("avx512f,avx512bw"))) void countFourFieldsAvx512(const uin
     counts[j] = static_cast<uint32_t>(_mm512_reduce_add_epi64(_mm512_sad_epu8(c[j], _mm512_setzero_si512())));
   }
 }
-
-bool haveAvx512Bw() {
-  static const bool kHave = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
-  return kHave;
-}
 #endif
 
 void countFourFields(const uint8_t* field, int64_t n, uint8_t first, uint32_t* counts) {
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (haveAvx512Bw()) {
+  if (kernelIsa() == KernelIsa::X86_64_V4) {
     countFourFieldsAvx512(field, n, first, counts);
     return;
   }

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "exponent_histogram_builder.h"
+#include "kernel_isa.h"
 #include "vector_clones.h"
 
 namespace ampscope::detail {
@@ -34,11 +35,6 @@ float roundBf16(float value) {
 
 float roundFp16Scalar(float value) { return static_cast<float>(c10::Half(value)); }
 
-bool haveF16c() {
-  static const bool kHave = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
-  return kHave;
-}
-
 __attribute__((target("avx,f16c"))) void roundFp16F16c(const float* in, float* out, int64_t n) {
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
@@ -47,11 +43,6 @@ __attribute__((target("avx,f16c"))) void roundFp16F16c(const float* in, float* o
     _mm256_storeu_ps(out + i, _mm256_cvtph_ps(h));
   }
   for (; i < n; ++i) out[i] = roundFp16Scalar(in[i]);
-}
-
-bool haveAvx512() {
-  static const bool kHave = __builtin_cpu_supports("avx512f");
-  return kHave;
 }
 
 // The same VCVTPS2PH/VCVTPH2PS conversions, 16 lanes at a time.
@@ -137,11 +128,6 @@ __attribute__((target("avx512f,avx,f16c"))) void roundFp16Avx512Counting(const f
   roundFp16F16c(in + i, out + i, n - i);
 }
 
-bool haveAvx512Bf16() {
-  static const bool kHave = __builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512bw");
-  return kHave;
-}
-
 // BF16 by VCVTNEPS2BF16 (AVX512_BF16), 16 lanes at a time: it rounds to nearest even as roundBf16 does for
 // every zero, normal and infinite input, overflowing to inf, but it reads a float32 subnormal input as
 // zero and quiets a NaN its own way, so the 16 values of a group holding either take roundBf16 instead.
@@ -186,14 +172,14 @@ AMPSCOPE_VECTOR_CLONES BitsRange roundBf16BlockWithRange(const float* __restrict
 
 void roundBlock(const float* in, float* out, int64_t n, LowFormat format) {
   if (format == LowFormat::FP16) {
-    if (haveAvx512()) {
+    if (kernelIsa() == KernelIsa::X86_64_V4) {
       roundFp16Avx512(in, out, n);
-    } else if (haveF16c()) {
+    } else if (kernelIsa() == KernelIsa::X86_64_V3) {
       roundFp16F16c(in, out, n);
     } else {
       for (int64_t i = 0; i < n; ++i) out[i] = roundFp16Scalar(in[i]);
     }
-  } else if (haveAvx512Bf16()) {
+  } else if (kernelIsaHasBf16()) {
     roundBf16Avx512Bf16<false>(in, out, n);
   } else {
     roundBf16Block(in, out, n);
@@ -274,7 +260,7 @@ void roundToFormat(const float* in, float* out, int64_t n, LowFormat format, Rou
   // With AVX-512 the rounding pass counts too (in place as well). Otherwise, out of place, the BF16
   // rounding pass takes each block's range, and only a block whose range reaches a threshold is counted,
   // while it is in cache; in place, and for FP16, each block is counted before it is rounded.
-  if (format == LowFormat::FP16 ? haveAvx512() : haveAvx512Bf16()) {
+  if (format == LowFormat::FP16 ? kernelIsa() == KernelIsa::X86_64_V4 : kernelIsaHasBf16()) {
     if (format == LowFormat::FP16) {
       roundFp16Avx512Counting(in, out, n, thresholds, c);
     } else {

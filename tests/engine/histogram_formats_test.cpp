@@ -2,7 +2,9 @@
 // against exact round-to-nearest-even (IEEE 754-2019 section 4.3.1; the OCP 8-bit FP spec for E4M3 and
 // E5M2, E4M3FN overflowing to NaN): for the float32 values at and next to every threshold, and for a
 // million random float32 bit patterns, each value's classification by the builder equals what
-// number_format's exact encoder (and, for FP16/BF16, low_precision's rounding) makes of it.
+// number_format's exact encoder (and, for FP16/BF16, low_precision's rounding) makes of it. Each test
+// runs under every instruction set this CPU has (kernel_isa.h: the field counts' AVX-512BW loop and
+// their portable loop).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,9 +16,13 @@
 #include "ampscope/engine/number_format.h"
 #include "exponent_histogram_builder.h"
 #include "low_precision.h"
+#include "support/under_isa.h"
 
 namespace ampscope::detail {
 namespace {
+
+class HistogramFormats : public support::UnderIsa {};
+AMPSCOPE_UNDER_EACH_ISA(HistogramFormats);
 
 constexpr DType kDTypes[kRangeFormats] = {DType::FP16, DType::BF16, DType::FP8E4M3FN, DType::FP8E5M2};
 
@@ -59,7 +65,7 @@ void expectAgrees(float value, int format) {
   EXPECT_EQ(c.overflowed, e.overflowed ? 1 : 0) << name << " " << value << " (bits 0x" << std::hex << toBits(value) << ")";
 }
 
-TEST(HistogramFormats, ThresholdsAreTheSpecifiedValues) {
+TEST_P(HistogramFormats, ThresholdsAreTheSpecifiedValues) {
   // minSub/2, minNorm - minSub/2, max + ulpMax/2 of each format (docs/record-format.md's table).
   const auto& t = rangeThresholds();
   const auto value = [](uint32_t bits) { return static_cast<double>(fromBits(bits)); };
@@ -80,7 +86,7 @@ TEST(HistogramFormats, ThresholdsAreTheSpecifiedValues) {
   EXPECT_EQ(value(t[3].overflowFrom), 61440.0);
 }
 
-TEST(HistogramFormats, EveryThresholdAgreesWithExactRounding) {
+TEST_P(HistogramFormats, EveryThresholdAgreesWithExactRounding) {
   // Each threshold and the 3 float32 values on either side of it, both signs; plus each format's
   // smallest subnormal, smallest normal and largest finite value and their neighbours.
   for (int f = 0; f < kRangeFormats; ++f) {
@@ -101,7 +107,7 @@ TEST(HistogramFormats, EveryThresholdAgreesWithExactRounding) {
   }
 }
 
-TEST(HistogramFormats, Fp16AndBf16AgreeWithTheEngineRounding) {
+TEST_P(HistogramFormats, Fp16AndBf16AgreeWithTheEngineRounding) {
   // low_precision's roundScalar (F16C / c10 conversions) says the same at each FP16 and BF16 threshold.
   for (int f = 0; f < 2; ++f) {
     const LowFormat format = f == 0 ? LowFormat::FP16 : LowFormat::BF16;
@@ -119,7 +125,7 @@ TEST(HistogramFormats, Fp16AndBf16AgreeWithTheEngineRounding) {
   }
 }
 
-TEST(HistogramFormats, AMillionRandomValuesAgreeWithExactRounding) {
+TEST_P(HistogramFormats, AMillionRandomValuesAgreeWithExactRounding) {
   // Random exponents across float32's whole range (subnormals included) and random mantissas, summed
   // in one histogram; the expected sums classify every value with the exact encoder.
   std::mt19937 rng(20240611);
@@ -153,7 +159,7 @@ TEST(HistogramFormats, AMillionRandomValuesAgreeWithExactRounding) {
   EXPECT_EQ(h.formats[0].subnormal, h.targetSubnormal);
 }
 
-TEST(HistogramFormats, NonFiniteAndZeroValuesAreNotCounted) {
+TEST_P(HistogramFormats, NonFiniteAndZeroValuesAreNotCounted) {
   const float values[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN};
   ExponentHistogram h;
   accumulateHistogram(values, 5, 1.0f, LowFormat::BF16, h);
@@ -220,7 +226,7 @@ void expectSameHistogram(const ExponentHistogram& got, const ExponentHistogram& 
   }
 }
 
-TEST(HistogramFormats, WholeHistogramAgreesWithAValueByValueReference) {
+TEST_P(HistogramFormats, WholeHistogramAgreesWithAValueByValueReference) {
   // Special values: signed zeros, float32 subnormals, every threshold and its float32 neighbours (the
   // ties of each format), the largest finite values, infinities and NaNs; mixed with gradient-like
   // normal values and with arbitrary bit patterns.

@@ -1,6 +1,8 @@
 // Exact FP16/BF16 emulation and the exponent histogram, checked against LibTorch's own conversions
 // (c10::Half / c10::BFloat16 and tensor casts, IEEE-754 binary16 round-to-nearest-even) and the
-// chapter's gradient-underflow table (its section 5).
+// chapter's gradient-underflow table (its section 5). The rounding, counting and histogram tests run
+// under every instruction set this CPU has (kernel_isa.h), so that the x86-64-v3 and baseline loops a
+// CPU without AVX-512 takes are checked on one that has it.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -15,6 +17,7 @@
 #include "exponent_histogram_builder.h"
 #include "low_precision.h"
 #include "precision_context.h"
+#include "support/under_isa.h"
 
 namespace ampscope::detail {
 namespace {
@@ -24,6 +27,11 @@ uint32_t bitsOf(float v) {
   std::memcpy(&b, &v, sizeof b);
   return b;
 }
+
+class LowPrecisionRounding : public support::UnderIsa {};
+class ExponentHistogramBins : public support::UnderIsa {};
+AMPSCOPE_UNDER_EACH_ISA(LowPrecisionRounding);
+AMPSCOPE_UNDER_EACH_ISA(ExponentHistogramBins);
 
 // Bit-identical, NaN matching NaN.
 void expectSameFloat(float expected, float actual, float input) {
@@ -95,7 +103,7 @@ RoundingCounts referenceCounts(const float* values, int64_t n, LowFormat format)
   return expected;
 }
 
-TEST(LowPrecisionRounding, Fp16EqualsC10HalfAndTensorCastBitForBit) {
+TEST_P(LowPrecisionRounding, Fp16EqualsC10HalfAndTensorCastBitForBit) {
   const std::vector<float> values = probeValues();
   std::vector<float> rounded(values.size());
   roundToFormat(values.data(), rounded.data(), static_cast<int64_t>(values.size()), LowFormat::FP16,
@@ -112,7 +120,7 @@ TEST(LowPrecisionRounding, Fp16EqualsC10HalfAndTensorCastBitForBit) {
   }
 }
 
-TEST(LowPrecisionRounding, Bf16EqualsC10BFloat16AndTensorCastBitForBit) {
+TEST_P(LowPrecisionRounding, Bf16EqualsC10BFloat16AndTensorCastBitForBit) {
   const std::vector<float> values = probeValues();
   std::vector<float> rounded(values.size());
   roundToFormat(values.data(), rounded.data(), static_cast<int64_t>(values.size()), LowFormat::BF16,
@@ -130,7 +138,7 @@ TEST(LowPrecisionRounding, Bf16EqualsC10BFloat16AndTensorCastBitForBit) {
 
 // The chapter, section 5: [1e-2, 1e-4, 1e-6, 1e-7, 1e-8, 1e-9] in FP16 is
 // [1.0002e-02, 1.0002e-04, 1.0133e-06, 1.1921e-07, 0, 0]: two values flush to zero, two are subnormal.
-TEST(LowPrecisionRounding, ChapterUnderflowTableAndItsCounts) {
+TEST_P(LowPrecisionRounding, ChapterUnderflowTableAndItsCounts) {
   const std::vector<float> values = {1e-2f, 1e-4f, 1e-6f, 1e-7f, 1e-8f, 1e-9f};
   std::vector<float> out(values.size());
   RoundingCounts counts;
@@ -149,7 +157,7 @@ TEST(LowPrecisionRounding, ChapterUnderflowTableAndItsCounts) {
   EXPECT_NEAR(out[5], 9.9681e-10, 1e-13);
 }
 
-TEST(LowPrecisionRounding, OverflowAndNanAreCounted) {
+TEST_P(LowPrecisionRounding, OverflowAndNanAreCounted) {
   const std::vector<float> values = {70000.0f, -1e6f, std::numeric_limits<float>::infinity(),
                                      std::numeric_limits<float>::quiet_NaN(), 65504.0f};
   std::vector<float> out(values.size());
@@ -164,7 +172,7 @@ TEST(LowPrecisionRounding, OverflowAndNanAreCounted) {
 // The observation of a native cast counts without rounding (thresholds); its counts must be those of
 // actually rounding (IEEE 754-2019 roundTiesToEven, as the conversions above): checked on the probe values
 // and on the float32 neighbours of each format's flush, subnormal and overflow edges.
-TEST(LowPrecisionRounding, CountingWithoutRoundingMatchesTheRoundingCounts) {
+TEST_P(LowPrecisionRounding, CountingWithoutRoundingMatchesTheRoundingCounts) {
   for (LowFormat format : {LowFormat::FP16, LowFormat::BF16}) {
     std::vector<float> values = probeValues();
     const auto [minSub, minNormal, max, maxTie] = edgesOf(format);
@@ -199,7 +207,7 @@ TEST(LowPrecisionRounding, CountingWithoutRoundingMatchesTheRoundingCounts) {
   }
 }
 
-TEST(LowPrecisionRounding, CountsOfMostlyNormalDataMatchAValueByValueReference) {
+TEST_P(LowPrecisionRounding, CountsOfMostlyNormalDataMatchAValueByValueReference) {
   // Normal values with one value of each class placed at chunk edges and inside chunks (the count skips
   // chunks it finds clean by their smallest non-zero and largest magnitude); zeros are clean.
   for (LowFormat format : {LowFormat::FP16, LowFormat::BF16}) {
@@ -254,7 +262,7 @@ TEST(LowPrecisionRounding, CountsOfMostlyNormalDataMatchAValueByValueReference) 
 // binary16 and bfloat16 are subnormal below their smallest normal (2^-14, 2^-126) and non-zero. Over
 // the whole table (a multiple of the 2048-value chunks), slices that end inside a chunk and a vector, and
 // short ones (shorter than a vector) around the smallest subnormals and the infinities.
-TEST(LowPrecisionRounding, ClassifyStoredMatchesEveryBitPattern) {
+TEST_P(LowPrecisionRounding, ClassifyStoredMatchesEveryBitPattern) {
   std::vector<uint16_t> patterns(65536);
   for (std::size_t b = 0; b < patterns.size(); ++b) patterns[b] = static_cast<uint16_t>(b);
   for (const LowFormat format : {LowFormat::FP16, LowFormat::BF16}) {
@@ -285,7 +293,7 @@ TEST(LowPrecisionRounding, ClassifyStoredMatchesEveryBitPattern) {
   }
 }
 
-TEST(LowPrecisionRounding, CountsOfShortSlicesMatchAValueByValueReference) {
+TEST_P(LowPrecisionRounding, CountsOfShortSlicesMatchAValueByValueReference) {
   // The vectorised count's tails and lane sums: every slice length 0..80 at a few offsets of a mix of
   // threshold neighbours (ties included), signed zeros, subnormals, inf and NaN.
   for (LowFormat format : {LowFormat::FP16, LowFormat::BF16}) {
@@ -346,7 +354,7 @@ TEST(RoundToFormatFunction, RoundsForwardAndBackwardLikeHalfConversion) {
 // Hand count (IEEE-754 float32 exponents: 1 and 1.5 -> 0, 2 -> 1, 0.25 -> -2, the smallest float32
 // subnormal 2^-149 -> -149, 3e-8 -> -25, 1e-5 -> -17). FP16 overlay: 1e-5 and 3e-8 are subnormal in
 // FP16 (3e-8 > 2^-25 rounds up to 2^-24), 2^-149 rounds to zero.
-TEST(ExponentHistogram, BinsMatchAHandCountAndSumToNumel) {
+TEST_P(ExponentHistogramBins, BinsMatchAHandCountAndSumToNumel) {
   const float inf = std::numeric_limits<float>::infinity();
   const std::vector<float> values = {0.0f,  -0.0f, 1.0f, 1.5f, 2.0f, 0.25f,
                                      std::numeric_limits<float>::denorm_min(), -inf, inf,
@@ -368,7 +376,7 @@ TEST(ExponentHistogram, BinsMatchAHandCountAndSumToNumel) {
   EXPECT_EQ(h.targetUnderflow, 1);
 }
 
-TEST(ExponentHistogram, RandomTensorBinsAgreeWithFrexpAndSumToNumel) {
+TEST_P(ExponentHistogramBins, RandomTensorBinsAgreeWithFrexpAndSumToNumel) {
   torch::manual_seed(5);
   const torch::Tensor t = torch::randn({4096}) * torch::pow(10.0, torch::randint(-40, 30, {4096}));
   ExponentHistogram h;
@@ -392,7 +400,7 @@ TEST(ExponentHistogram, RandomTensorBinsAgreeWithFrexpAndSumToNumel) {
 
 // The overlays use magnitude thresholds; they must say exactly what rounding (c10::Half, BF16 RNE)
 // does, including the ties at half the smallest subnormal and just below the smallest normal.
-TEST(ExponentHistogram, OverlaysAgreeWithActualRoundingNearEveryThreshold) {
+TEST_P(ExponentHistogramBins, OverlaysAgreeWithActualRoundingNearEveryThreshold) {
   for (LowFormat format : {LowFormat::FP16, LowFormat::BF16}) {
     const int minExponent = format == LowFormat::FP16 ? -14 : -126;
     const int subnormalExponent = format == LowFormat::FP16 ? -24 : -133;
@@ -432,7 +440,7 @@ TEST(ExponentHistogram, OverlaysAgreeWithActualRoundingNearEveryThreshold) {
 
 // The unscaled view multiplies by 1/scale in float32, as unscale_ does: with scale 2^16 every
 // exponent moves down by 16.
-TEST(ExponentHistogram, MultiplierShiftsExponentsByThePowerOfTwo) {
+TEST_P(ExponentHistogramBins, MultiplierShiftsExponentsByThePowerOfTwo) {
   const std::vector<float> values = {1.0f, 3.0f, 65536.0f};
   ExponentHistogram h;
   accumulateHistogram(values.data(), 3, 1.0f / 65536.0f, LowFormat::FP16, h);

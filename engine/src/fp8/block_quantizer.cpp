@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "fp8/element_kernel.h"
-#include "fp8/kernel_isa.h"
 #include "fp8/scaling.h"
+#include "kernel_isa.h"
 
 namespace ampscope::detail::fp8 {
 namespace {
@@ -20,7 +20,7 @@ constexpr int64_t kNvfp4Block = 16;
 
 // The largest magnitude's bit pattern (NaN patterns are above inf's). Magnitudes are below 2^31, so
 // a signed maximum orders them, which SSE2 vectorises without unsigned compares.
-AMPSCOPE_FP8_ALWAYS_INLINE uint32_t absMaxBits(const float* in, int64_t n) {
+AMPSCOPE_ALWAYS_INLINE uint32_t absMaxBits(const float* in, int64_t n) {
   int32_t m = 0;
   for (int64_t i = 0; i < n; ++i) {
     const auto a = static_cast<int32_t>(bitsOf(in[i]) & 0x7FFFFFFFu);
@@ -85,8 +85,8 @@ BlockTable& blockTable() {
 
 // MX factors of `count` blocks: 2^-X and 2^X with X the shared exponent (exact float32 values for X in
 // [-127, 127]); a block holding inf or NaN becomes NaN (the MX spec's NaN scale).
-AMPSCOPE_FP8_ALWAYS_INLINE void mxFactors(const uint32_t* amax, float* encode, float* decode, uint32_t* nan,
-                                          int64_t count, int32_t elementMaxExp) {
+AMPSCOPE_ALWAYS_INLINE void mxFactors(const uint32_t* amax, float* encode, float* decode, uint32_t* nan,
+                                      int64_t count, int32_t elementMaxExp) {
   for (int64_t b = 0; b < count; ++b) {
     const int32_t x = mxExponent(amax[b], elementMaxExp);
     encode[b] = pow2Mx(-x);
@@ -99,8 +99,8 @@ AMPSCOPE_FP8_ALWAYS_INLINE void mxFactors(const uint32_t* amax, float* encode, f
 // scale of 0 (below E4M3's smallest subnormal) zeroes the block, which encode = decode = 0 does with
 // the sign of zero kept (v * 0 * 0 is +-0 as 0 * v is) and every non-zero value counted as flushed.
 // The amaxes are finite (the tensor is). The divisions by a zero block scale are computed and dropped.
-AMPSCOPE_FP8_ALWAYS_INLINE void nvfp4Factors(const uint32_t* amax, float* encode, float* decode, uint32_t* nan,
-                                             int64_t count, float tensorScale, float fp4Max, const Kernel& e4m3) {
+AMPSCOPE_ALWAYS_INLINE void nvfp4Factors(const uint32_t* amax, float* encode, float* decode, uint32_t* nan,
+                                         int64_t count, float tensorScale, float fp4Max, const Kernel& e4m3) {
   for (int64_t b = 0; b < count; ++b) {
     const float blockScale = quantizeOne((floatOf(amax[b]) / fp4Max) * tensorScale, 1.0f, 1.0f, e4m3);
     const uint32_t zero = maskIf(blockScale == 0.0f);
@@ -113,8 +113,8 @@ AMPSCOPE_FP8_ALWAYS_INLINE void nvfp4Factors(const uint32_t* amax, float* encode
 // One block of a row: n contiguous values, quantised with one pair of factors (N > 0: n == N, known
 // to the compiler, which unrolls the loop over whole vectors).
 template <int64_t N>
-AMPSCOPE_FP8_ALWAYS_INLINE void quantizeRun(const float* src, float* dst, int64_t n, float encode, float decode,
-                                            const Kernel& k, int64_t* saturated, int64_t* flushed) {
+AMPSCOPE_ALWAYS_INLINE void quantizeRun(const float* src, float* dst, int64_t n, float encode, float decode,
+                                        const Kernel& k, int64_t* saturated, int64_t* flushed) {
   if constexpr (N > 0) n = N;
   if (saturated == nullptr) {
     for (int64_t i = 0; i < n; ++i) dst[i] = quantizeOne(src[i], encode, decode, k);
@@ -129,7 +129,7 @@ AMPSCOPE_FP8_ALWAYS_INLINE void quantizeRun(const float* src, float* dst, int64_
 // The row-block pass shared by MX and NVFP4, in three loops over the whole matrix: the block amaxes
 // (`table.amax`, filled by the caller), the factors (filled by the caller), the blocks quantised.
 template <int64_t B>
-AMPSCOPE_FP8_ALWAYS_INLINE void blockAmaxes(const float* in, int64_t rows, int64_t cols, uint32_t* amax) {
+AMPSCOPE_ALWAYS_INLINE void blockAmaxes(const float* in, int64_t rows, int64_t cols, uint32_t* amax) {
   const int64_t whole = cols / B, blocks = (cols + B - 1) / B;
   for (int64_t r = 0; r < rows; ++r) {
     const float* row = in + r * cols;
@@ -140,8 +140,8 @@ AMPSCOPE_FP8_ALWAYS_INLINE void blockAmaxes(const float* in, int64_t rows, int64
 }
 
 template <int64_t B>
-AMPSCOPE_FP8_ALWAYS_INLINE void quantizeBlocks(const float* in, float* out, int64_t rows, int64_t cols,
-                                               const BlockTable& table, const Kernel& k, QuantCounts* counts) {
+AMPSCOPE_ALWAYS_INLINE void quantizeBlocks(const float* in, float* out, int64_t rows, int64_t cols,
+                                           const BlockTable& table, const Kernel& k, QuantCounts* counts) {
   const int64_t whole = cols / B, blocks = (cols + B - 1) / B;
   int64_t saturated = 0, flushed = 0;
   int64_t* sat = counts ? &saturated : nullptr;
@@ -173,8 +173,8 @@ AMPSCOPE_FP8_ALWAYS_INLINE void quantizeBlocks(const float* in, float* out, int6
 // (vectorised along the row), each column's factors, the group quantised row by row into a tile
 // (vectorised along the row, one factor per column), and the tile written transposed into outT.
 template <typename FactorsOf>
-AMPSCOPE_FP8_ALWAYS_INLINE void columnBlocks(const float* in, float* outT, int64_t rows, int64_t cols,
-                                             int64_t blockSize, const Kernel& k, FactorsOf factorsOf) {
+AMPSCOPE_ALWAYS_INLINE void columnBlocks(const float* in, float* outT, int64_t rows, int64_t cols,
+                                         int64_t blockSize, const Kernel& k, FactorsOf factorsOf) {
   BlockTable& table = blockTable();
   table.resize(cols);
   uint32_t* cm = table.amax.data();
@@ -228,9 +228,9 @@ void noteExponentRange(BlockStats* stats, int minExp, int maxExp) {
   }
 }
 
-AMPSCOPE_FP8_ALWAYS_INLINE void quantizeMxBlocksBody(const float* in, float* out, int64_t rows, int64_t cols,
-                                                     int64_t blockSize, QuantFormat element, QuantCounts* counts,
-                                                     BlockStats* stats) {
+AMPSCOPE_ALWAYS_INLINE void quantizeMxBlocksBody(const float* in, float* out, int64_t rows, int64_t cols,
+                                                 int64_t blockSize, QuantFormat element, QuantCounts* counts,
+                                                 BlockStats* stats) {
   if (rows == 0 || cols == 0) {
     if (stats) stats->tensorAmax = 0.0f;
     return;
@@ -294,8 +294,8 @@ AMPSCOPE_FP8_ALWAYS_INLINE void quantizeMxBlocksBody(const float* in, float* out
   }
 }
 
-AMPSCOPE_FP8_ALWAYS_INLINE void quantizeNvfp4BlocksBody(const float* in, float* out, int64_t rows, int64_t cols,
-                                                        QuantCounts* counts, BlockStats* stats) {
+AMPSCOPE_ALWAYS_INLINE void quantizeNvfp4BlocksBody(const float* in, float* out, int64_t rows, int64_t cols,
+                                                    QuantCounts* counts, BlockStats* stats) {
   const int64_t blocks = rows * ((cols + kNvfp4Block - 1) / kNvfp4Block);
   BlockTable& table = blockTable();
   table.resize(blocks);
@@ -333,8 +333,8 @@ AMPSCOPE_FP8_ALWAYS_INLINE void quantizeNvfp4BlocksBody(const float* in, float* 
   }
 }
 
-AMPSCOPE_FP8_ALWAYS_INLINE void quantizeMxColumnBlocksBody(const float* in, float* outT, int64_t rows, int64_t cols,
-                                                           int64_t blockSize, QuantFormat element) {
+AMPSCOPE_ALWAYS_INLINE void quantizeMxColumnBlocksBody(const float* in, float* outT, int64_t rows, int64_t cols,
+                                                       int64_t blockSize, QuantFormat element) {
   if (rows == 0 || cols == 0) return;
   const Kernel k = kernelFor(elementSpec(element));
   const int32_t elementMaxExp = elementSpec(element).maxExp;
@@ -344,8 +344,8 @@ AMPSCOPE_FP8_ALWAYS_INLINE void quantizeMxColumnBlocksBody(const float* in, floa
                });
 }
 
-AMPSCOPE_FP8_ALWAYS_INLINE void quantizeNvfp4ColumnBlocksBody(const float* in, float* outT, int64_t rows,
-                                                              int64_t cols) {
+AMPSCOPE_ALWAYS_INLINE void quantizeNvfp4ColumnBlocksBody(const float* in, float* outT, int64_t rows,
+                                                          int64_t cols) {
   if (rows == 0 || cols == 0) return;
   float tensorScale = 1.0f;
   if (!nvfp4TensorScale(floatFromAbsMaxBits(absMaxBits(in, rows * cols)), &tensorScale)) {
@@ -363,19 +363,19 @@ AMPSCOPE_FP8_ALWAYS_INLINE void quantizeNvfp4ColumnBlocksBody(const float* in, f
 
 }  // namespace
 
-AMPSCOPE_FP8_ISA_DISPATCH(void, quantizeMxBlocks,
-                          (const float* in, float* out, int64_t rows, int64_t cols, int64_t blockSize,
-                           QuantFormat element, QuantCounts* counts, BlockStats* stats),
-                          (in, out, rows, cols, blockSize, element, counts, stats))
-AMPSCOPE_FP8_ISA_DISPATCH(void, quantizeNvfp4Blocks,
-                          (const float* in, float* out, int64_t rows, int64_t cols, QuantCounts* counts,
-                           BlockStats* stats),
-                          (in, out, rows, cols, counts, stats))
-AMPSCOPE_FP8_ISA_DISPATCH(void, quantizeMxColumnBlocks,
-                          (const float* in, float* outT, int64_t rows, int64_t cols, int64_t blockSize,
-                           QuantFormat element),
-                          (in, outT, rows, cols, blockSize, element))
-AMPSCOPE_FP8_ISA_DISPATCH(void, quantizeNvfp4ColumnBlocks, (const float* in, float* outT, int64_t rows, int64_t cols),
-                          (in, outT, rows, cols))
+AMPSCOPE_ISA_DISPATCH(void, quantizeMxBlocks,
+                      (const float* in, float* out, int64_t rows, int64_t cols, int64_t blockSize,
+                       QuantFormat element, QuantCounts* counts, BlockStats* stats),
+                      (in, out, rows, cols, blockSize, element, counts, stats))
+AMPSCOPE_ISA_DISPATCH(void, quantizeNvfp4Blocks,
+                      (const float* in, float* out, int64_t rows, int64_t cols, QuantCounts* counts,
+                       BlockStats* stats),
+                      (in, out, rows, cols, counts, stats))
+AMPSCOPE_ISA_DISPATCH(void, quantizeMxColumnBlocks,
+                      (const float* in, float* outT, int64_t rows, int64_t cols, int64_t blockSize,
+                       QuantFormat element),
+                      (in, outT, rows, cols, blockSize, element))
+AMPSCOPE_ISA_DISPATCH(void, quantizeNvfp4ColumnBlocks, (const float* in, float* outT, int64_t rows, int64_t cols),
+                      (in, outT, rows, cols))
 
 }  // namespace ampscope::detail::fp8

@@ -1,4 +1,4 @@
-// The quantiser loops' instruction-set variants (fp8/kernel_isa.h): under each variant this CPU runs,
+// The quantiser loops' instruction-set variants (kernel_isa.h): under each variant this CPU runs,
 // - the element quantiser over whole arrays (the vector loops) equals it one value at a time (the
 //   scalar remainder), on random patterns and the special values: +-0, subnormals, the smallest
 //   normal, the values at and next to each rounding tie, the largest finite value and just above it,
@@ -6,7 +6,7 @@
 // - the element quantiser, absMax and every block pass (MX blocks of 32 and of 8, NVFP4, row and column
 //   blocks, with and without counts) give the baseline variant's bits, counts and block statistics, on
 //   matrices with zero, subnormal, inf and NaN blocks.
-// The other fp8 tests run under whichever variant is selected; AMPSCOPE_FP8_ISA=baseline (or
+// The other fp8 tests run under whichever variant is selected; AMPSCOPE_KERNEL_ISA=baseline (or
 // x86-64-v3) runs them under a narrower one.
 #include <gtest/gtest.h>
 
@@ -20,7 +20,8 @@
 #include "fp8/block_quantizer.h"
 #include "fp8/element_kernel.h"
 #include "fp8/element_quantizer.h"
-#include "fp8/kernel_isa.h"
+#include "kernel_isa.h"
+#include "support/under_isa.h"
 
 namespace ampscope::detail::fp8 {
 namespace {
@@ -38,13 +39,6 @@ class IsaScope {
   KernelIsa saved_;
 };
 
-std::vector<KernelIsa> availableIsas() {
-  std::vector<KernelIsa> isas;
-  for (KernelIsa isa : {KernelIsa::Baseline, KernelIsa::X86_64_V3, KernelIsa::X86_64_V4}) {
-    if (isa <= bestKernelIsa()) isas.push_back(isa);
-  }
-  return isas;
-}
 
 // The special values of a format, each with its neighbours 1 and 2 ulps away, both signs.
 std::vector<float> specialValues(QuantFormat format) {
@@ -100,7 +94,7 @@ void expectSameBits(const std::vector<float>& a, const std::vector<float>& b, co
 
 TEST(KernelIsa, ArraysEqualTheQuantiserOneValueAtATime) {
   IsaScope scope;
-  for (KernelIsa isa : availableIsas()) {
+  for (KernelIsa isa : support::isasOfThisCpu()) {
     ASSERT_TRUE(setKernelIsa(isa));
     for (QuantFormat format : {QuantFormat::E4M3, QuantFormat::E5M2, QuantFormat::E2M1}) {
       std::vector<float> in = specialValues(format);
@@ -198,7 +192,7 @@ TEST(KernelIsa, EveryVariantGivesTheBaselineBits) {
       const auto in = blockMatrix(shape.rows, shape.cols, 41u + static_cast<uint32_t>(shape.cols), specials);
       ASSERT_TRUE(setKernelIsa(KernelIsa::Baseline));
       const BlockResults base = runBlockPasses(in, shape.rows, shape.cols);
-      for (KernelIsa isa : availableIsas()) {
+      for (KernelIsa isa : support::isasOfThisCpu()) {
         ASSERT_TRUE(setKernelIsa(isa));
         const BlockResults got = runBlockPasses(in, shape.rows, shape.cols);
         const std::string what = std::string(kernelIsaName(isa)) + " " + std::to_string(shape.rows) + "x" +
@@ -211,7 +205,7 @@ TEST(KernelIsa, EveryVariantGivesTheBaselineBits) {
       }
     }
   }
-  std::printf("variants checked: %zu, best %s\n", availableIsas().size(), kernelIsaName(bestKernelIsa()));
+  std::printf("variants checked: %zu, best %s\n", support::isasOfThisCpu().size(), kernelIsaName(bestKernelIsa()));
 }
 
 TEST(KernelIsa, SelectionRefusesWhatTheCpuLacks) {
