@@ -27,6 +27,7 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ampscope/engine/comparison.h"
@@ -66,31 +67,57 @@ RunConfig benchConfig(PrecisionMode mode, int64_t instrumentEvery) {
   return config;
 }
 
+// A warmed-up run of one mode that starts over from fresh weights when the mode diverges (fp16-pure's
+// AdamW can: eps 1e-8 is 0 in FP16), since timing a diverged mode's empty steps would flatter it. The
+// callers do not time the restarts; after three it gives up, as they would then dominate the run.
+class RestartingRun {
+ public:
+  explicit RestartingRun(RunConfig config) : config_(std::move(config)), comparison_(warmComparison(config_)) {}
+  // One step; false when the mode diverged in it.
+  bool step(StepRecord& record) {
+    record = comparison_->step();
+    return !record.modes.empty() && !record.modes.front().diverged;
+  }
+  // Fresh weights after a diverged step; false (and nothing done) when it has restarted three times.
+  bool restart() {
+    if (restarts_ == 3) return false;
+    ++restarts_;
+    comparison_ = warmComparison(config_);
+    return true;
+  }
+  bool divergedInWarmup() const { return comparison_->allDiverged(); }
+  int restarts() const { return restarts_; }
+  const char* path() const {
+    const auto capabilities = comparison_->capabilities();
+    return capabilities.empty() ? "?" : (capabilities.front().native ? "native" : "emulated");
+  }
+
+ private:
+  RunConfig config_;
+  std::unique_ptr<Comparison> comparison_;
+  int restarts_ = 0;
+};
+
 void trainStep(benchmark::State& state, PrecisionMode mode, int64_t instrumentEvery) {
   at::set_num_threads(1);
-  const RunConfig config = benchConfig(mode, instrumentEvery);
-  std::unique_ptr<Comparison> comparison = warmComparison(config);
-  if (comparison->allDiverged()) {
+  RestartingRun run(benchConfig(mode, instrumentEvery));
+  if (run.divergedInWarmup()) {
     state.SkipWithError("the mode diverged during the warm-up steps");
     return;
   }
 
   double engineMs = 0;  // the step time the engine itself records, for comparison with wall time
   int64_t steps = 0;
-  int64_t restarts = 0;
   for (auto _ : state) {
-    StepRecord record = comparison->step();
-    if (record.modes.empty() || record.modes.front().diverged) {
-      // A diverged mode stops training (fp16-pure's AdamW can: eps 1e-8 is 0 in FP16). Timing its
-      // empty steps would flatter it, so start over from fresh weights outside the timed region.
-      // Give up when it keeps diverging: the untimed restarts would dominate the run.
-      if (++restarts > 3) {
+    StepRecord record;
+    if (!run.step(record)) {
+      state.PauseTiming();
+      const bool restarted = run.restart();
+      state.ResumeTiming();
+      if (!restarted) {
         state.SkipWithError("the mode keeps diverging; its steps would no longer train");
         break;
       }
-      state.PauseTiming();
-      comparison = warmComparison(config);
-      state.ResumeTiming();
       continue;
     }
     engineMs += record.modes.front().stepTimeMs;
@@ -98,9 +125,8 @@ void trainStep(benchmark::State& state, PrecisionMode mode, int64_t instrumentEv
     benchmark::DoNotOptimize(record);
   }
   if (steps > 0) state.counters["engine_us"] = engineMs * 1000.0 / static_cast<double>(steps);
-  state.counters["restarts"] = static_cast<double>(restarts);
-  const auto capabilities = comparison->capabilities();
-  state.SetLabel(capabilities.empty() ? "" : (capabilities.front().native ? "native" : "emulated"));
+  state.counters["restarts"] = static_cast<double>(run.restarts());
+  state.SetLabel(run.path());
 }
 
 // VmRSS of /proc/self/status, in KiB (0 where there is none).
@@ -158,32 +184,27 @@ int reportInstrumentShare(int64_t windows, const std::vector<PrecisionMode>& mod
               static_cast<long long>(windows), kStepsPerTurn, kStepsPerTurn);
   std::printf("%-18s %-9s %10s %10s %8s %8s\n", "mode", "path", "plain us", "instr us", "ratio", "share");
   for (PrecisionMode mode : modes) {
-    const RunConfig plainConfig = benchConfig(mode, kNeverInstrument);
-    const RunConfig instrumentedConfig = benchConfig(mode, 1);
-    std::unique_ptr<Comparison> turns[2] = {warmComparison(plainConfig), warmComparison(instrumentedConfig)};
-    const RunConfig* configs[2] = {&plainConfig, &instrumentedConfig};
+    RestartingRun turns[2] = {RestartingRun(benchConfig(mode, kNeverInstrument)),
+                              RestartingRun(benchConfig(mode, 1))};
     std::vector<double> plain, instrumented, ratio, share;
     bool failed = false;
     for (int64_t w = 0; w < windows && !failed; ++w) {
       double us[2] = {0, 0};
       for (int k = 0; k < 2 && !failed; ++k) {
         const int which = (w % 2 == 0) ? k : 1 - k;  // alternate the order: a trend within a window cancels
-        for (int restarts = 0;; ++restarts) {
+        for (;;) {  // a turn in which the mode diverged is run again after an untimed restart
           const double start = threadCpuSeconds();
-          bool diverged = false;
-          for (int i = 0; i < kStepsPerTurn && !diverged; ++i) {
-            const StepRecord record = turns[which]->step();
-            diverged = record.modes.empty() || record.modes.front().diverged;
-          }
-          if (!diverged) {
+          bool trained = true;
+          StepRecord record;
+          for (int i = 0; i < kStepsPerTurn && trained; ++i) trained = turns[which].step(record);
+          if (trained) {
             us[which] = (threadCpuSeconds() - start) * 1e6 / kStepsPerTurn;
             break;
           }
-          if (restarts == 3) {
+          if (!turns[which].restart()) {
             failed = true;
             break;
           }
-          turns[which] = warmComparison(*configs[which]);  // as trainStep: fresh weights, not timed
         }
       }
       plain.push_back(us[0]);
@@ -191,8 +212,7 @@ int reportInstrumentShare(int64_t windows, const std::vector<PrecisionMode>& mod
       ratio.push_back(us[1] / us[0]);
       share.push_back(1.0 - us[0] / us[1]);
     }
-    const auto capabilities = turns[1]->capabilities();
-    const char* path = capabilities.empty() ? "?" : (capabilities.front().native ? "native" : "emulated");
+    const char* path = turns[1].path();
     if (failed) {
       std::printf("%-18s %-9s the mode keeps diverging\n", modeName(mode).c_str(), path);
     } else {
