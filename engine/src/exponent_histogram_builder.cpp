@@ -11,6 +11,7 @@
 
 #include "ampscope/engine/number_format.h"
 #include "kernel_isa.h"
+#include "lane_counts.h"
 #include "vector_clones.h"
 
 namespace ampscope::detail {
@@ -189,35 +190,19 @@ AMPSCOPE_VECTOR_CLONES void countFourRanges(const uint32_t* __restrict magnitude
 }
 
 // countFourRanges over the 16-bit q = magnitude >> 13 (narrow blocks, BlockBuffers): 32 values to a
-// vector where AVX-512BW has them. Per lane a 16-bit count, which n <= kBlock keeps from wrapping.
+// vector where AVX-512BW has them (lane_counts.h).
 AMPSCOPE_VECTOR_CLONES void countFourRanges16(const uint16_t* __restrict q, int64_t n,
                                               const uint16_t* __restrict lo, const uint16_t* __restrict width,
                                               uint32_t* __restrict counts) {
   const uint16_t lo0 = lo[0], lo1 = lo[1], lo2 = lo[2], lo3 = lo[3];
   const uint16_t w0 = width[0], w1 = width[1], w2 = width[2], w3 = width[3];
-  uint16_t lanes[4][32] = {};
-  int64_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    for (int l = 0; l < 32; ++l) {
-      const uint16_t m = q[i + l];
-      lanes[0][l] = static_cast<uint16_t>(lanes[0][l] + (static_cast<uint16_t>(m - lo0) <= w0));
-      lanes[1][l] = static_cast<uint16_t>(lanes[1][l] + (static_cast<uint16_t>(m - lo1) <= w1));
-      lanes[2][l] = static_cast<uint16_t>(lanes[2][l] + (static_cast<uint16_t>(m - lo2) <= w2));
-      lanes[3][l] = static_cast<uint16_t>(lanes[3][l] + (static_cast<uint16_t>(m - lo3) <= w3));
-    }
-  }
-  uint32_t c[4] = {};
-  for (; i < n; ++i) {
-    const uint16_t m = q[i];
-    c[0] += static_cast<uint16_t>(m - lo0) <= w0;
-    c[1] += static_cast<uint16_t>(m - lo1) <= w1;
-    c[2] += static_cast<uint16_t>(m - lo2) <= w2;
-    c[3] += static_cast<uint16_t>(m - lo3) <= w3;
-  }
-  for (int r = 0; r < 4; ++r) {
-    for (int l = 0; l < 32; ++l) c[r] += lanes[r][l];
-    counts[r] = c[r];
-  }
+  uint64_t c[4] = {};
+  countInLanes<uint16_t, 32>(
+      q, n, c, [=](uint16_t m) { return static_cast<uint16_t>(m - lo0) <= w0; },
+      [=](uint16_t m) { return static_cast<uint16_t>(m - lo1) <= w1; },
+      [=](uint16_t m) { return static_cast<uint16_t>(m - lo2) <= w2; },
+      [=](uint16_t m) { return static_cast<uint16_t>(m - lo3) <= w3; });
+  for (int r = 0; r < 4; ++r) counts[r] = static_cast<uint32_t>(c[r]);
 }
 
 // -inf among data[i] * multiplier (only looked for in a block that holds an inf or NaN).
@@ -258,26 +243,17 @@ void countExponentKeys(const uint16_t* key, int64_t n, FieldCounts& keys) {
 }
 
 // How many of `field` equal first, first + 1, first + 2 and first + 3 (each read of the bytes serves four
-// fields); n is a multiple of 64 and at most 64 * 255, so that a byte per lane counts without wrapping.
-// Per field and 64 values, a compare into a mask and its addition (three operations as GCC 12 emits
+// fields), in a byte per lane (lane_counts.h); the callers pad n to a multiple of 64, which leaves no
+// scalar tail. Per field and 64 values, a compare into a mask and its addition (three operations as GCC 12 emits
 // them) where the compiler has AVX-512BW; per 32 values with AVX2.
 AMPSCOPE_VECTOR_CLONES void countFourFieldsLoop(const uint8_t* __restrict field, int64_t n, uint8_t first,
                                                 uint32_t* __restrict counts) {
-  uint8_t lanes[4][64] = {};
-  for (int64_t i = 0; i < n; i += 64) {
-    for (int l = 0; l < 64; ++l) {
-      const uint8_t offset = static_cast<uint8_t>(field[i + l] - first);
-      lanes[0][l] = static_cast<uint8_t>(lanes[0][l] + (offset == 0));
-      lanes[1][l] = static_cast<uint8_t>(lanes[1][l] + (offset == 1));
-      lanes[2][l] = static_cast<uint8_t>(lanes[2][l] + (offset == 2));
-      lanes[3][l] = static_cast<uint8_t>(lanes[3][l] + (offset == 3));
-    }
-  }
-  for (int f = 0; f < 4; ++f) {
-    uint32_t count = 0;
-    for (int l = 0; l < 64; ++l) count += lanes[f][l];
-    counts[f] = count;
-  }
+  const auto offsetIs = [first](uint8_t f, uint8_t j) { return static_cast<uint8_t>(f - first) == j; };
+  uint64_t c[4] = {};
+  countInLanes<uint8_t, 64>(
+      field, n, c, [=](uint8_t f) { return offsetIs(f, 0); }, [=](uint8_t f) { return offsetIs(f, 1); },
+      [=](uint8_t f) { return offsetIs(f, 2); }, [=](uint8_t f) { return offsetIs(f, 3); });
+  for (int r = 0; r < 4; ++r) counts[r] = static_cast<uint32_t>(c[r]);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)

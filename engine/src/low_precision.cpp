@@ -9,6 +9,7 @@
 
 #include "exponent_histogram_builder.h"
 #include "kernel_isa.h"
+#include "lane_counts.h"
 #include "vector_clones.h"
 
 namespace ampscope::detail {
@@ -294,42 +295,21 @@ void countRounding(const float* in, int64_t n, LowFormat format, RoundingCounts*
 
 AMPSCOPE_VECTOR_CLONES void classifyStored(const uint16_t* bits, int64_t n, LowFormat format, RoundingCounts* counts) {
   // On the magnitude m = b & 0x7FFF: subnormal when m - 1 < 2^mantissaBits - 1, inf when m is the all-ones
-  // exponent alone, NaN above it. Counted per lane in 16 bits over chunks of 64 * 32 values (at most 64
-  // a lane), so that the loop takes 32 values a vector with AVX-512BW, where 64-bit sums took 8.
+  // exponent alone, NaN above it.
   const uint16_t subnormalMax = format == LowFormat::FP16 ? 0x03FF : 0x007F;
   const uint16_t infinity = format == LowFormat::FP16 ? 0x7C00 : 0x7F80;
-  int64_t subnormal = 0, infinite = 0, nan = 0;
-  constexpr int64_t kLanes = 32, kChunk = 64 * kLanes;
-  for (int64_t start = 0; start < n; start += kChunk) {
-    const int64_t end = std::min(n, start + kChunk);
-    uint16_t lanes[3][kLanes] = {};
-    int64_t i = start;
-    for (; i + kLanes <= end; i += kLanes) {
-      for (int l = 0; l < kLanes; ++l) {
-        const uint16_t m = bits[i + l] & 0x7FFF;
-        lanes[0][l] = static_cast<uint16_t>(lanes[0][l] + (static_cast<uint16_t>(m - 1) < subnormalMax));
-        lanes[1][l] = static_cast<uint16_t>(lanes[1][l] + (m == infinity));
-        lanes[2][l] = static_cast<uint16_t>(lanes[2][l] + (m > infinity));
-      }
-    }
-    for (; i < end; ++i) {
-      const uint16_t m = bits[i] & 0x7FFF;
-      subnormal += static_cast<uint16_t>(m - 1) < subnormalMax;
-      infinite += m == infinity;
-      nan += m > infinity;
-    }
-    for (int l = 0; l < kLanes; ++l) {
-      subnormal += lanes[0][l];
-      infinite += lanes[1][l];
-      nan += lanes[2][l];
-    }
-  }
-  RoundingCounts c;
-  c.subnormal = subnormal;
-  c.overflowed = infinite;
-  c.nan = nan;
-  c.elements = n;
-  counts->add(c);
+  uint64_t c[3] = {};
+  countInLanes<uint16_t, 32>(
+      bits, n, c,
+      [=](uint16_t b) { return static_cast<uint16_t>(static_cast<uint16_t>(b & 0x7FFF) - 1) < subnormalMax; },
+      [=](uint16_t b) { return static_cast<uint16_t>(b & 0x7FFF) == infinity; },
+      [=](uint16_t b) { return static_cast<uint16_t>(b & 0x7FFF) > infinity; });
+  RoundingCounts classes;
+  classes.subnormal = static_cast<int64_t>(c[0]);
+  classes.overflowed = static_cast<int64_t>(c[1]);
+  classes.nan = static_cast<int64_t>(c[2]);
+  classes.elements = n;
+  counts->add(classes);
 }
 
 }  // namespace ampscope::detail
