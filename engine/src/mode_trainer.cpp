@@ -182,14 +182,21 @@ ModeStep ModeTrainer::step(int64_t stepIndex, const Batch& batch, bool instrumen
   (scaler_ ? scaler_->scale(weighted) : weighted).backward();
 
   at::NoGradGuard noGrad;
+  // Without a scaler or a clip the norm is only shown: its squares are summed in the gather's copy.
+  // (A clip keeps clip_grad_norm_'s own arithmetic, since its coefficient changes the gradients.)
+  const bool normInGather = !scaler_ && config_.clipOrder == ClipOrder::Off && !injectInf &&
+                            flat_->gradients().scalar_type() == torch::kFloat &&
+                            flat_->gradients().device().is_cpu();
+  double squaredNorm = 0;
+  double* const squaredNormOut = normInGather ? &squaredNorm : nullptr;
   if (context_.kind() == ExecKind::PureEmulated) {
     gradientCounts_.resize(params_.size());
     for (size_t i = 0; i < params_.size(); ++i) {
       gradientCounts_[i] = context_.parameterGradientCounts(params_[i]);
     }
-    flat_->gatherGradients(context_.format(), &gradientCounts_);
+    flat_->gatherGradients(context_.format(), &gradientCounts_, squaredNormOut);
   } else {
-    flat_->gatherGradients();
+    flat_->gatherGradients(std::nullopt, nullptr, squaredNormOut);
   }
   if (injectInf) {
     for (auto& p : params_) {
@@ -282,7 +289,10 @@ ModeStep ModeTrainer::step(int64_t stepIndex, const Batch& batch, bool instrumen
       out.clipNormSeen = out.gradNormBeforeClip = norm;
       out.gradNormAfterClip = norm * clipCoefficient(norm, maxNorm);
     } else {
-      out.gradNormBeforeClip = out.gradNormAfterClip = gradNorm(params_);
+      // Rounded to float32, the dtype clip_grad_norm_'s norm has. Summed in double it is the float32
+      // nearest the true norm; torch's float32 accumulation lands up to tens of ulps away.
+      out.gradNormBeforeClip = out.gradNormAfterClip =
+          normInGather ? static_cast<double>(static_cast<float>(std::sqrt(squaredNorm))) : gradNorm(params_);
     }
     out.foundInf = !std::isfinite(out.gradNormBeforeClip);
     optimizer_->step();  // PyTorch without a scaler steps whatever the gradients hold

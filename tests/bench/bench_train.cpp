@@ -4,6 +4,9 @@
 // the amortized cost a user pays) and on every step (instrumented: the worst case).
 // One intra-op thread, as TrainingRunner's default threadsPerMode and the Python reference.
 //
+// Beside them: train_step/<fp32|bf16-amp>/libtorch, the chapter's step in plain LibTorch C++ (what leaving
+// the Python interpreter alone buys), and train_step/fp32/batch, the fresh batch the engine draws per step.
+//
 // `--rss=N1,N2` (instead of the benchmarks): trains TinyMLP in each mode, one Comparison per mode, and
 // prints the process's resident set size after N1 and after N2 steps: memory that stays flat over many
 // steps shows the same figure twice. `--modes=a,b,...` limits it to those modes (one process per mode
@@ -33,6 +36,8 @@
 #include "ampscope/engine/comparison.h"
 #include "ampscope/engine/config_schema.h"
 #include "ampscope/engine/path_timing.h"
+#include "autocast_scope.h"
+#include "synthetic_data.h"
 
 namespace {
 
@@ -127,6 +132,45 @@ void trainStep(benchmark::State& state, PrecisionMode mode, int64_t instrumentEv
   if (steps > 0) state.counters["engine_us"] = engineMs * 1000.0 / static_cast<double>(steps);
   state.counters["restarts"] = static_cast<double>(run.restarts());
   state.SetLabel(run.path());
+}
+
+// The chapter's step written straight against LibTorch, as python_reference_step.py writes it in Python:
+// torch::nn modules, torch::optim::AdamW, zero_grad without set_to_none, one fixed batch, no engine and
+// no instruments. The same ATen kernels, autograd and op-by-op optimizer as the Python step without the
+// interpreter: its time over Python's is what leaving Python alone buys.
+void libtorchStep(benchmark::State& state, bool bf16Autocast) {
+  at::set_num_threads(1);
+  torch::manual_seed(0);
+  torch::nn::Sequential model(torch::nn::Linear(128, 512), torch::nn::GELU(), torch::nn::Linear(512, 10));
+  torch::optim::AdamW optimizer(model->parameters(), torch::optim::AdamWOptions(1e-3));
+  const torch::Tensor inputs = torch::randn({32, 128});
+  const torch::Tensor labels = torch::randint(10, {32});
+  auto step = [&] {
+    optimizer.zero_grad();
+    torch::Tensor loss;
+    if (bf16Autocast) {
+      ampscope::detail::AutocastScope autocast(c10::DeviceType::CPU, torch::kBFloat16);
+      loss = torch::nn::functional::cross_entropy(model->forward(inputs), labels);
+    } else {
+      loss = torch::nn::functional::cross_entropy(model->forward(inputs), labels);
+    }
+    loss.backward();
+    optimizer.step();
+    return loss.item<float>();  // the Python step reads its loss too
+  };
+  for (int64_t i = 0; i < kWarmupSteps; ++i) step();
+  for (auto _ : state) benchmark::DoNotOptimize(step());
+  state.SetLabel("libtorch");
+}
+
+// The engine draws a fresh batch every step (SyntheticData::batch: randn, the teacher's matmul, argmax);
+// the chapter's timed step reuses one. This is that part of train_step, to set the two side by side.
+void batchOnly(benchmark::State& state) {
+  at::set_num_threads(1);
+  const ampscope::detail::SyntheticData data(ModelKind::TinyMLP, /*seed=*/0, /*batchSize=*/32);
+  int64_t step = 1;
+  for (auto _ : state) benchmark::DoNotOptimize(data.batch(step++));
+  state.SetLabel("engine");
 }
 
 // VmRSS of /proc/self/status, in KiB (0 where there is none).
@@ -284,6 +328,9 @@ int main(int argc, char** argv) {
           ->Unit(benchmark::kMicrosecond);
     }
   }
+  benchmark::RegisterBenchmark("train_step/fp32/libtorch", libtorchStep, false)->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("train_step/bf16-amp/libtorch", libtorchStep, true)->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("train_step/fp32/batch", batchOnly)->Unit(benchmark::kMicrosecond);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

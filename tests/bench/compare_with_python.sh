@@ -68,7 +68,8 @@ for bench in json.load(open(sys.argv[1]))["benchmarks"]:
         preset = kind
         kind = "preset"
     cpp[(mode, kind)] = (bench["real_time"], bench["cpu_time"])  # microseconds
-    labels[mode] = bench.get("label", "")
+    if kind in ("plain", "preset", "instrumented"):
+        labels[mode] = bench.get("label", "")
 
 python = {}
 for line in open(sys.argv[2]):
@@ -97,6 +98,16 @@ for mode in modes:
     fmt = lambda v: f"{100 * v:7.1f}%" if v is not None else f"{'-':>8}"
     print(f"{mode:<16}{labels.get(mode, ''):>9}{cell(cpp.get((mode, 'plain')))}{cell(cpp.get((mode, 'preset')))}"
           f"{cell(cpp.get((mode, 'instrumented')))}{fmt(s_preset)}{fmt(s_every)}{cell(python.get(mode))}")
+
+print("\nthe chapter's step written in LibTorch C++ (torch::nn, torch::optim::AdamW, one fixed batch, no engine):")
+for mode in ("fp32", "bf16-amp"):
+    if (mode, "libtorch") in cpp and mode in python:
+        c, p = cpp[(mode, "libtorch")], python[mode]
+        print(f"  {mode:<9}{cell(c)}  over Python {c[CPU] / p[CPU]:5.2f} ({c[WALL] / p[WALL]:4.2f}): what leaving"
+              " the interpreter alone buys")
+if ("fp32", "batch") in cpp:
+    print(f"  the engine's fresh batch per step (in every train_step above, not in the chapter's): "
+          f"{cell(cpp[('fp32', 'batch')])}")
 
 def verdict(ok):
     return "met" if ok else "NOT met"

@@ -5,13 +5,18 @@ instrumented steps the histograms, range counts and rounding counts of every ten
 measures the machine (step time, allocator bytes) is left out.
 
 usage: tests/engine/compare_losses.py BASE_CLI NEW_CLI [--steps N] [--precision-path native|emulated]
+                                      [--norm-ulps K]
 --precision-path passes the same path to both (the default, auto, lets each binary choose, and two
 builds whose emulation differs in speed may choose differently for a BF16 mode).
+--norm-ulps K lets the gradient norms (float32 values, as torch's) differ by up to K units in the last
+place, for a change to how the norm is summed; everything else must still be identical, and the largest
+difference seen is printed.
 Exit status 0 when every configuration matches, 1 when any differs, 2 on bad usage.
 """
 import argparse
 import json
 import os
+import struct
 import subprocess
 import sys
 import tempfile
@@ -55,8 +60,34 @@ def run(cli, flags, steps, path, precision_path):
     return [json.loads(line) for line in lines[1:]]  # the first line is the header
 
 
+NORMS = ("grad-norm-before-clip", "grad-norm-after-clip", "clip-norm-seen")
+
+
 def strip(record):
     return {k: v for k, v in record.items() if k not in IGNORED}
+
+
+def float_ulps(a, b):
+    """How many float32 steps apart two norms are (both must be float32 values; None if not numbers)."""
+    if not all(isinstance(v, (int, float)) for v in (a, b)):
+        return None if a != b else 0
+    def ordered(v):
+        bits = struct.unpack("<i", struct.pack("<f", v))[0]
+        return bits if bits >= 0 else -(bits & 0x7FFFFFFF)
+    return abs(ordered(a) - ordered(b))
+
+
+def split_norms(a, b, allowed):
+    """(a, b) without the norm fields, and the largest ulp distance of those, or a problem string."""
+    worst = 0
+    for key in NORMS:
+        if key in a and key in b:
+            ulps = float_ulps(a[key], b[key])
+            if ulps is None or ulps > allowed:
+                return None, None, f".{key}: {a[key]!r} vs {b[key]!r}"
+            worst = max(worst, ulps)
+    drop = lambda r: {k: v for k, v in r.items() if k not in NORMS}
+    return (drop(a), drop(b), worst) if allowed else (a, b, 0)
 
 
 def first_difference(a, b, where=""):
@@ -89,7 +120,11 @@ def main():
     parser.add_argument("new")
     parser.add_argument("--steps", type=int, default=200)
     parser.add_argument("--precision-path", choices=["auto", "native", "emulated"], default="auto")
+    parser.add_argument("--norm-ulps", type=int, default=0)
     args = parser.parse_args()
+    if args.norm_ulps < 0:
+        print("compare_losses.py: --norm-ulps must be 0 or more", file=sys.stderr)
+        return 2
     for cli in (args.base, args.new):
         if not os.access(cli, os.X_OK):
             print(f"compare_losses.py: {cli} is not an executable", file=sys.stderr)
@@ -101,15 +136,21 @@ def main():
             new = run(args.new, flags, args.steps, os.path.join(work, "new.jsonl"), args.precision_path)
             instrumented = sum(1 for r in base if r.get("instrumented"))
             problem = None
+            worst = 0
             if len(base) != len(new):
                 problem = f"{len(base)} vs {len(new)} records"
             for i, (a, b) in enumerate(zip(base, new)):
                 if problem:
                     break
-                found = first_difference(strip(a), strip(b))
+                a, b, ulps = split_norms(strip(a), strip(b), args.norm_ulps)
+                found = ulps if a is None else first_difference(a, b)
+                if a is not None:
+                    worst = max(worst, ulps)
                 if found:
-                    problem = f"record {i + 1} ({a.get('mode')} step {a.get('step')}){found}"
+                    problem = f"record {i + 1} ({base[i].get('mode')} step {base[i].get('step')}){found}"
             verdict = "identical" if not problem else f"DIFFERENT: {problem}"
+            if not problem and args.norm_ulps:
+                verdict += f" (norms within {worst} ulp)"
             print(f"{name:<62} {len(base):5d} records ({instrumented} instrumented)  {verdict}")
             failures += bool(problem)
     return 1 if failures else 0

@@ -7,7 +7,9 @@
 
 #include <torch/torch.h>
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <functional>
 #include <memory>
 #include <string>
@@ -19,6 +21,7 @@
 #include "precision_context.h"
 #include "rounded_adamw.h"
 #include "rounded_sgd.h"
+#include "support/under_isa.h"
 
 namespace ampscope::detail {
 namespace {
@@ -264,6 +267,114 @@ TEST(FlatParameters, GatherKeepsSignedZerosAndUndefinedGradients) {
   EXPECT_FALSE(params[1].grad().defined());
   EXPECT_TRUE(std::signbit(flat.gradients().data_ptr<float>()[0]));
   EXPECT_EQ(params[0].grad().data_ptr(), flat.gradients().data_ptr());
+}
+
+// The gather's sum of squares (the display norm of a step without clipping) under each instruction
+// set: it must be the sum of the values' squares (each square is exact in double; the sum is checked
+// against an 80-bit long double sum), the same bits under every instruction set, and the copy must
+// keep every gradient bit (signed zeros, subnormals). Sizes cover the 64-lane body, its tail and the
+// in-place and rounding paths of gatherGradients.
+class FlatGatherNorm : public support::UnderIsa {};
+AMPSCOPE_UNDER_EACH_ISA(FlatGatherNorm);
+
+std::vector<torch::Tensor> gradientLikeParameters(uint64_t seed) {
+  torch::manual_seed(static_cast<int64_t>(seed));
+  std::vector<torch::Tensor> params = {torch::zeros({33, 7}).requires_grad_(true),
+                                       torch::zeros({64}).requires_grad_(true),
+                                       torch::zeros({1000}).requires_grad_(true),
+                                       torch::zeros({3}).requires_grad_(true)};
+  for (auto& p : params) {
+    // Magnitudes over 2^-140 .. 2^60, both signs: float32 subnormals and squares far outside float's range.
+    const torch::Tensor exponent = torch::randint(-140, 60, p.sizes()).to(torch::kFloat);
+    p.mutable_grad() = torch::randn(p.sizes()) * torch::pow(2.0, exponent);
+  }
+  params[0].mutable_grad().view({-1})[5].fill_(-0.0);
+  params[2].mutable_grad().view({-1})[999].fill_(std::numeric_limits<float>::denorm_min());
+  return params;
+}
+
+long double longDoubleSquares(const std::vector<torch::Tensor>& grads) {
+  long double sum = 0;
+  for (const auto& g : grads) {
+    const torch::Tensor c = g.contiguous();
+    for (int64_t i = 0; i < c.numel(); ++i) sum += static_cast<long double>(c.data_ptr<float>()[i]) * c.data_ptr<float>()[i];
+  }
+  return sum;
+}
+
+double gatheredSquares(uint64_t seed, bool secondGather, std::optional<LowFormat> roundTo = std::nullopt) {
+  std::vector<torch::Tensor> params = gradientLikeParameters(seed);
+  FlatParameters flat(params);
+  double squares = -1;
+  flat.gatherGradients(roundTo, nullptr, &squares);
+  if (secondGather) flat.gatherGradients(roundTo, nullptr, &squares);  // .grad is already the view
+  return squares;
+}
+
+TEST_P(FlatGatherNorm, SumsTheSquaresOfEveryGradientAndCopiesTheirBits) {
+  for (uint64_t seed : {1u, 2u, 3u}) {
+    std::vector<torch::Tensor> params = gradientLikeParameters(seed);
+    std::vector<torch::Tensor> before;
+    for (const auto& p : params) before.push_back(p.grad().clone());
+    FlatParameters flat(params);
+    double squares = -1;
+    flat.gatherGradients(std::nullopt, nullptr, &squares);
+    for (size_t i = 0; i < params.size(); ++i) {
+      EXPECT_TRUE(sameBytes(params[i].grad(), before[i])) << "parameter " << i;
+      EXPECT_EQ(params[i].grad().data_ptr<float>(), flat.gradients().data_ptr<float>() + flat.segments()[i].offset);
+    }
+    const long double want = longDoubleSquares(before);
+    EXPECT_NEAR(static_cast<double>(squares / want), 1.0, 1e-13) << "seed " << seed;
+    // The same bits when .grad is already the view, and under every other instruction set.
+    EXPECT_EQ(gatheredSquares(seed, /*secondGather=*/true), squares);
+    const KernelIsa chosen = kernelIsa();
+    for (KernelIsa other : support::isasOfThisCpu()) {
+      ASSERT_TRUE(setKernelIsa(other));
+      EXPECT_EQ(gatheredSquares(seed, false), squares) << kernelIsaName(other) << " against " << kernelIsaName(chosen);
+    }
+    ASSERT_TRUE(setKernelIsa(chosen));
+  }
+}
+
+TEST_P(FlatGatherNorm, SmallIntegerGradientsGiveTheExactSum) {
+  // Squares of small integers and their sums are exact in double: the sum must be the count itself,
+  // which a dropped, doubled or misplaced element would change.
+  std::vector<torch::Tensor> params = gradientLikeParameters(6);
+  long double want = 0;
+  for (auto& p : params) {
+    p.mutable_grad() = torch::randint(-3, 4, p.sizes()).to(torch::kFloat);
+    want += longDoubleSquares({p.grad()});
+  }
+  FlatParameters flat(params);
+  double squares = -1;
+  flat.gatherGradients(std::nullopt, nullptr, &squares);
+  EXPECT_EQ(squares, static_cast<double>(want));
+  EXPECT_GT(squares, 1000.0);
+}
+
+TEST_P(FlatGatherNorm, RoundedGradientsAreSummedAsRounded) {
+  std::vector<torch::Tensor> params = gradientLikeParameters(4);
+  std::vector<torch::Tensor> rounded;  // c10::BFloat16's round-to-nearest-even, which roundToFormat matches
+  for (const auto& p : params) rounded.push_back(p.grad().to(torch::kBFloat16).to(torch::kFloat));
+  FlatParameters flat(params);
+  double squares = -1;
+  flat.gatherGradients(LowFormat::BF16, nullptr, &squares);
+  for (size_t i = 0; i < params.size(); ++i) EXPECT_TRUE(sameBytes(params[i].grad(), rounded[i])) << i;
+  EXPECT_NEAR(static_cast<double>(squares / longDoubleSquares(rounded)), 1.0, 1e-13);
+}
+
+TEST_P(FlatGatherNorm, AnInfOrNaNGradientMakesTheSumInfOrNaN) {
+  std::vector<torch::Tensor> params = gradientLikeParameters(5);
+  params[2].mutable_grad().view({-1})[77].fill_(-std::numeric_limits<float>::infinity());
+  FlatParameters flat(params);
+  double squares = 0;
+  flat.gatherGradients(std::nullopt, nullptr, &squares);
+  EXPECT_EQ(squares, std::numeric_limits<double>::infinity());
+  std::vector<torch::Tensor> withNan = gradientLikeParameters(5);
+  withNan[3].mutable_grad().view({-1})[1].fill_(std::numeric_limits<float>::quiet_NaN());
+  FlatParameters flatNan(withNan);
+  flatNan.gatherGradients(std::nullopt, nullptr, &squares);
+  EXPECT_TRUE(std::isnan(squares));
 }
 
 }  // namespace

@@ -271,7 +271,7 @@ TEST_P(LowPrecisionRounding, ClassifyStoredMatchesEveryBitPattern) {
                                        : static_cast<float>(c10::BFloat16(b, c10::BFloat16::from_bits()));
     };
     const float minNormal = lowFormatMinNormal(format);
-    for (const auto [begin, length] : {std::pair<int64_t, int64_t>{0, 65536}, {17, 5000}, {40000, 31}, {65535, 1},
+    for (const auto& [begin, length] : {std::pair<int64_t, int64_t>{0, 65536}, {17, 5000}, {40000, 31}, {65535, 1},
                                      {0x7C00 - 3, 7}, {0x7F80 - 3, 7}, {0xFF80 - 2, 5}, {1, 3}}) {
       RoundingCounts want;
       for (int64_t i = begin; i < begin + length; ++i) {
