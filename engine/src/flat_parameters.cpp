@@ -2,46 +2,9 @@
 
 #include <cstring>
 
-#include "kernel_isa.h"
+#include "sum_of_squares.h"
 
 namespace ampscope::detail {
-namespace {
-
-// The sum of the squares of n floats in double, copying them to dst on the way where dst is given.
-// A float's square is exact in double (24 + 24 significant bits < 53), so whether the instruction set
-// the loop is compiled for contracts the step into an FMA changes nothing; lane j sums elements j,
-// j + 64, ... and the lanes are added in one fixed order: every kernelIsa() returns the same bits.
-template <bool kCopy>
-AMPSCOPE_ALWAYS_INLINE double squaresOf(const float* src, float* dst, int64_t n) {
-  constexpr int64_t kLanes = 64;  // eight chains of 8 doubles: the FMA latency overlaps
-  double lanes[kLanes] = {};
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (int64_t j = 0; j < kLanes; ++j) {
-      const float v = src[i + j];
-      if constexpr (kCopy) dst[i + j] = v;
-      lanes[j] += static_cast<double>(v) * static_cast<double>(v);
-    }
-  }
-  for (; i < n; ++i) {
-    const float v = src[i];
-    if constexpr (kCopy) dst[i] = v;
-    lanes[0] += static_cast<double>(v) * static_cast<double>(v);
-  }
-  double total = 0;
-  for (double lane : lanes) total += lane;
-  return total;
-}
-
-AMPSCOPE_ALWAYS_INLINE double copySquaringBody(const float* src, float* dst, int64_t n) {
-  return squaresOf<true>(src, dst, n);
-}
-AMPSCOPE_ALWAYS_INLINE double squaringBody(const float* data, int64_t n) { return squaresOf<false>(data, nullptr, n); }
-
-AMPSCOPE_ISA_DISPATCH(double, copySquaring, (const float* src, float* dst, int64_t n), (src, dst, n))
-AMPSCOPE_ISA_DISPATCH(double, squaring, (const float* data, int64_t n), (data, n))
-
-}  // namespace
 
 FlatParameters::FlatParameters(const std::vector<torch::Tensor>& parameters) : parameters_(parameters) {
   TORCH_CHECK(!parameters_.empty(), "FlatParameters needs at least one parameter");
@@ -91,22 +54,22 @@ const std::vector<bool>& FlatParameters::gatherGradients(std::optional<LowFormat
     auto* floats = reinterpret_cast<float*>(slice);
     const int64_t n = segments_[i].numel;
     if (grad.data_ptr() == slice) {  // already the view (a second gather in one step)
-      if (squaredNorm != nullptr) *squaredNorm += squaring(floats, n);
+      if (squaredNorm != nullptr) *squaredNorm += sumOfSquares(floats, n);
       continue;
     }
     if (roundTo) {
       const torch::Tensor g = grad.to(torch::kFloat).contiguous();
       roundToFormat(g.data_ptr<float>(), floats, g.numel(), *roundTo, counts != nullptr ? (*counts)[i] : nullptr);
-      if (squaredNorm != nullptr) *squaredNorm += squaring(floats, n);
+      if (squaredNorm != nullptr) *squaredNorm += sumOfSquares(floats, n);
     } else if (grad.is_contiguous() && grad.scalar_type() == gradients_.scalar_type() && grad.device().is_cpu()) {
       if (squaredNorm != nullptr) {
-        *squaredNorm += copySquaring(grad.data_ptr<float>(), floats, n);
+        *squaredNorm += copyWithSumOfSquares(grad.data_ptr<float>(), floats, n);
       } else {
         std::memcpy(slice, grad.data_ptr(), static_cast<size_t>(n) * elementSize);
       }
     } else {
       viewOf(gradients_, i).copy_(grad);
-      if (squaredNorm != nullptr) *squaredNorm += squaring(floats, n);
+      if (squaredNorm != nullptr) *squaredNorm += sumOfSquares(floats, n);
     }
     p.mutable_grad() = viewOf(gradients_, i);
   }

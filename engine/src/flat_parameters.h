@@ -42,8 +42,8 @@ class FlatParameters {
   // With roundTo (float32 buffers only), each gradient is rounded to that format on its way into the
   // slice (a pure mode's gradients are tensors of the format), counted into (*counts)[i] where given.
   // With squaredNorm (float32 CPU buffers only), *squaredNorm becomes the sum of the squares of every
-  // gathered gradient value, taken in double in the same pass as the copy (the display norm of a step
-  // without clipping: no second read, no ATen norm ops).
+  // gathered gradient value, taken in double in the same pass as the copy (sum_of_squares.h; the shown
+  // norm of a step without scaler or clip: no second read, no ATen norm ops).
   const std::vector<bool>& gatherGradients(std::optional<LowFormat> roundTo = std::nullopt,
                                            const std::vector<RoundingCounts*>* counts = nullptr,
                                            double* squaredNorm = nullptr);

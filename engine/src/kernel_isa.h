@@ -1,7 +1,7 @@
 // The instruction set the engine's hand-dispatched loops run with: the FP8/FP4 quantiser loops
 // (fp8/element_quantizer.cpp, fp8/block_quantizer.cpp), the FP16/BF16 rounding and counting loops
 // (low_precision.cpp), the exponent histogram's field counts (exponent_histogram_builder.cpp) and the
-// gradient gather's sum of squares (flat_parameters.cpp).
+// gradients' sum of squares (sum_of_squares.cpp).
 // kernelIsa() is the widest the CPU has, unless the environment variable AMPSCOPE_KERNEL_ISA (baseline,
 // x86-64-v3, x86-64-v4) or setKernelIsa() asks for a narrower one, so that the tests run every
 // fallback on a machine that has the widest (tests/engine/low_precision_test.cpp,

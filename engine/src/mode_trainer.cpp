@@ -13,6 +13,7 @@
 #include "grad_clip.h"
 #include "rounded_adamw.h"
 #include "rounded_sgd.h"
+#include "sum_of_squares.h"
 
 namespace ampscope::detail {
 namespace {
@@ -25,6 +26,10 @@ int64_t bytesOf(const torch::Tensor& t) {
 double clipCoefficient(double norm, double maxNorm) {
   return std::min(1.0, maxNorm / (norm + 1e-6));
 }
+
+// A shown norm from its sum of squares in double, rounded to float32, the dtype clip_grad_norm_'s norm
+// has: the float32 nearest the true norm, where torch's float32 accumulation lands up to tens of ulps away.
+double float32Norm(double squares) { return static_cast<double>(static_cast<float>(std::sqrt(squares))); }
 
 }  // namespace
 
@@ -182,11 +187,11 @@ ModeStep ModeTrainer::step(int64_t stepIndex, const Batch& batch, bool instrumen
   (scaler_ ? scaler_->scale(weighted) : weighted).backward();
 
   at::NoGradGuard noGrad;
-  // Without a scaler or a clip the norm is only shown: its squares are summed in the gather's copy.
-  // (A clip keeps clip_grad_norm_'s own arithmetic, since its coefficient changes the gradients.)
-  const bool normInGather = !scaler_ && config_.clipOrder == ClipOrder::Off && !injectInf &&
-                            flat_->gradients().scalar_type() == torch::kFloat &&
-                            flat_->gradients().device().is_cpu();
+  // Without a clip the norm is only shown (a clip keeps clip_grad_norm_'s own arithmetic, since its
+  // coefficient changes the gradients): without a scaler its squares are summed in the gather's copy,
+  // with one over the unscaled buffer (sum_of_squares.h).
+  const bool flatFloat = flat_->gradients().scalar_type() == torch::kFloat && flat_->gradients().device().is_cpu();
+  const bool normInGather = !scaler_ && config_.clipOrder == ClipOrder::Off && !injectInf && flatFloat;
   double squaredNorm = 0;
   double* const squaredNormOut = normInGather ? &squaredNorm : nullptr;
   if (context_.kind() == ExecKind::PureEmulated) {
@@ -273,6 +278,15 @@ ModeStep ModeTrainer::step(int64_t stepIndex, const Batch& batch, bool instrumen
       out.clipNormSeen = seenScaled;
       out.gradNormBeforeClip = seenScaled / scale;
       out.gradNormAfterClip = seenScaled * clipCoefficient(seenScaled, maxNorm) / scale;
+    } else if (flatFloat) {
+      // Only shown, as without a scaler (below): summed over the unscaled flat buffer.
+      double squares = 0;
+      const float* grads = flat_->gradients().data_ptr<float>();
+      const auto& defined = flat_->gradientDefined();
+      for (size_t i = 0; i < params_.size(); ++i) {
+        if (defined[i]) squares += sumOfSquares(grads + flat_->segments()[i].offset, flat_->segments()[i].numel);
+      }
+      out.gradNormBeforeClip = out.gradNormAfterClip = float32Norm(squares);
     } else {
       out.gradNormBeforeClip = out.gradNormAfterClip = gradNorm(params_);
     }
@@ -289,10 +303,7 @@ ModeStep ModeTrainer::step(int64_t stepIndex, const Batch& batch, bool instrumen
       out.clipNormSeen = out.gradNormBeforeClip = norm;
       out.gradNormAfterClip = norm * clipCoefficient(norm, maxNorm);
     } else {
-      // Rounded to float32, the dtype clip_grad_norm_'s norm has. Summed in double it is the float32
-      // nearest the true norm; torch's float32 accumulation lands up to tens of ulps away.
-      out.gradNormBeforeClip = out.gradNormAfterClip =
-          normInGather ? static_cast<double>(static_cast<float>(std::sqrt(squaredNorm))) : gradNorm(params_);
+      out.gradNormBeforeClip = out.gradNormAfterClip = normInGather ? float32Norm(squaredNorm) : gradNorm(params_);
     }
     out.foundInf = !std::isfinite(out.gradNormBeforeClip);
     optimizer_->step();  // PyTorch without a scaler steps whatever the gradients hold
