@@ -269,11 +269,11 @@ TEST(FlatParameters, GatherKeepsSignedZerosAndUndefinedGradients) {
   EXPECT_EQ(params[0].grad().data_ptr(), flat.gradients().data_ptr());
 }
 
-// The gather's sum of squares (sum_of_squares.h: the shown norm of a step without clipping) under each instruction
-// set: it must be the sum of the values' squares (each square is exact in double; the sum is checked
-// against an 80-bit long double sum), the same bits under every instruction set, and the copy must
-// keep every gradient bit (signed zeros, subnormals). Sizes cover the 64-lane body, its tail and the
-// in-place and rounding paths of gatherGradients.
+// The gather's sum of squares (sum_of_squares.h: the shown norm of a step without clipping) under each
+// instruction set: it must be the sum of the values' squares (each square is exact in double; the sum
+// is checked against an 80-bit long double sum), the same bits under every instruction set, and the
+// copy must keep every gradient bit (signed zeros, subnormals). Sizes cover the 64-lane body, its tail
+// and the in-place and rounding paths of gatherGradients.
 class FlatGatherNorm : public support::UnderIsa {};
 AMPSCOPE_UNDER_EACH_ISA(FlatGatherNorm);
 
