@@ -4,11 +4,11 @@
 #include <cmath>
 #include <cstring>
 
-#include "vector_clones.h"
+#include "kernel_isa.h"
 
 // Built with -ffp-contract=off (the ISO mode's default, and set for this file): a*b + c stays two
-// roundings unless written as std::fma. The clones give std::fma an instruction (x86-64-v3 has FMA);
-// the default clone calls fmaf, slower but the same bits.
+// roundings unless written as std::fma. The x86-64-v3 and v4 builds give std::fma an instruction; the
+// baseline build calls fmaf, slower but the same bits.
 
 namespace ampscope::detail {
 namespace {
@@ -145,38 +145,60 @@ __attribute__((always_inline)) inline bool sgdRoundedLoop(float* p, const float*
   return finite;
 }
 
-AMPSCOPE_VECTOR_CLONES bool adamwFma(float* p, const float* g, float* m, float* v, int64_t n,
-                                     const AdamWCoefficients& c) {
+// Each pass compiled once per instruction set and chosen by kernelIsa() (kernel_isa.h), so the tests
+// run the AVX2 and baseline builds on a wider CPU too; every choice does the same float operations.
+AMPSCOPE_ALWAYS_INLINE bool adamwFmaBody(float* p, const float* g, float* m, float* v, int64_t n,
+                                         const AdamWCoefficients& c) {
   return adamwLoop<true>(p, g, m, v, n, c);
 }
-AMPSCOPE_VECTOR_CLONES bool adamwSeparate(float* p, const float* g, float* m, float* v, int64_t n,
-                                          const AdamWCoefficients& c) {
+AMPSCOPE_ALWAYS_INLINE bool adamwSeparateBody(float* p, const float* g, float* m, float* v, int64_t n,
+                                              const AdamWCoefficients& c) {
   return adamwLoop<false>(p, g, m, v, n, c);
 }
-AMPSCOPE_VECTOR_CLONES bool sgdFma(float* p, const float* g, float* buf, int64_t n, const SgdCoefficients& c) {
+AMPSCOPE_ALWAYS_INLINE bool sgdFmaBody(float* p, const float* g, float* buf, int64_t n, const SgdCoefficients& c) {
   return sgdLoop<true>(p, g, buf, n, c);
 }
-AMPSCOPE_VECTOR_CLONES bool sgdSeparate(float* p, const float* g, float* buf, int64_t n,
-                                        const SgdCoefficients& c) {
+AMPSCOPE_ALWAYS_INLINE bool sgdSeparateBody(float* p, const float* g, float* buf, int64_t n,
+                                            const SgdCoefficients& c) {
   return sgdLoop<false>(p, g, buf, n, c);
 }
-AMPSCOPE_VECTOR_CLONES bool adamwRoundedFma(float* p, const float* g, float* m, float* v, int64_t n,
-                                            const AdamWCoefficients& c, LowFormat f, RoundingCounts* counts) {
+AMPSCOPE_ALWAYS_INLINE bool adamwRoundedFmaBody(float* p, const float* g, float* m, float* v, int64_t n,
+                                                const AdamWCoefficients& c, LowFormat f, RoundingCounts* counts) {
   return adamwRoundedLoop<true>(p, g, m, v, n, c, f, counts);
 }
-AMPSCOPE_VECTOR_CLONES bool adamwRoundedSeparate(float* p, const float* g, float* m, float* v, int64_t n,
-                                                 const AdamWCoefficients& c, LowFormat f,
-                                                 RoundingCounts* counts) {
+AMPSCOPE_ALWAYS_INLINE bool adamwRoundedSeparateBody(float* p, const float* g, float* m, float* v, int64_t n,
+                                                     const AdamWCoefficients& c, LowFormat f,
+                                                     RoundingCounts* counts) {
   return adamwRoundedLoop<false>(p, g, m, v, n, c, f, counts);
 }
-AMPSCOPE_VECTOR_CLONES bool sgdRoundedFma(float* p, const float* g, float* buf, int64_t n,
-                                          const SgdCoefficients& c, LowFormat f, RoundingCounts* counts) {
+AMPSCOPE_ALWAYS_INLINE bool sgdRoundedFmaBody(float* p, const float* g, float* buf, int64_t n,
+                                              const SgdCoefficients& c, LowFormat f, RoundingCounts* counts) {
   return sgdRoundedLoop<true>(p, g, buf, n, c, f, counts);
 }
-AMPSCOPE_VECTOR_CLONES bool sgdRoundedSeparate(float* p, const float* g, float* buf, int64_t n,
-                                               const SgdCoefficients& c, LowFormat f, RoundingCounts* counts) {
+AMPSCOPE_ALWAYS_INLINE bool sgdRoundedSeparateBody(float* p, const float* g, float* buf, int64_t n,
+                                                   const SgdCoefficients& c, LowFormat f, RoundingCounts* counts) {
   return sgdRoundedLoop<false>(p, g, buf, n, c, f, counts);
 }
+
+#define AMPSCOPE_ADAMW_PARAMS (float* p, const float* g, float* m, float* v, int64_t n, const AdamWCoefficients& c)
+#define AMPSCOPE_SGD_PARAMS (float* p, const float* g, float* buf, int64_t n, const SgdCoefficients& c)
+#define AMPSCOPE_ROUNDED_ADAMW_PARAMS                                                                   \
+  (float* p, const float* g, float* m, float* v, int64_t n, const AdamWCoefficients& c, LowFormat f, \
+   RoundingCounts* counts)
+#define AMPSCOPE_ROUNDED_SGD_PARAMS \
+  (float* p, const float* g, float* buf, int64_t n, const SgdCoefficients& c, LowFormat f, RoundingCounts* counts)
+AMPSCOPE_ISA_DISPATCH(bool, adamwFma, AMPSCOPE_ADAMW_PARAMS, (p, g, m, v, n, c))
+AMPSCOPE_ISA_DISPATCH(bool, adamwSeparate, AMPSCOPE_ADAMW_PARAMS, (p, g, m, v, n, c))
+AMPSCOPE_ISA_DISPATCH(bool, sgdFma, AMPSCOPE_SGD_PARAMS, (p, g, buf, n, c))
+AMPSCOPE_ISA_DISPATCH(bool, sgdSeparate, AMPSCOPE_SGD_PARAMS, (p, g, buf, n, c))
+AMPSCOPE_ISA_DISPATCH(bool, adamwRoundedFma, AMPSCOPE_ROUNDED_ADAMW_PARAMS, (p, g, m, v, n, c, f, counts))
+AMPSCOPE_ISA_DISPATCH(bool, adamwRoundedSeparate, AMPSCOPE_ROUNDED_ADAMW_PARAMS, (p, g, m, v, n, c, f, counts))
+AMPSCOPE_ISA_DISPATCH(bool, sgdRoundedFma, AMPSCOPE_ROUNDED_SGD_PARAMS, (p, g, buf, n, c, f, counts))
+AMPSCOPE_ISA_DISPATCH(bool, sgdRoundedSeparate, AMPSCOPE_ROUNDED_SGD_PARAMS, (p, g, buf, n, c, f, counts))
+#undef AMPSCOPE_ADAMW_PARAMS
+#undef AMPSCOPE_SGD_PARAMS
+#undef AMPSCOPE_ROUNDED_ADAMW_PARAMS
+#undef AMPSCOPE_ROUNDED_SGD_PARAMS
 
 }  // namespace
 

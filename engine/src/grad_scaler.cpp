@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "vector_clones.h"
+#include "kernel_isa.h"
 
 namespace ampscope::detail {
 namespace {
@@ -56,10 +56,10 @@ bool unscaleContiguous(T* data, int64_t n, float invScale) {
 }
 
 // The float32 case, the one every mode's flat gradient buffer takes: two branch-free loops (check only,
-// check and multiply), compiled for AVX-512/AVX2/baseline. The generic loop above keeps the multiply
+// check and multiply), compiled per kernelIsa() (kernel_isa.h). The generic loop above keeps the multiply
 // behind a branch inside the loop and an unsigned max, which SSE2 lacks: it ran scalar, 0.7 ns a value.
 // Same values bit for bit: one float32 multiply per element either way.
-AMPSCOPE_VECTOR_CLONES bool unscaleFloat32(float* __restrict data, int64_t n, float invScale) {
+AMPSCOPE_ALWAYS_INLINE bool unscaleFloat32Body(float* __restrict data, int64_t n, float invScale) {
   uint32_t maxExponent = 0;
   if (invScale == 1.0f) {
     for (int64_t i = 0; i < n; ++i) {
@@ -78,6 +78,7 @@ AMPSCOPE_VECTOR_CLONES bool unscaleFloat32(float* __restrict data, int64_t n, fl
   }
   return maxExponent == 0x7f800000u;
 }
+AMPSCOPE_ISA_DISPATCH(bool, unscaleFloat32, (float* __restrict data, int64_t n, float invScale), (data, n, invScale))
 
 // Portable check-and-unscale for one CPU gradient; returns found_inf for it.
 bool unscaleCpuGrad(torch::Tensor& grad, float invScale) {

@@ -1,12 +1,14 @@
 // The instruction set the engine's hand-dispatched loops run with: the FP8/FP4 quantiser loops
 // (fp8/element_quantizer.cpp, fp8/block_quantizer.cpp), the FP16/BF16 rounding and counting loops
-// (low_precision.cpp), the exponent histogram's field counts (exponent_histogram_builder.cpp) and the
-// gradients' sum of squares (sum_of_squares.cpp).
+// (low_precision.cpp), the exponent histogram's field counts (exponent_histogram_builder.cpp), the
+// gradients' sum of squares (sum_of_squares.cpp), the fused optimizer passes (fused_kernels.cpp) and the
+// GradScaler's float32 unscale (grad_scaler.cpp).
 // kernelIsa() is the widest the CPU has, unless the environment variable AMPSCOPE_KERNEL_ISA (baseline,
 // x86-64-v3, x86-64-v4) or setKernelIsa() asks for a narrower one, so that the tests run every
 // fallback on a machine that has the widest (tests/engine/low_precision_test.cpp,
-// tests/engine/histogram_formats_test.cpp, tests/engine/fp8/kernel_isa_test.cpp). Every choice gives the
-// same bits and counts.
+// tests/engine/histogram_formats_test.cpp, tests/engine/fused_optimizer_test.cpp,
+// tests/engine/grad_scaler_test.cpp, tests/engine/fp8/kernel_isa_test.cpp). Every choice gives the same
+// bits and counts.
 //   baseline:  SSE2 only; FP16 rounding by c10::Half, one value at a time.
 //   x86-64-v3: AVX2, FMA, F16C: FP16 rounding by VCVTPS2PH, 8 lanes.
 //   x86-64-v4: AVX-512 F/BW/DQ/VL/CD: 16-lane rounding that counts in the same pass, 64-byte field

@@ -159,30 +159,34 @@ MakeFused fusedSgd(double momentum, std::optional<LowFormat> format) {
   };
 }
 
-class FusedOptimizer : public ::testing::Test {
+// Under each instruction set this CPU has (the passes are compiled once per set, kernel_isa.h): each
+// must reproduce torch::optim, whichever set a user's CPU picks.
+class FusedOptimizer : public support::UnderIsa {
  protected:
   void SetUp() override {
+    support::UnderIsa::SetUp();
     if (!fusedStepsAvailable(torch::kFloat)) GTEST_SKIP() << "this LibTorch's add_ is neither always nor never an FMA";
   }
 };
+AMPSCOPE_UNDER_EACH_ISA(FusedOptimizer);
 
-TEST_F(FusedOptimizer, AdamWWithWeightDecayMatchesTorchOptim) {
+TEST_P(FusedOptimizer, AdamWWithWeightDecayMatchesTorchOptim) {
   EXPECT_EQ(compare(adamw(0.01), fusedAdamw(0.01, std::nullopt), std::nullopt), "");
 }
 
-TEST_F(FusedOptimizer, AdamWWithoutWeightDecayMatchesTorchOptim) {
+TEST_P(FusedOptimizer, AdamWWithoutWeightDecayMatchesTorchOptim) {
   EXPECT_EQ(compare(adamw(0.0), fusedAdamw(0.0, std::nullopt), std::nullopt), "");
 }
 
-TEST_F(FusedOptimizer, SgdWithoutMomentumMatchesTorchOptim) {
+TEST_P(FusedOptimizer, SgdWithoutMomentumMatchesTorchOptim) {
   EXPECT_EQ(compare(sgd(0.0), fusedSgd(0.0, std::nullopt), std::nullopt), "");
 }
 
-TEST_F(FusedOptimizer, SgdWithMomentumMatchesTorchOptim) {
+TEST_P(FusedOptimizer, SgdWithMomentumMatchesTorchOptim) {
   EXPECT_EQ(compare(sgd(0.9), fusedSgd(0.9, std::nullopt), std::nullopt), "");
 }
 
-TEST_F(FusedOptimizer, RoundedAdamWMatchesInFp16AndBf16) {
+TEST_P(FusedOptimizer, RoundedAdamWMatchesInFp16AndBf16) {
   // A large learning rate: the update then reaches the bits the final rounding keeps, so a float32
   // difference in it would show (with lr 1e-2 it would almost never change the rounded parameter).
   // Weight decay on and off: without it the stored parameter enters the update unrounded again.
@@ -198,7 +202,7 @@ TEST_F(FusedOptimizer, RoundedAdamWMatchesInFp16AndBf16) {
   }
 }
 
-TEST_F(FusedOptimizer, RoundedSgdMatchesInFp16AndBf16) {
+TEST_P(FusedOptimizer, RoundedSgdMatchesInFp16AndBf16) {
   for (const LowFormat format : {LowFormat::FP16, LowFormat::BF16}) {
     for (const double momentum : {0.0, 0.9}) {
       const MakeOptimizer reference = [=](std::vector<torch::Tensor>& params) {
@@ -210,7 +214,7 @@ TEST_F(FusedOptimizer, RoundedSgdMatchesInFp16AndBf16) {
   }
 }
 
-TEST_F(FusedOptimizer, RoundedUpdateCountsMatchRoundedAdamW) {
+TEST_P(FusedOptimizer, RoundedUpdateCountsMatchRoundedAdamW) {
   std::vector<torch::Tensor> reference = makeParams(3, LowFormat::FP16);
   std::vector<torch::Tensor> fusedParams = cloneParams(reference);
   FlatParameters flat(fusedParams);
@@ -237,7 +241,7 @@ TEST_F(FusedOptimizer, RoundedUpdateCountsMatchRoundedAdamW) {
 }
 
 // The comparison can fail: the same pass with the other multiply-add rounding differs from torch.
-TEST_F(FusedOptimizer, TheOtherMultiplyAddRoundingIsDetected) {
+TEST_P(FusedOptimizer, TheOtherMultiplyAddRoundingIsDetected) {
   const bool fma = atenMultiplyAdd() == AtenMultiplyAdd::Fused;
   torch::manual_seed(5);
   const int64_t n = 1000;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "grad_scaler.h"
+#include "support/under_isa.h"
 
 namespace ampscope::detail {
 namespace {
@@ -164,7 +165,11 @@ TEST(GradScaler, SkippedStepLeavesParametersAndAdamWStateUnchanged) {
   EXPECT_EQ(scaler.getScale(), 512.0);
 }
 
-TEST(GradScaler, UnscaleMultipliesByTheFloat32ReciprocalOfTheScale) {
+// The float32 unscale loop is compiled once per instruction set (kernel_isa.h): these run under each.
+class GradScalerUnderIsa : public support::UnderIsa {};
+AMPSCOPE_UNDER_EACH_ISA(GradScalerUnderIsa);
+
+TEST_P(GradScalerUnderIsa, UnscaleMultipliesByTheFloat32ReciprocalOfTheScale) {
   // unscale_: inv_scale = scale.double().reciprocal().float(), and the kernel computes grad * inv_scale.
   GradScaler scaler{ScalerConfig{}};
   scaler.update(3.0);  // no iteration yet: update(new_scale) needs no inf check
@@ -178,7 +183,7 @@ TEST(GradScaler, UnscaleMultipliesByTheFloat32ReciprocalOfTheScale) {
   }
 }
 
-TEST(GradScaler, PowerOfTwoUnscaleIsExactDivision) {
+TEST_P(GradScalerUnderIsa, PowerOfTwoUnscaleIsExactDivision) {
   GradScaler scaler{ScalerConfig{}};
   OneParam p;
   p.setGrad({65536.0f, 3.0f, -1.5f, 0.0f});
@@ -186,7 +191,7 @@ TEST(GradScaler, PowerOfTwoUnscaleIsExactDivision) {
   EXPECT_TRUE(torch::equal(p.param.grad(), torch::tensor({1.0f, 3.0f / 65536, -1.5f / 65536, 0.0f})));
 }
 
-TEST(GradScaler, FlatUnscaleMatchesThePerTensorUnscale) {
+TEST_P(GradScalerUnderIsa, FlatUnscaleMatchesThePerTensorUnscale) {
   // _amp_foreach_non_finite_check_and_unscale_: every listed gradient *= the float32 inv_scale; found_inf
   // when any of them held inf/NaN. Over one buffer, only the spans are touched and checked: the gap
   // between them (a parameter without a gradient) may hold anything, here an inf.
@@ -217,7 +222,7 @@ TEST(GradScaler, FlatUnscaleMatchesThePerTensorUnscale) {
   EXPECT_TRUE(flat.foundInfLastStep()) << "a NaN inside a span counts as inf";
 }
 
-TEST(GradScaler, FlatUnscaleMatchesAScalarReferenceOnSpecialValues) {
+TEST_P(GradScalerUnderIsa, FlatUnscaleMatchesAScalarReferenceOnSpecialValues) {
   // The vectorised float32 loop against the plain definition, value by value: bits of x * invScale
   // (float32) and found_inf = some value held inf/NaN before the multiply. Lengths around the vector
   // widths, one non-finite value at every position, and scales 1 (values untouched), 2^-k and 1/3.
