@@ -246,7 +246,7 @@ ModeStep ModeTrainer::step(int64_t stepIndex, const Batch& batch, bool instrumen
   if (scaler_) {
     double seenScaled = 0;
     if (clipOrder == ClipOrder::BeforeUnscale) seenScaled = clipGradNorm(params_, maxNorm);
-    if (flat_->gradients().scalar_type() == torch::kFloat && flat_->gradients().device().is_cpu()) {
+    if (flatFloat) {
       std::vector<GradScaler::Span> spans;
       const auto& defined = flat_->gradientDefined();
       for (size_t i = 0; i < params_.size(); ++i) {
