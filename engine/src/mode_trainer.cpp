@@ -89,6 +89,7 @@ ModeTrainer::ModeTrainer(const RunConfig& config, const ModeCapability& capabili
   }
   // Histogram overlays: the mode's own low format; FP32 is shown against FP16 ("what would happen").
   histogramTarget_ = context_.format();
+  if (auto* mlp = dynamic_cast<Mlp*>(model_.get())) directPass_ = std::make_unique<MlpDirectPass>(*mlp);
 }
 
 torch::Tensor ModeTrainer::forwardLoss(const Batch& batch) {
@@ -162,7 +163,9 @@ ModeStep ModeTrainer::step(int64_t stepIndex, const Batch& batch, bool instrumen
   context_.beginPass(instrument, /*recordOps=*/false, static_cast<float>(1.0 / scale));
 
   const int64_t forwardStart = allocatorCounters().currentBytes;
-  const torch::Tensor loss = forwardLoss(batch);
+  const bool direct = directAllowed_ && directPass_ && directPass_->applies(context_);
+  const torch::Tensor loss =
+      direct ? directPass_->forward(context_, batch.inputs, batch.targets) : forwardLoss(batch);
   const int64_t activationBytes = allocatorCounters().currentBytes - forwardStart;
   out.loss = loss.item<double>();
 
@@ -179,12 +182,26 @@ ModeStep ModeTrainer::step(int64_t stepIndex, const Batch& batch, bool instrumen
     out.diverged = diverged_ = true;
     out.foundInf = true;
     out.gradNormBeforeClip = out.gradNormAfterClip = std::numeric_limits<double>::quiet_NaN();
+    if (direct) directPass_->release();
     finish();
     return out;
   }
 
-  const torch::Tensor weighted = context_.weightLoss(loss, config_.lossWeight);
-  (scaler_ ? scaler_->scale(weighted) : weighted).backward();
+  if (direct) {
+    // The gradients are written straight into their slices of the flat buffer (the gather below then
+    // finds them there and only sums their squares), except a pure mode's: the gather rounds those.
+    const bool pure = context_.kind() == ExecKind::PureEmulated;
+    directPass_->backward(context_, config_.lossWeight, scale, [this, pure](const torch::Tensor& p) {
+      if (pure) return torch::Tensor();
+      for (size_t i = 0; i < params_.size(); ++i) {
+        if (params_[i].unsafeGetTensorImpl() == p.unsafeGetTensorImpl()) return flat_->viewOf(flat_->gradients(), i);
+      }
+      return torch::Tensor();
+    });
+  } else {
+    const torch::Tensor weighted = context_.weightLoss(loss, config_.lossWeight);
+    (scaler_ ? scaler_->scale(weighted) : weighted).backward();
+  }
 
   at::NoGradGuard noGrad;
   // Without a clip the norm is only shown (a clip keeps clip_grad_norm_'s own arithmetic, since its

@@ -28,6 +28,7 @@
 #include "ampscope/engine/telemetry.h"
 #include "flat_parameters.h"
 #include "grad_scaler.h"
+#include "models/mlp_direct_pass.h"
 #include "models/model.h"
 #include "precision_context.h"
 #include "synthetic_data.h"
@@ -41,6 +42,9 @@ class ModeTrainer {
 
   PrecisionMode mode() const { return mode_; }
   bool diverged() const { return diverged_; }
+  // Whether an MLP's FP32 steps may skip autograd (models/mlp_direct_pass.h; on by default). Off runs
+  // every step under autograd: the tests compare the two step for step.
+  void allowDirectPass(bool allowed) { directAllowed_ = allowed; }
   // injectInf: after backward, +inf goes into the first element of the first gradient.
   ModeStep step(int64_t stepIndex, const Batch& batch, bool instrument, bool injectInf);
   std::vector<OpDtypeEntry> opDtypeReport(const Batch& batch);
@@ -62,6 +66,10 @@ class ModeTrainer {
   PrecisionMode mode_;
   PrecisionContext context_;
   std::shared_ptr<Model> model_;
+  // The MLPs' pass without autograd in FP32 and the emulated modes (models/mlp_direct_pass.h); null
+  // for other models.
+  std::unique_ptr<MlpDirectPass> directPass_;
+  bool directAllowed_ = true;
   std::vector<std::pair<std::string, torch::Tensor>> named_;
   std::vector<torch::Tensor> params_;
   std::unique_ptr<FlatParameters> flat_;

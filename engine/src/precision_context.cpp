@@ -214,62 +214,104 @@ void PrecisionContext::tapGradient(const std::string& layer, const torch::Tensor
   RoundingCounts* gradCounts = nullptr;
   const bool lowDtype = y.scalar_type() == torch::kHalf || y.scalar_type() == torch::kBFloat16;
   if (lowDtype) gradCounts = point(layer, "grad_output", true);
-  const LowFormat target = format_;
-  const float invScale = invScale_;
-  y.register_hook([stats, gradCounts, target, invScale](const torch::Tensor& grad) {
+  // The context outlives the pass's graph (its taps and points are what the hooks write into).
+  y.register_hook([this, stats, gradCounts](const torch::Tensor& grad) {
     at::NoGradGuard noGrad;
-    if (gradCounts != nullptr) classifyLowTensor(grad, target, gradCounts);
-    // One float32 copy (exact for FP16/BF16) serves both histograms.
-    torch::Tensor data = grad.scalar_type() == torch::kFloat ? grad : grad.to(torch::kFloat);
-    data = data.contiguous();
-    accumulateHistogramPair(data.data_ptr<float>(), data.numel(), invScale, target, stats->scaled,
-                            stats->unscaled);
-    stats->numel += grad.numel();
+    if (gradCounts != nullptr) classifyLowTensor(grad, format_, gradCounts);
+    accumulateGradientTap(stats, grad);
   });
+}
+
+void PrecisionContext::accumulateGradientTap(TensorStats* stats, const torch::Tensor& grad) const {
+  if (stats == nullptr) return;
+  // One float32 copy (exact for FP16/BF16) serves both histograms.
+  torch::Tensor data = grad.scalar_type() == torch::kFloat ? grad : grad.to(torch::kFloat);
+  data = data.contiguous();
+  accumulateHistogramPair(data.data_ptr<float>(), data.numel(), invScale_, format_, stats->scaled,
+                          stats->unscaled);
+  stats->numel += grad.numel();
+}
+
+PrecisionContext::Site PrecisionContext::inputSite(const std::string& layer, const char* role,
+                                                  bool inputLow) {
+  Site site;
+  if (kind_ != ExecKind::AmpEmulated || inputLow) return site;
+  site.round = true;
+  site.backward = point(layer, (std::string("grad_") + role).c_str(), true);
+  site.forward = point(layer, role, false);
+  return site;
+}
+
+PrecisionContext::Site PrecisionContext::parameterSite(const std::string& layer, const char* role,
+                                                      const torch::Tensor& p) {
+  Site site;
+  if (kind_ == ExecKind::AmpEmulated) {
+    site.round = true;
+    site.backward = point(layer, (std::string("grad_") + role).c_str(), true);
+    site.forward = point(layer, role, false);
+  } else if (kind_ == ExecKind::PureEmulated) {
+    // The stored values are already FP16 (rounding them again would copy every weight each step).
+    // The gradient (an FP16 tensor natively) is rounded when the trainer gathers it after backward:
+    // the same value as rounding it here in backward, because each parameter is consumed once per
+    // pass, so its .grad is the one gradient that arrives (no sum of several).
+    for (const auto& entry : parameterGradients_) {
+      TORCH_CHECK(entry.first != p.unsafeGetTensorImpl(), "parameter of ", layer, ".", role,
+                  " consumed twice in one pass: its gradient would be a sum of float32 gradients");
+    }
+    parameterGradients_.emplace_back(p.unsafeGetTensorImpl(),
+                                     point(layer, (std::string("grad_") + role).c_str(), true));
+  }
+  return site;
+}
+
+PrecisionContext::Site PrecisionContext::linearOutputSite(const std::string& layer) {
+  Site site;
+  site.tap = tap(layer);
+  if (!emulated()) return site;
+  site.round = true;
+  site.backward = point(layer, "grad_output", true);
+  site.forward = point(layer, "output", false);
+  return site;
+}
+
+PrecisionContext::Site PrecisionContext::passThroughSite(const std::string& layer, bool inputsLow) {
+  Site site;
+  if (!emulated() || !inputsLow) return site;
+  site.round = true;
+  site.backward = point(layer, "grad_output", true);
+  site.forward = point(layer, "output", false);
+  return site;
 }
 
 torch::Tensor PrecisionContext::consumeParam(const std::string& layer, const char* role,
                                              const torch::Tensor& p) {
-  switch (kind_) {
-    case ExecKind::AmpEmulated:
-      return roundToFormat(p, format_, point(layer, role, false),
-                           point(layer, (std::string("grad_") + role).c_str(), true));
-    case ExecKind::PureEmulated: {
-      // The stored values are already FP16 (rounding them again would copy every weight each step).
-      // The gradient (an FP16 tensor natively) is rounded when the trainer gathers it after backward:
-      // the same value as rounding it here in backward, because each parameter is consumed once per
-      // pass, so its .grad is the one gradient that arrives (no sum of several).
-      for (const auto& entry : parameterGradients_) {
-        TORCH_CHECK(entry.first != p.unsafeGetTensorImpl(), "parameter of ", layer, ".", role,
-                    " consumed twice in one pass: its gradient would be a sum of float32 gradients");
-      }
-      parameterGradients_.emplace_back(p.unsafeGetTensorImpl(),
-                                       point(layer, (std::string("grad_") + role).c_str(), true));
-      return p;
-    }
-    case ExecKind::AmpNative:
-      observeNativeCast(layer, role, p);
-      return p;
-    default:
-      return p;
+  if (kind_ == ExecKind::AmpNative) {
+    observeNativeCast(layer, role, p);
+    return p;
   }
+  const Site site = parameterSite(layer, role, p);
+  return site.round ? roundToFormat(p, format_, site.forward, site.backward) : p;
 }
 
 torch::Tensor PrecisionContext::consumeLow(const std::string& layer, const char* role, const Act& x) {
-  if (kind_ == ExecKind::AmpEmulated && !x.low) {
-    return roundToFormat(x.t, format_, point(layer, role, false),
-                         point(layer, (std::string("grad_") + role).c_str(), true));
+  if (kind_ == ExecKind::AmpNative) {
+    observeNativeCast(layer, role, x.t);
+    return x.t;
   }
-  if (kind_ == ExecKind::AmpNative) observeNativeCast(layer, role, x.t);
-  return x.t;
+  const Site site = inputSite(layer, role, x.low);
+  return site.round ? roundToFormat(x.t, format_, site.forward, site.backward) : x.t;
 }
 
 Act PrecisionContext::lowOutput(const std::string& layer, const torch::Tensor& y, bool withTap) {
   if (emulated()) {
-    TensorStats* stats = withTap ? tap(layer) : nullptr;
-    torch::Tensor out = roundToFormat(y, format_, point(layer, "output", false),
-                                      point(layer, "grad_output", true), stats, invScale_);
-    return {out, true};
+    Site site;
+    if (withTap) {
+      site = linearOutputSite(layer);
+    } else {
+      site.backward = point(layer, "grad_output", true);
+      site.forward = point(layer, "output", false);
+    }
+    return {roundToFormat(y, format_, site.forward, site.backward, site.tap, invScale_), true};
   }
   const bool lowDtype = y.scalar_type() == torch::kHalf || y.scalar_type() == torch::kBFloat16;
   if (instrument_ && lowDtype) {
@@ -281,11 +323,8 @@ Act PrecisionContext::lowOutput(const std::string& layer, const torch::Tensor& y
 }
 
 Act PrecisionContext::passThrough(const std::string& layer, const torch::Tensor& y, bool inputsLow) {
-  if (emulated() && inputsLow) {
-    return {roundToFormat(y, format_, point(layer, "output", false),
-                          point(layer, "grad_output", true)),
-            true};
-  }
+  const Site site = passThroughSite(layer, inputsLow);
+  if (site.round) return {roundToFormat(y, format_, site.forward, site.backward), true};
   return {y, y.scalar_type() == torch::kHalf || y.scalar_type() == torch::kBFloat16};
 }
 

@@ -113,6 +113,30 @@ class PrecisionContext {
   // into the flat buffer (FlatParameters::gatherGradients), after backward.
   RoundingCounts* parameterGradientCounts(const torch::Tensor& p) const;
 
+  // Where an op's values are rounded and counted, in the emulated modes (and a linear output's gradient
+  // tap, in FP32 too). The ops above round through these; models/mlp_direct_pass.h runs an MLP's pass
+  // from them without autograd, so both passes round, count and name alike. Asking for a site creates
+  // its rounding points (when instrumenting) in the order the records list them: the gradient's first.
+  struct Site {
+    bool round = false;                  // the values are rounded to format() here
+    RoundingCounts* forward = nullptr;   // where that rounding is counted (null: not counted)
+    RoundingCounts* backward = nullptr;  // where the rounding of the gradient flowing back is counted
+    TensorStats* tap = nullptr;          // the gradient's exponent histograms (linear outputs)
+  };
+  // An activation going into a low-precision op (AMP emulated rounds an FP32 one).
+  Site inputSite(const std::string& layer, const char* role, bool inputLow);
+  // A parameter consumed by an op (AMP emulated rounds it; pure emulated notes where the gather rounds
+  // its gradient, parameterGradientCounts).
+  Site parameterSite(const std::string& layer, const char* role, const torch::Tensor& p);
+  // A linear layer's output (emulated: rounded; FP32: only the tap).
+  Site linearOutputSite(const std::string& layer);
+  // The output of an op that runs in the dtype of its inputs (emulated, low inputs: rounded).
+  Site passThroughSite(const std::string& layer, bool inputsLow);
+  // What a tap's hook does with the gradient arriving at its tensor (nothing for a null tap).
+  void accumulateGradientTap(TensorStats* stats, const torch::Tensor& grad) const;
+  // fp8.outlier-factor is set: the first linear layer has an extra product and quotient.
+  bool outlierActive() const { return fp8_.outlierFactor != 1.0; }
+
  private:
   // A parameter consumed by an op: rounded in emulated modes (forward counts only under AMP, where
   // the FP32 master is cast); its gradient is rounded.

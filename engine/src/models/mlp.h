@@ -16,6 +16,8 @@ class Mlp : public Model {
   static constexpr int64_t kTinyClasses = 10;  // and output_dim
   explicit Mlp(const std::vector<int64_t>& sizes);
   Act forward(PrecisionContext& ctx, const torch::Tensor& inputs) override;
+  const std::vector<torch::nn::Linear>& layers() const { return layers_; }
+  const std::vector<std::string>& layerNames() const { return layerNames_; }
 
  private:
   torch::nn::Sequential net_{nullptr};

@@ -33,8 +33,9 @@ inline constexpr double kEmulationMustBeFaster = 1.10;
 // measured (or cached) numbers, if any. note: why, in one line, e.g.
 // "emulated: 5.2x faster than native on this CPU".
 // Raised when a change makes the native or the emulated path faster or slower (2: BF16 rounding
-// vectorised, a pure mode's parameters no longer copied each step).
-constexpr int kEmulationKernelRevision = 2;
+// vectorised, a pure mode's parameters no longer copied each step; 3: the MLPs' emulated pass without
+// autograd, models/mlp_direct_pass.h).
+constexpr int kEmulationKernelRevision = 3;
 
 struct PathDecision {
   bool native = true;
