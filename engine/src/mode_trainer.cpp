@@ -188,11 +188,9 @@ ModeStep ModeTrainer::step(int64_t stepIndex, const Batch& batch, bool instrumen
   }
 
   if (direct) {
-    // The gradients are written straight into their slices of the flat buffer (the gather below then
-    // finds them there and only sums their squares), except a pure mode's: the gather rounds those.
-    const bool pure = context_.kind() == ExecKind::PureEmulated;
-    directPass_->backward(context_, config_.lossWeight, scale, [this, pure](const torch::Tensor& p) {
-      if (pure) return torch::Tensor();
+    // The gradients are written straight into their slices of the flat buffer, a pure mode's rounded
+    // there (the gather below then finds them in place and only sums their squares).
+    directPass_->backward(context_, config_.lossWeight, scale, [this](const torch::Tensor& p) {
       for (size_t i = 0; i < params_.size(); ++i) {
         if (params_[i].unsafeGetTensorImpl() == p.unsafeGetTensorImpl()) return flat_->viewOf(flat_->gradients(), i);
       }

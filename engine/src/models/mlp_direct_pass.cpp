@@ -22,17 +22,28 @@ torch::Tensor roundedAt(const PrecisionContext::Site& site, const torch::Tensor&
   return rounded(x, format, backward ? site.backward : site.forward);
 }
 
-// A parameter's gradient, computed by `compute` (into `out` when given), written into `into` when
-// given, else into a fresh tensor: as computed, or rounded at the parameter's site (AMP emulated:
-// RoundToFormat's backward between the parameter and its cast).
+// The same rounding in place, for a tensor this pass just made and no one else reads unrounded (the
+// autograd pass rounds a copy and frees the original: the same values, one allocation fewer).
+torch::Tensor& roundedInPlaceAt(const PrecisionContext::Site& site, torch::Tensor& x, LowFormat format,
+                                bool backward) {
+  if (!site.round) return x;
+  TORCH_CHECK(x.is_contiguous() && x.scalar_type() == torch::kFloat, "MlpDirectPass: rounds contiguous float32");
+  roundToFormat(x.data_ptr<float>(), x.data_ptr<float>(), x.numel(), format, backward ? site.backward : site.forward);
+  return x;
+}
+
+// A parameter's gradient, computed by `compute` into `into` when given (else into a fresh tensor),
+// then rounded there when `counts` says so (AMP emulated: RoundToFormat's backward between the
+// parameter and its cast; pure emulated: the rounding the trainer's gather would do, counted where the
+// gather counts it).
 template <typename Compute>
-torch::Tensor parameterGradient(const PrecisionContext::Site& site, LowFormat format, const torch::Tensor& into,
+torch::Tensor parameterGradient(bool round, RoundingCounts* counts, LowFormat format, const torch::Tensor& into,
                                 Compute compute) {
-  if (!site.round) return compute(into);
-  const torch::Tensor computed = compute(torch::Tensor()).contiguous();
-  if (!into.defined()) return rounded(computed, format, site.backward);
-  roundToFormat(computed.data_ptr<float>(), into.data_ptr<float>(), computed.numel(), format, site.backward);
-  return into;
+  torch::Tensor out = compute(into);
+  if (!round) return out;
+  TORCH_CHECK(out.is_contiguous(), "MlpDirectPass: a parameter gradient must be contiguous");
+  roundToFormat(out.data_ptr<float>(), out.data_ptr<float>(), out.numel(), format, counts);
+  return out;
 }
 
 }  // namespace
@@ -85,13 +96,14 @@ torch::Tensor MlpDirectPass::forward(PrecisionContext& ctx, const torch::Tensor&
     layer.biasSite = ctx.parameterSite(layer.name, "bias", layer.bias);
     const torch::Tensor bias = roundedAt(layer.biasSite, layer.bias, format, false);
     // torch::linear on a 2-D input with a bias.
-    const torch::Tensor y = at::addmm(bias, layer.input, layer.gemmWeight.t());
+    torch::Tensor y = at::addmm(bias, layer.input, layer.gemmWeight.t());
     layer.outputSite = ctx.linearOutputSite(layer.name);
-    const Act out{roundedAt(layer.outputSite, y, format, false), layer.outputSite.round};
+    const Act out{roundedInPlaceAt(layer.outputSite, y, format, false), layer.outputSite.round};
     if (i + 1 < layers_.size()) {
       layer.output = out.t;
       layer.geluSite = ctx.passThroughSite(layer.geluName, out.low);
-      x = {roundedAt(layer.geluSite, at::gelu(out.t), format, false), out.low};
+      torch::Tensor activated = at::gelu(out.t);
+      x = {roundedInPlaceAt(layer.geluSite, activated, format, false), out.low};
     } else {
       logits = out.t;  // not kept: log_softmax's backward reads its output
     }
@@ -106,7 +118,7 @@ torch::Tensor MlpDirectPass::forward(PrecisionContext& ctx, const torch::Tensor&
   std::tie(loss, totalWeight_) =
       at::nll_loss_forward(nllInput_, targets_, /*weight=*/{}, kMeanReduction, kIgnoreIndex);
   lossSite_ = pureEmulated_ ? ctx.passThroughSite("loss", true) : Site{};
-  loss_ = roundedAt(lossSite_, loss, format, false);
+  loss_ = roundedInPlaceAt(lossSite_, loss, format, false);
   return loss_;
 }
 
@@ -121,30 +133,36 @@ void MlpDirectPass::backward(PrecisionContext& ctx, double lossWeight, double sc
   torch::Tensor grad = at::ones_like(loss_);
   if (scale != 1.0) grad = at::mul(grad, at::scalar_tensor(scale, loss_.options().dtype(torch::kFloat)));
   if (lossWeight != 1.0) {
-    if (pureEmulated_) grad = rounded(grad, format, nullptr);
+    if (pureEmulated_) roundToFormat(grad.data_ptr<float>(), grad.data_ptr<float>(), grad.numel(), format, nullptr);
     grad = at::mul(grad, lossWeight);
   }
-  grad = roundedAt(lossSite_, grad, format, true);
+  roundedInPlaceAt(lossSite_, grad, format, true);
   grad = at::nll_loss_backward(grad, nllInput_, targets_, /*weight=*/{}, kMeanReduction, kIgnoreIndex,
                                totalWeight_);
-  grad = roundedAt(logProbsSite_, grad, format, true);
+  roundedInPlaceAt(logProbsSite_, grad, format, true);
   grad = at::_log_softmax_backward_data(grad, logProbs_, 1, torch::kFloat);
   logProbs_ = nllInput_ = torch::Tensor();
   for (size_t k = layers_.size(); k-- > 0;) {
     Layer& layer = layers_[k];
     // The gradient at the layer's output: rounded where the output was, then the tap's histograms.
-    grad = roundedAt(layer.outputSite, grad, format, true);
+    roundedInPlaceAt(layer.outputSite, grad, format, true);
     ctx.accumulateGradientTap(layer.outputSite.tap, grad);
+    // Pure emulated: the gradient is rounded on its way into the flat buffer, as the gather does it.
+    const bool roundWeight = layer.weightSite.round || pureEmulated_;
+    const bool roundBias = layer.biasSite.round || pureEmulated_;
+    RoundingCounts* const weightCounts =
+        pureEmulated_ ? ctx.parameterGradientCounts(layer.weight) : layer.weightSite.backward;
+    RoundingCounts* const biasCounts = pureEmulated_ ? ctx.parameterGradientCounts(layer.bias) : layer.biasSite.backward;
     // AddmmBackward0 (PyTorch 1.13's mm_mat2_backward takes W^T's column-major case, then TBackward
     // transposes back; the bias is summed to its shape), then each parameter's own site.
     const torch::Tensor gradWeight =
-        parameterGradient(layer.weightSite, format, destination(layer.weight), [&](torch::Tensor out) {
+        parameterGradient(roundWeight, weightCounts, format, destination(layer.weight), [&](torch::Tensor out) {
           if (!out.defined()) return at::mm(grad.t(), layer.input);
           at::mm_out(out, grad.t(), layer.input);
           return out;
         });
     const torch::Tensor gradBias =
-        parameterGradient(layer.biasSite, format, destination(layer.bias), [&](torch::Tensor out) {
+        parameterGradient(roundBias, biasCounts, format, destination(layer.bias), [&](torch::Tensor out) {
           if (!out.defined()) return at::sum(grad, {0}, /*keepdim=*/true).view({grad.size(1)});
           torch::Tensor row = out.view({1, grad.size(1)});
           at::sum_out(row, grad, {0}, /*keepdim=*/true);
@@ -152,9 +170,10 @@ void MlpDirectPass::backward(PrecisionContext& ctx, double lossWeight, double sc
         });
     if (k > 0) {
       // mm_mat1_backward (the input is row-major): grad W, through the input's site and GELU's.
-      torch::Tensor gradInput = roundedAt(layer.inputSite, at::mm(grad, layer.gemmWeight), format, true);
+      torch::Tensor gradInput = at::mm(grad, layer.gemmWeight);
+      roundedInPlaceAt(layer.inputSite, gradInput, format, true);
       const Layer& below = layers_[k - 1];
-      gradInput = roundedAt(below.geluSite, gradInput, format, true);
+      roundedInPlaceAt(below.geluSite, gradInput, format, true);
       grad = at::gelu_backward(gradInput, below.output, "none");
     }
     layer.weight.mutable_grad() = gradWeight;

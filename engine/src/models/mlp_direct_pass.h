@@ -44,8 +44,10 @@ class MlpDirectPass {
   // The backward of (loss * lossWeight) * scale, as the trainer's autograd pass runs it (the weighted
   // loss rounded in a pure emulated mode, the scale a float32 tensor: GradScaler::scale). Sets every
   // parameter's .grad: destination(p) gives a contiguous float32 tensor shaped like p to write p's
-  // gradient into (it becomes .grad), or an undefined tensor for a fresh one. The gradient taps are
-  // filled on the way, as the autograd pass's hooks fill them.
+  // gradient into (it becomes .grad), or an undefined tensor for a fresh one. A pure emulated mode's
+  // gradients are rounded there already, counted where FlatParameters::gatherGradients would count
+  // them (which then finds them in place). The gradient taps are filled on the way, as the autograd
+  // pass's hooks fill them.
   void backward(PrecisionContext& ctx, double lossWeight, double scale,
                 const std::function<torch::Tensor(const torch::Tensor&)>& destination);
 
