@@ -21,13 +21,6 @@ T* intToPointer(int64_t value) {
   return reinterpret_cast<T*>(static_cast<intptr_t>(value));
 }
 
-torch::Tensor roundTensorData(const torch::Tensor& x, LowFormat format, RoundingCounts* counts) {
-  const torch::Tensor input = x.contiguous();
-  torch::Tensor out = torch::empty_like(input, torch::MemoryFormat::Contiguous);
-  roundToFormat(input.data_ptr<float>(), out.data_ptr<float>(), input.numel(), format, counts);
-  return out;
-}
-
 // The forward rounds x, the backward the gradient (both exact RNE to `format`).
 class RoundToFormatFunction : public torch::autograd::Function<RoundToFormatFunction> {
  public:
@@ -38,7 +31,7 @@ class RoundToFormatFunction : public torch::autograd::Function<RoundToFormatFunc
     ctx->saved_data["backward"] = backwardCounts;
     ctx->saved_data["tap"] = tap;
     ctx->saved_data["invScale"] = invScale;
-    return roundTensorData(x, static_cast<LowFormat>(format),
+    return roundedCopy(x, static_cast<LowFormat>(format),
                            intToPointer<RoundingCounts>(forwardCounts));
   }
 
@@ -46,7 +39,7 @@ class RoundToFormatFunction : public torch::autograd::Function<RoundToFormatFunc
     const auto format = static_cast<LowFormat>(ctx->saved_data["format"].toInt());
     auto* counts = intToPointer<RoundingCounts>(ctx->saved_data["backward"].toInt());
     auto* tap = intToPointer<TensorStats>(ctx->saved_data["tap"].toInt());
-    torch::Tensor grad = roundTensorData(grads[0], format, counts);
+    torch::Tensor grad = roundedCopy(grads[0], format, counts);
     if (tap != nullptr) {
       const auto invScale = static_cast<float>(ctx->saved_data["invScale"].toDouble());
       accumulateHistogramPair(grad.data_ptr<float>(), grad.numel(), invScale, format, tap->scaled,
@@ -83,6 +76,13 @@ torch::Tensor roundToFormat(const torch::Tensor& x, LowFormat format, RoundingCo
   return RoundToFormatFunction::apply(x, static_cast<int64_t>(format), pointerToInt(forwardCounts),
                                       pointerToInt(backwardCounts), pointerToInt(gradientTap),
                                       static_cast<double>(invScale));
+}
+
+torch::Tensor roundedCopy(const torch::Tensor& x, LowFormat format, RoundingCounts* counts) {
+  const torch::Tensor input = x.contiguous();
+  torch::Tensor out = torch::empty_like(input, torch::MemoryFormat::Contiguous);
+  roundToFormat(input.data_ptr<float>(), out.data_ptr<float>(), input.numel(), format, counts);
+  return out;
 }
 
 void roundInPlace(torch::Tensor& x, LowFormat format, RoundingCounts* counts) {
@@ -334,7 +334,7 @@ Act PrecisionContext::input(const torch::Tensor& given) {
   if (kind_ == ExecKind::PureEmulated) {
     // model.half() callers pass x.half(): the input is rounded once; it needs no gradient.
     at::NoGradGuard noGrad;
-    return {roundTensorData(x, format_, point("input", "cast", false)), true};
+    return {roundedCopy(x, format_, point("input", "cast", false)), true};
   }
   return {x, false};
 }

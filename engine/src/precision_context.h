@@ -182,6 +182,8 @@ torch::Tensor roundToFormat(const torch::Tensor& x, LowFormat format, RoundingCo
                             float invScale = 1.0f);
 // The same rounding without autograd, for parameters and optimizer state (in place, float32).
 void roundInPlace(torch::Tensor& x, LowFormat format, RoundingCounts* counts);
+// ... and into a new contiguous float32 tensor.
+torch::Tensor roundedCopy(const torch::Tensor& x, LowFormat format, RoundingCounts* counts);
 
 std::string dtypeName(torch::ScalarType type);  // "float32", "float16", "bfloat16", "int64"
 

@@ -1,34 +1,22 @@
 #include "models/mlp_direct_pass.h"
 
-#include "low_precision.h"
-
 namespace ampscope::detail {
 namespace {
 
 constexpr int64_t kIgnoreIndex = -100;  // cross_entropy's default ignore_index
 constexpr int64_t kMeanReduction = at::Reduction::Mean;
 
-// A rounded copy of a float32 tensor (RoundToFormat's forward, and its backward on a gradient).
-torch::Tensor rounded(const torch::Tensor& x, LowFormat format, RoundingCounts* counts) {
-  const torch::Tensor input = x.contiguous();
-  torch::Tensor out = at::empty_like(input, at::MemoryFormat::Contiguous);
-  roundToFormat(input.data_ptr<float>(), out.data_ptr<float>(), input.numel(), format, counts);
-  return out;
-}
-
 torch::Tensor roundedAt(const PrecisionContext::Site& site, const torch::Tensor& x, LowFormat format,
                         bool backward) {
   if (!site.round) return x;
-  return rounded(x, format, backward ? site.backward : site.forward);
+  return roundedCopy(x, format, backward ? site.backward : site.forward);
 }
 
 // The same rounding in place, for a tensor this pass just made and no one else reads unrounded (the
 // autograd pass rounds a copy and frees the original: the same values, one allocation fewer).
 torch::Tensor& roundedInPlaceAt(const PrecisionContext::Site& site, torch::Tensor& x, LowFormat format,
                                 bool backward) {
-  if (!site.round) return x;
-  TORCH_CHECK(x.is_contiguous() && x.scalar_type() == torch::kFloat, "MlpDirectPass: rounds contiguous float32");
-  roundToFormat(x.data_ptr<float>(), x.data_ptr<float>(), x.numel(), format, backward ? site.backward : site.forward);
+  if (site.round) roundInPlace(x, format, backward ? site.backward : site.forward);
   return x;
 }
 
@@ -40,9 +28,7 @@ template <typename Compute>
 torch::Tensor parameterGradient(bool round, RoundingCounts* counts, LowFormat format, const torch::Tensor& into,
                                 Compute compute) {
   torch::Tensor out = compute(into);
-  if (!round) return out;
-  TORCH_CHECK(out.is_contiguous(), "MlpDirectPass: a parameter gradient must be contiguous");
-  roundToFormat(out.data_ptr<float>(), out.data_ptr<float>(), out.numel(), format, counts);
+  if (round) roundInPlace(out, format, counts);
   return out;
 }
 
@@ -133,7 +119,7 @@ void MlpDirectPass::backward(PrecisionContext& ctx, double lossWeight, double sc
   torch::Tensor grad = at::ones_like(loss_);
   if (scale != 1.0) grad = at::mul(grad, at::scalar_tensor(scale, loss_.options().dtype(torch::kFloat)));
   if (lossWeight != 1.0) {
-    if (pureEmulated_) roundToFormat(grad.data_ptr<float>(), grad.data_ptr<float>(), grad.numel(), format, nullptr);
+    if (pureEmulated_) roundInPlace(grad, format, nullptr);
     grad = at::mul(grad, lossWeight);
   }
   roundedInPlaceAt(lossSite_, grad, format, true);
