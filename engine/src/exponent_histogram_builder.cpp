@@ -205,6 +205,66 @@ AMPSCOPE_VECTOR_CLONES void countFourRanges16(const uint16_t* __restrict q, int6
   for (int r = 0; r < 4; ++r) counts[r] = static_cast<uint32_t>(c[r]);
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+// countFourRanges16 for up to eight ranges that share their low end `base` (a narrow block's cumulative
+// counts, narrowWithin): the subtraction is done once per vector instead of once per range, and each range
+// is a compare into a mask and a subtraction of -1 under it. 16-bit lane counters take n <= 32 * 65535.
+template <int K>
+__attribute__((target("avx512f,avx512bw"))) void countFromBaseAvx512(const uint16_t* q, int64_t n, uint16_t base,
+                                                                    const uint16_t* width, uint32_t* counts) {
+  const __m512i low = _mm512_set1_epi16(static_cast<short>(base));
+  const __m512i minusOne = _mm512_set1_epi16(-1);
+  __m512i w[K], c[K];
+  for (int j = 0; j < K; ++j) {
+    w[j] = _mm512_set1_epi16(static_cast<short>(width[j]));
+    c[j] = _mm512_setzero_si512();
+  }
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    const __m512i v = _mm512_sub_epi16(_mm512_loadu_si512(q + i), low);
+    for (int j = 0; j < K; ++j) c[j] = _mm512_mask_sub_epi16(c[j], _mm512_cmple_epu16_mask(v, w[j]), c[j], minusOne);
+  }
+  if (i < n) {
+    const __mmask32 tail = static_cast<__mmask32>((uint64_t{1} << (n - i)) - 1);
+    const __m512i v = _mm512_sub_epi16(_mm512_maskz_loadu_epi16(tail, q + i), low);
+    for (int j = 0; j < K; ++j) {
+      c[j] = _mm512_mask_sub_epi16(c[j], tail & _mm512_cmple_epu16_mask(v, w[j]), c[j], minusOne);
+    }
+  }
+  // The lanes summed in pairs into 32 bits, then stored and added (GCC 12's _mm512_reduce_add_epi32 warns
+  // of an uninitialised register in its own header).
+  const __m512i ones = _mm512_set1_epi16(1);
+  for (int j = 0; j < K; ++j) {
+    alignas(64) uint32_t pairs[16];
+    _mm512_store_si512(pairs, _mm512_madd_epi16(c[j], ones));
+    uint32_t sum = 0;
+    for (const uint32_t p : pairs) sum += p;
+    counts[j] = sum;
+  }
+}
+
+// countFromBaseAvx512 for `size` ranges, eight (or what is left) to a pass.
+__attribute__((target("avx512f,avx512bw"))) void countFromBase(const uint16_t* q, int64_t n, uint16_t base,
+                                                              const uint16_t* width, std::size_t size,
+                                                              uint32_t* counts) {
+  for (std::size_t first = 0; first < size; first += 8) {
+    const std::size_t used = std::min<std::size_t>(8, size - first);
+    const uint16_t* w = width + first;
+    uint32_t* c = counts + first;
+    switch (used) {
+      case 1: countFromBaseAvx512<1>(q, n, base, w, c); break;
+      case 2: countFromBaseAvx512<2>(q, n, base, w, c); break;
+      case 3: countFromBaseAvx512<3>(q, n, base, w, c); break;
+      case 4: countFromBaseAvx512<4>(q, n, base, w, c); break;
+      case 5: countFromBaseAvx512<5>(q, n, base, w, c); break;
+      case 6: countFromBaseAvx512<6>(q, n, base, w, c); break;
+      case 7: countFromBaseAvx512<7>(q, n, base, w, c); break;
+      default: countFromBaseAvx512<8>(q, n, base, w, c); break;
+    }
+  }
+}
+#endif
+
 // -inf among data[i] * multiplier (only looked for in a block that holds an inf or NaN).
 uint32_t countNegativeInfinities(const float* data, int64_t n, float multiplier) {
   uint32_t count = 0;
@@ -365,6 +425,18 @@ struct HistogramAccumulator {
       into[size++] = counted;
     }
     void run(const Bits* values, int64_t n) {
+#if defined(__x86_64__) && defined(__GNUC__)
+      if constexpr (sizeof(Bits) == 2) {
+        // A narrow block's ranges all start at its lowest field (narrowWithin): one subtraction serves them.
+        if (size != 0 && kernelIsa() == KernelIsa::X86_64_V4 &&
+            std::all_of(low.begin(), low.begin() + size, [&](Bits l) { return l == low[0]; })) {
+          std::array<uint32_t, 2 * kThresholds> c;
+          countFromBase(values, n, low[0], width.data(), size, c.data());
+          for (std::size_t j = 0; j < size; ++j) *into[j] += c[j];
+          return;
+        }
+      }
+#endif
       for (std::size_t first = 0; first < size; first += 4) {
         std::array<Bits, 4> lo{}, w{};  // what unused slots count is not read
         const std::size_t used = std::min<std::size_t>(4, size - first);
@@ -436,11 +508,13 @@ struct HistogramAccumulator {
 
   // The fields of a block whose non-zero magnitudes are all normal and span fewer than kNarrowFields
   // fields (one layer's gradients span 12 to 19 in blocks of 2048) are counted four fields at a time by
-  // compares over the block's field bytes instead of an increment per value; past about 24 fields the
-  // increments are faster. All of a field's count goes to its mantissa key (fieldSum reads the sum; the
+  // compares over the block's field bytes instead of an increment per value. The compares stay the
+  // faster up to 48 fields (ampscope_bench_instruments' histogramOfSpan); q's six bits of the field
+  // allow at most 64 (narrowWithin). All of a field's count goes to its mantissa key (fieldSum reads the sum; the
   // exact keys are read only for blocks counted by key), and the block's own counts say which thresholds
   // need a pass, with no snapshot of the tables.
-  static constexpr uint32_t kNarrowFields = 24;
+  static constexpr uint32_t kNarrowFields = 48;
+  static_assert(kNarrowFields <= 64, "q = magnitude >> 13 keeps six bits of the exponent field");
   static bool isNarrow(const MagnitudeRange& range) {
     if (range.lowestNonZero == UINT32_MAX) return true;  // nothing but zeros
     const uint32_t low = range.lowestNonZero >> 23, high = range.highest >> 23;
@@ -449,6 +523,7 @@ struct HistogramAccumulator {
   struct NarrowBlock {
     uint32_t low = 1, high = 0;                  // the fields of the non-zero magnitudes (none: low > high)
     std::array<uint32_t, kNarrowFields> fields;  // per field from low to high, the block's count
+    std::array<uint64_t, kNarrowFields> below;   // per field from low to high, the block's count below it
     uint64_t zeros = 0;
     uint32_t powersOfTwo = 0;                    // non-zero magnitudes without mantissa bits
   };
@@ -465,6 +540,7 @@ struct HistogramAccumulator {
         countFourFields(field, padded, static_cast<uint8_t>(f), c);
         for (uint32_t j = 0; j < 4 && f + j <= block.high; ++j) {  // the fields past high count none
           block.fields[f + j - block.low] = c[j];
+          block.below[f + j - block.low] = nonZero;
           fields[0][2 * (f + j)] += c[j];
           nonZero += c[j];
         }
@@ -479,10 +555,12 @@ struct HistogramAccumulator {
   // a pass unless it is a power of two and the block holds none.
   // The pass reads q = m >> 13 instead of m where m <= t and q <= t >> 13 agree for every m: when t's low
   // 13 bits are all ones (the subnormal edges of FP16, E4M3 and E5M2 are), or the block has no low bit
-  // set (`clean`: FP16- or BF16-valued gradients). q keeps 6 bits of the field: the range
-  // [f << 10, t >> 13] modulo 2^16 holds no value of another field of the block (they lie fewer than 24
-  // fields, 24 * 1024 steps of q, away), but the zeros (q = 0) when f is a multiple of 64 (field 128
-  // is 2^1, where a loss scale of 2^16 moves the FP16 edge): those are taken off again.
+  // set (`clean`: FP16- or BF16-valued gradients). Each pass counts from the block's lowest field up,
+  // [low << 10, t >> 13] modulo 2^16, and the block's values of the fields below f are taken off again.
+  // q keeps 6 bits of the field: the range holds no value of a field above f (the block spans fewer than
+  // kNarrowFields <= 64 fields, so q - (low << 10) does not wrap), but the zeros (q = 0) where it
+  // reaches past a multiple of 64 fields (field 128 is 2^1, where a loss scale of 2^16 moves the FP16
+  // edge): those are taken off again.
   void narrowWithin(const ThresholdTable& t, const NarrowBlock& block, bool clean,
                     std::array<int64_t, kThresholds>& counts, Passes<uint16_t>& passes16,
                     Passes<uint32_t>& passes) const {
@@ -494,8 +572,11 @@ struct HistogramAccumulator {
       } else if (f >= block.low && f <= block.high && block.fields[f - block.low] != 0 &&
                  ((t.at[k] & 0x7FFFFFu) != 0 || block.powersOfTwo != 0)) {
         if (clean || (t.at[k] & 0x1FFFu) == 0x1FFFu) {
-          const auto lo = static_cast<uint16_t>(f << 10), hi = static_cast<uint16_t>(t.at[k] >> 13);
+          // Counted from the block's lowest field up (so that every range of the block shares its low
+          // end, Passes::run): the values of the fields below f are taken off again.
+          const auto lo = static_cast<uint16_t>(block.low << 10), hi = static_cast<uint16_t>(t.at[k] >> 13);
           passes16.add(lo, hi, &counts[k]);
+          counts[k] -= static_cast<int64_t>(block.below[f - block.low]);
           if (static_cast<uint16_t>(0u - lo) <= static_cast<uint16_t>(hi - lo)) {
             counts[k] -= static_cast<int64_t>(block.zeros);
           }
@@ -690,7 +771,14 @@ void accumulateHistogramPair(const float* data, int64_t n, float multiplier, Low
   // Each block is checked as it comes; where one is not shiftable (a rare step), what was counted is
   // dropped and the two histograms are built apart.
   if (const std::optional<int> e = separate ? powerOfTwo(multiplier) : std::nullopt) {
-    if (const std::optional<ThresholdTable> moved = shiftedThresholds(table, *e)) {
+    // The loss scale changes rarely: the moved table of the last (target, exponent) is kept per thread.
+    thread_local struct {
+      const ThresholdTable* of = nullptr;
+      int e = 0;
+      std::optional<ThresholdTable> table;
+    } last;
+    if (last.of != &table || last.e != *e) last = {&table, *e, shiftedThresholds(table, *e)};
+    if (const std::optional<ThresholdTable>& moved = last.table) {
       HistogramAccumulator both(table, fieldScratch(0), &*moved);
       BlockBuffers b;  // not initialised: every pass reads what magnitudesOf wrote
       bool shifts = true;

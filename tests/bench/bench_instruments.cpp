@@ -104,6 +104,18 @@ void perTensor(benchmark::State& state) {
   perValue(state, total);
 }
 
+// Normal values whose exponents spread evenly over state.range(0) binades from 2^-30 up: each block of
+// 2048 spans about that many exponent fields. Where the builder switches from compares over the field
+// bytes (narrow blocks) to an increment per value shows as the step between two spans.
+void histogramOfSpan(benchmark::State& state) {
+  const auto span = static_cast<uint32_t>(state.range(0));
+  std::mt19937 random(1);
+  std::uniform_real_distribution<float> mantissa(1.0f, 2.0f);
+  std::vector<float> values(static_cast<std::size_t>(kTinyMlpParameters));
+  for (float& v : values) v = std::ldexp(mantissa(random), -30 + static_cast<int>(random() % span));
+  timeHistogram(state, values);
+}
+
 void tenValues(benchmark::State& state) {
   const std::vector<float> values = gradientLike(10);
   for (auto _ : state) {
@@ -118,6 +130,7 @@ BENCHMARK(histogramOfOneScale)->Unit(benchmark::kMicrosecond);
 BENCHMARK(histogramOfFp16Values)->Unit(benchmark::kMicrosecond);
 BENCHMARK(histogramWithZeros)->Unit(benchmark::kMicrosecond);
 BENCHMARK(perTensor)->Unit(benchmark::kMicrosecond);
+BENCHMARK(histogramOfSpan)->Arg(8)->Arg(16)->Arg(24)->Arg(32)->Arg(40)->Arg(48)->Unit(benchmark::kMicrosecond);
 BENCHMARK(tenValues)->Unit(benchmark::kMicrosecond);
 BENCHMARK(scaledPair)->Unit(benchmark::kMicrosecond);
 

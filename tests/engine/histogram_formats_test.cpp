@@ -276,7 +276,7 @@ TEST_P(HistogramFormats, WholeHistogramAgreesWithAValueByValueReference) {
   std::uniform_int_distribution<uint32_t> anyBits;
   std::normal_distribution<float> gradient(0.0f, 1e-3f);
   for (const int64_t n : {1, 5, 2047, 2048, 2049, 4096 + 17, 3 * 2048 + 5, 20000}) {
-    for (const int mix : {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}) {
+    for (const int mix : {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}) {
       std::vector<float> data(static_cast<std::size_t>(n));
       // Mixes 3 and 4 are scaled gradients as a loss scale leaves them: normal values with zeros,
       // infinities and NaNs, whose pair takes the one-pass path for a power-of-two multiplier. Mix 4
@@ -307,6 +307,15 @@ TEST_P(HistogramFormats, WholeHistogramAgreesWithAValueByValueReference) {
           v = (r % 4 == 0) ? 0.0f
               : (r % 16 == 1) ? narrowSpecials[(r >> 4) % narrowSpecials.size()] * 65536.0f
                               : gradient(rng) * std::ldexp(1.0f, -6) * 65536.0f;
+        } else if (mix == 10 || mix == 11) {
+          // Narrow blocks of many fields: exponents spread over 2^-30 .. 2^9 (40 fields, across field
+          // 128, where a zero's q wraps onto the field's), with zeros and the edges above; mix 11
+          // FP16-valued (no low bits), whose every threshold is counted on magnitude >> 13.
+          const float spread = std::ldexp(1.0f + static_cast<float>(r >> 8) * 0x1p-24f, -30 + static_cast<int>(r % 40));
+          v = (r % 8 == 0) ? 0.0f
+              : (r % 16 == 1) ? narrowSpecials[(r >> 4) % narrowSpecials.size()]
+                              : ((r & 64) ? -spread : spread);
+          if (mix == 11) v = clear(v, 0x1FFFu);
         } else v = (r % 50 == 0) ? scaledSpecials[r % 5] : gradient(rng) * 65536.0f;
       }
       if (mix == 4) data[static_cast<std::size_t>(n / 2)] = fromBits(0x03FFFFFFu);
