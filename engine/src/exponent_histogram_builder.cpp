@@ -316,37 +316,113 @@ AMPSCOPE_VECTOR_CLONES void countFourFieldsLoop(const uint8_t* __restrict field,
   for (int r = 0; r < 4; ++r) counts[r] = static_cast<uint32_t>(c[r]);
 }
 
+
 #if defined(__x86_64__) && defined(__GNUC__)
-// The same with AVX-512BW, two operations per field and 64 values where GCC's loop takes three: a
-// compare into a mask, and a subtraction of -1 under it.
-__attribute__((target("avx512f,avx512bw"))) void countFourFieldsAvx512(const uint8_t* field, int64_t n,
-                                                                      uint8_t first, uint32_t* counts) {
-  const __m512i minusOne = _mm512_set1_epi8(-1);
-  __m512i c[4], f[4];
-  for (int j = 0; j < 4; ++j) {
-    c[j] = _mm512_setzero_si512();
-    f[j] = _mm512_set1_epi8(static_cast<char>(static_cast<uint8_t>(first + j)));
+// A narrow block's fields counted sixteen at a time instead of four: each field byte becomes a one-hot
+// byte per group of eight fields (a table lookup by VPSHUFB), and the one-hot bytes are summed bit by
+// bit in carry-save form (Harley and Seal's population count: sixteen vectors take fifteen carry-save
+// adders, two ternary-logic operations each), so that a field costs about a quarter of an operation
+// per 64 values where compares cost two.
+#define AMPSCOPE_AVX512BW __attribute__((target("avx512f,avx512bw"), always_inline)) inline
+struct BitPlanes {
+  __m512i ones, twos, fours, eights;  // zeroed by clearPlanes
+  std::array<uint64_t, 8> sixteens;   // per bit (field), sixteen for each count
+};
+
+AMPSCOPE_AVX512BW void clearPlanes(BitPlanes& p) {
+  p.ones = p.twos = p.fours = p.eights = _mm512_setzero_si512();
+  p.sixteens.fill(0);
+}
+
+// (high, low) = the two-bit sum of a + b + c, bit by bit.
+AMPSCOPE_AVX512BW void carrySave(__m512i& high, __m512i& low, __m512i a, __m512i b, __m512i c) {
+  low = _mm512_ternarylogic_epi32(a, b, c, 0x96);   // a ^ b ^ c
+  high = _mm512_ternarylogic_epi32(a, b, c, 0xE8);  // the majority of a, b, c
+}
+
+AMPSCOPE_AVX512BW uint64_t bitCount(__m512i v, int bit) {
+  return static_cast<uint64_t>(__builtin_popcountll(
+      _mm512_test_epi8_mask(v, _mm512_set1_epi8(static_cast<char>(1u << bit)))));
+}
+
+// Adds sixteen vectors of one-hot bytes to `p`.
+AMPSCOPE_AVX512BW void addSixteen(BitPlanes& p, const __m512i* x) {
+  __m512i twosA, twosB, foursA, foursB, eightsA, eightsB, sixteens;
+  carrySave(twosA, p.ones, p.ones, x[0], x[1]);
+  carrySave(twosB, p.ones, p.ones, x[2], x[3]);
+  carrySave(foursA, p.twos, p.twos, twosA, twosB);
+  carrySave(twosA, p.ones, p.ones, x[4], x[5]);
+  carrySave(twosB, p.ones, p.ones, x[6], x[7]);
+  carrySave(foursB, p.twos, p.twos, twosA, twosB);
+  carrySave(eightsA, p.fours, p.fours, foursA, foursB);
+  carrySave(twosA, p.ones, p.ones, x[8], x[9]);
+  carrySave(twosB, p.ones, p.ones, x[10], x[11]);
+  carrySave(foursA, p.twos, p.twos, twosA, twosB);
+  carrySave(twosA, p.ones, p.ones, x[12], x[13]);
+  carrySave(twosB, p.ones, p.ones, x[14], x[15]);
+  carrySave(foursB, p.twos, p.twos, twosA, twosB);
+  carrySave(eightsB, p.fours, p.fours, foursA, foursB);
+  carrySave(sixteens, p.eights, p.eights, eightsA, eightsB);
+  for (int bit = 0; bit < 8; ++bit) p.sixteens[static_cast<std::size_t>(bit)] += bitCount(sixteens, bit);
+}
+
+AMPSCOPE_AVX512BW uint64_t planeTotal(const BitPlanes& p, int bit) {
+  return 16 * p.sixteens[static_cast<std::size_t>(bit)] + 8 * bitCount(p.eights, bit) + 4 * bitCount(p.fours, bit) +
+         2 * bitCount(p.twos, bit) + bitCount(p.ones, bit);
+}
+
+// VPSHUFB's table, the same in each 16-byte lane: offset k of a pass of sixteen fields to the one-hot byte
+// of its group of eight (1 << (k - first) for k in [first, first + 8), else 0).
+constexpr std::array<uint8_t, 64> oneHotTable(int first) {
+  std::array<uint8_t, 64> table{};
+  for (int i = 0; i < 64; ++i) {
+    const int k = i % 16;
+    table[static_cast<std::size_t>(i)] = (k >= first && k < first + 8) ? static_cast<uint8_t>(1u << (k - first)) : 0;
   }
-  for (int64_t i = 0; i < n; i += 64) {
-    const __m512i v = _mm512_loadu_si512(field + i);
-    for (int j = 0; j < 4; ++j) c[j] = _mm512_mask_sub_epi8(c[j], _mm512_cmpeq_epi8_mask(v, f[j]), c[j], minusOne);
-  }
-  for (int j = 0; j < 4; ++j) {
-    // The byte lanes summed in eight 64-bit sums (absolute differences from zero), then those.
-    counts[j] = static_cast<uint32_t>(_mm512_reduce_add_epi64(_mm512_sad_epu8(c[j], _mm512_setzero_si512())));
+  return table;
+}
+alignas(64) constexpr std::array<uint8_t, 64> kOneHotFirstEight = oneHotTable(0);
+alignas(64) constexpr std::array<uint8_t, 64> kOneHotNextEight = oneHotTable(8);
+
+// counts[j] = how many of field[0, padded) equal low + j, for j < span (padded a multiple of 64, the
+// padding zero; low >= 1, so that the zeros, field 0, count in none).
+__attribute__((target("avx512f,avx512bw"))) void countFieldsAvx512(const uint8_t* field, int64_t padded,
+                                                                  uint32_t low, uint32_t span, uint32_t* counts) {
+  // index = field - (low - 1), saturated: 0 for a zero, 1 + j for field low + j.
+  const __m512i lowLessOne = _mm512_set1_epi8(static_cast<char>(low - 1));
+  const __m512i firstEight = _mm512_load_si512(kOneHotFirstEight.data());
+  const __m512i nextEight = _mm512_load_si512(kOneHotNextEight.data());
+  // Offsets 0..15 of the sixteen fields of a pass are moved to 0x70..0x7F (VPSHUFB looks up their low
+  // four bits); any other index, below the pass (it wraps) or above it, lands at 0x80 or more, which
+  // VPSHUFB turns into 0.
+  const __m512i toTable = _mm512_set1_epi8(0x70);
+  for (uint32_t first = 0; first < span; first += 16) {
+    const __m512i passStart = _mm512_set1_epi8(static_cast<char>(1 + first));
+    BitPlanes lower, upper;
+    clearPlanes(lower);
+    clearPlanes(upper);
+    for (int64_t i = 0; i < padded; i += 16 * 64) {
+      __m512i x[16], y[16];
+      for (int v = 0; v < 16; ++v) {
+        const int64_t at = i + 64 * v;
+        const __m512i bytes = at < padded ? _mm512_loadu_si512(field + at) : _mm512_setzero_si512();
+        const __m512i index = _mm512_subs_epu8(bytes, lowLessOne);
+        const __m512i offset = _mm512_adds_epu8(_mm512_sub_epi8(index, passStart), toTable);
+        x[v] = _mm512_shuffle_epi8(firstEight, offset);
+        y[v] = _mm512_shuffle_epi8(nextEight, offset);
+      }
+      addSixteen(lower, x);
+      addSixteen(upper, y);
+    }
+    for (uint32_t j = 0; j < 16 && first + j < span; ++j) {
+      counts[first + j] = static_cast<uint32_t>(j < 8 ? planeTotal(lower, static_cast<int>(j))
+                                                      : planeTotal(upper, static_cast<int>(j - 8)));
+    }
   }
 }
+#undef AMPSCOPE_AVX512BW
 #endif
 
-void countFourFields(const uint8_t* field, int64_t n, uint8_t first, uint32_t* counts) {
-#if defined(__x86_64__) && defined(__GNUC__)
-  if (kernelIsa() == KernelIsa::X86_64_V4) {
-    countFourFieldsAvx512(field, n, first, counts);
-    return;
-  }
-#endif
-  countFourFieldsLoop(field, n, first, counts);
-}
 
 struct MagnitudeRange {
   uint32_t lowest, highest;
@@ -535,9 +611,22 @@ struct HistogramAccumulator {
       block.high = range.highest >> 23;
       const int64_t padded = (n + 63) / 64 * 64;  // within the block buffer; field 0 is never counted here
       std::fill(field + n, field + padded, uint8_t{0});
+#if defined(__x86_64__) && defined(__GNUC__)
+      if (kernelIsa() == KernelIsa::X86_64_V4) {
+        const uint32_t span = block.high - block.low + 1;
+        std::array<uint32_t, kNarrowFields> c;
+        countFieldsAvx512(field, padded, block.low, span, c.data());
+        for (uint32_t j = 0; j < span; ++j) {
+          block.fields[j] = c[j];
+          block.below[j] = nonZero;
+          fields[0][2 * (block.low + j)] += c[j];
+          nonZero += c[j];
+        }
+      } else
+#endif
       for (uint32_t f = block.low; f <= block.high; f += 4) {
         uint32_t c[4];
-        countFourFields(field, padded, static_cast<uint8_t>(f), c);
+        countFourFieldsLoop(field, padded, static_cast<uint8_t>(f), c);
         for (uint32_t j = 0; j < 4 && f + j <= block.high; ++j) {  // the fields past high count none
           block.fields[f + j - block.low] = c[j];
           block.below[f + j - block.low] = nonZero;
