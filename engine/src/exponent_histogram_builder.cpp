@@ -345,23 +345,22 @@ AMPSCOPE_AVX512BW uint64_t bitCount(__m512i v, int bit) {
       _mm512_test_epi8_mask(v, _mm512_set1_epi8(static_cast<char>(1u << bit)))));
 }
 
-// Adds sixteen vectors of one-hot bytes to `p`.
-AMPSCOPE_AVX512BW void addSixteen(BitPlanes& p, const __m512i* x) {
-  __m512i twosA, twosB, foursA, foursB, eightsA, eightsB, sixteens;
+// Adds four vectors of one-hot bytes to p's ones and twos; returns the fours they carry.
+AMPSCOPE_AVX512BW __m512i addFour(BitPlanes& p, const __m512i* x) {
+  __m512i twosA, twosB, fours;
   carrySave(twosA, p.ones, p.ones, x[0], x[1]);
   carrySave(twosB, p.ones, p.ones, x[2], x[3]);
-  carrySave(foursA, p.twos, p.twos, twosA, twosB);
-  carrySave(twosA, p.ones, p.ones, x[4], x[5]);
-  carrySave(twosB, p.ones, p.ones, x[6], x[7]);
-  carrySave(foursB, p.twos, p.twos, twosA, twosB);
+  carrySave(fours, p.twos, p.twos, twosA, twosB);
+  return fours;
+}
+
+// Adds sixteen vectors of one-hot bytes to `p`.
+AMPSCOPE_AVX512BW void addSixteen(BitPlanes& p, const __m512i* x) {
+  const __m512i foursA = addFour(p, x), foursB = addFour(p, x + 4);
+  __m512i eightsA, eightsB, sixteens;
   carrySave(eightsA, p.fours, p.fours, foursA, foursB);
-  carrySave(twosA, p.ones, p.ones, x[8], x[9]);
-  carrySave(twosB, p.ones, p.ones, x[10], x[11]);
-  carrySave(foursA, p.twos, p.twos, twosA, twosB);
-  carrySave(twosA, p.ones, p.ones, x[12], x[13]);
-  carrySave(twosB, p.ones, p.ones, x[14], x[15]);
-  carrySave(foursB, p.twos, p.twos, twosA, twosB);
-  carrySave(eightsB, p.fours, p.fours, foursA, foursB);
+  const __m512i foursC = addFour(p, x + 8), foursD = addFour(p, x + 12);
+  carrySave(eightsB, p.fours, p.fours, foursC, foursD);
   carrySave(sixteens, p.eights, p.eights, eightsA, eightsB);
   for (int bit = 0; bit < 8; ++bit) p.sixteens[static_cast<std::size_t>(bit)] += bitCount(sixteens, bit);
 }
