@@ -2,8 +2,12 @@
 // values (TinyMLP's 71,178 parameters; normal values spread over 16 binades around 1e-4, so several
 // format thresholds fall inside occupied exponent fields, as they do in training), in ns per value.
 // The histogram builder alone, and the scaled + unscaled pair that a scaled mode builds from one read.
+// roundCounted/<format>: a rounding point's pass, rounding with and without its counts in turns within
+// each iteration, printed as both times and their ratio.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -125,6 +129,30 @@ void tenValues(benchmark::State& state) {
   }
 }
 
+// What counting costs a rounding point: the same values rounded (in place, as the models round what they
+// just computed) without and with RoundingCounts, alternately.
+void roundCounted(benchmark::State& state, LowFormat format) {
+  const std::vector<float> values = gradientLike(kTinyMlpParameters);
+  std::vector<float> work(values.size());
+  using Clock = std::chrono::steady_clock;
+  Clock::duration plain{}, counted{};
+  for (auto _ : state) {
+    for (int counting = 0; counting < 2; ++counting) {
+      std::copy(values.begin(), values.end(), work.begin());
+      RoundingCounts counts;
+      const Clock::time_point start = Clock::now();
+      roundToFormat(work.data(), work.data(), kTinyMlpParameters, format, counting ? &counts : nullptr);
+      (counting ? counted : plain) += Clock::now() - start;
+      benchmark::DoNotOptimize(counts);
+      benchmark::DoNotOptimize(work.data());
+    }
+  }
+  const double iterations = static_cast<double>(state.iterations());
+  state.counters["plain_us"] = std::chrono::duration<double, std::micro>(plain).count() / iterations;
+  state.counters["counted_us"] = std::chrono::duration<double, std::micro>(counted).count() / iterations;
+  state.counters["counted/plain"] = std::chrono::duration<double>(counted) / std::chrono::duration<double>(plain);
+}
+
 BENCHMARK(histogram)->Unit(benchmark::kMicrosecond);
 BENCHMARK(histogramOfOneScale)->Unit(benchmark::kMicrosecond);
 BENCHMARK(histogramOfFp16Values)->Unit(benchmark::kMicrosecond);
@@ -133,6 +161,8 @@ BENCHMARK(perTensor)->Unit(benchmark::kMicrosecond);
 BENCHMARK(histogramOfSpan)->Arg(8)->Arg(16)->Arg(24)->Arg(32)->Arg(40)->Arg(48)->Unit(benchmark::kMicrosecond);
 BENCHMARK(tenValues)->Unit(benchmark::kMicrosecond);
 BENCHMARK(scaledPair)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(roundCounted, fp16, LowFormat::FP16)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(roundCounted, bf16, LowFormat::BF16)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

@@ -329,6 +329,52 @@ TEST_P(LowPrecisionRounding, CountsOfShortSlicesMatchAValueByValueReference) {
   }
 }
 
+TEST_P(LowPrecisionRounding, AnOverflowAnywhereIsCountedOnceWithTheFlushesBesideIt) {
+  // The AVX-512 FP16 pass counts groups of 16 values in lanes and tests eight groups at a time for a
+  // value at or above the overflow edge; such groups are counted value by value instead, in place
+  // before they are overwritten. An overflow (or inf, or NaN) at every position of two blocks of eight
+  // groups, three single groups and a tail, with a flush and a subnormal placed beside it (in the same
+  // group, the same block and a block away), must count as the value-by-value reference does.
+  for (LowFormat format : {LowFormat::FP16, LowFormat::BF16}) {
+    const auto [minSub, minNormal, max, maxTie] = edgesOf(format);
+    const float specials[] = {maxTie, -std::numeric_limits<float>::infinity(),
+                              std::numeric_limits<float>::quiet_NaN()};
+    std::mt19937 random(11);
+    std::uniform_real_distribution<float> normal(0.5f, 2.0f);
+    constexpr int64_t n = 128 * 2 + 16 * 3 + 5;
+    std::vector<float> clean(n);
+    for (float& v : clean) v = normal(random);
+    for (int64_t at = 0; at < n; ++at) {
+      std::vector<float> values = clean;
+      values[static_cast<std::size_t>(at)] = specials[at % 3];
+      values[static_cast<std::size_t>((at + 5) % n)] = -minSub / 2;                    // flushes
+      values[static_cast<std::size_t>((at + 100) % n)] = minNormal / 2;                 // subnormal
+      values[static_cast<std::size_t>((at + 150) % n)] = std::nextafter(maxTie, 0.0f);  // rounds to max
+      const RoundingCounts reference = referenceCounts(values.data(), n, format);
+      ASSERT_EQ(reference.flushedToZero + reference.subnormal + reference.overflowed + reference.nan,
+                at % 3 == 1 ? 2 : 3);
+      std::vector<float> out(n), inPlace = values;
+      RoundingCounts outOfPlaceCounts, inPlaceCounts;
+      roundToFormat(values.data(), out.data(), n, format, &outOfPlaceCounts);
+      roundToFormat(inPlace.data(), inPlace.data(), n, format, &inPlaceCounts);
+      for (int64_t i = 0; i < n; ++i) {
+        const float want = roundScalar(values[static_cast<std::size_t>(i)], format);
+        ASSERT_EQ(std::memcmp(&out[static_cast<std::size_t>(i)], &want, sizeof want), 0) << at << " " << i;
+        ASSERT_EQ(std::memcmp(&inPlace[static_cast<std::size_t>(i)], &want, sizeof want), 0) << at << " " << i;
+      }
+      for (const RoundingCounts* c : {&outOfPlaceCounts, &inPlaceCounts}) {
+        const std::string what = std::string(lowFormatDtypeName(format)) + " special at " + std::to_string(at) +
+                                 (c == &inPlaceCounts ? " in place" : " out of place");
+        ASSERT_EQ(c->elements, n) << what;
+        ASSERT_EQ(c->flushedToZero, reference.flushedToZero) << what;
+        ASSERT_EQ(c->subnormal, reference.subnormal) << what;
+        ASSERT_EQ(c->overflowed, reference.overflowed) << what;
+        ASSERT_EQ(c->nan, reference.nan) << what;
+      }
+    }
+  }
+}
+
 TEST(RoundToFormatFunction, RoundsForwardAndBackwardLikeHalfConversion) {
   torch::manual_seed(3);
   const torch::Tensor x = (torch::randn({1000}) * torch::pow(10.0, torch::randint(-9, 3, {1000})))
