@@ -57,8 +57,8 @@ std::vector<float> oneScale(int64_t n) {
 
 void histogram(benchmark::State& state) { timeHistogram(state, gradientLike(kTinyMlpParameters)); }
 
-// One layer's gradients as training makes them: normal values of one scale, whose blocks of 2048 span
-// 12 to 19 exponent fields (TinyMLP's gradients do), against the 16 binades of scales above.
+// One layer's gradients as training makes them: normal values of one scale, whose blocks of 8192 span
+// 14 to 18 exponent fields (11 to 18 in blocks of 2048), against the 16 binades of scales above.
 void histogramOfOneScale(benchmark::State& state) { timeHistogram(state, oneScale(kTinyMlpParameters)); }
 
 // The same, rounded to FP16 first, as an emulated mode's activation gradients are: a power of two about
@@ -109,7 +109,7 @@ void perTensor(benchmark::State& state) {
 }
 
 // Normal values whose exponents spread evenly over state.range(0) binades from 2^-30 up: each block of
-// 2048 spans about that many exponent fields. Where the builder switches from compares over the field
+// 8192 spans about that many exponent fields. Where the builder switches from compares over the field
 // bytes (narrow blocks) to an increment per value shows as the step between two spans.
 void histogramOfSpan(benchmark::State& state) {
   const auto span = static_cast<uint32_t>(state.range(0));

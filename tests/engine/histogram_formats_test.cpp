@@ -275,7 +275,7 @@ TEST_P(HistogramFormats, WholeHistogramAgreesWithAValueByValueReference) {
   std::mt19937 rng(4242);
   std::uniform_int_distribution<uint32_t> anyBits;
   std::normal_distribution<float> gradient(0.0f, 1e-3f);
-  for (const int64_t n : {1, 5, 2047, 2048, 2049, 4096 + 17, 3 * 2048 + 5, 20000}) {
+  for (const int64_t n : {1, 5, 2047, 2048, 2049, 4096 + 17, 8191, 8192, 8193, 2 * 8192 + 5, 20000}) {
     for (const int mix : {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}) {
       std::vector<float> data(static_cast<std::size_t>(n));
       // Mixes 3 and 4 are scaled gradients as a loss scale leaves them: normal values with zeros,
