@@ -788,7 +788,7 @@ struct HistogramAccumulator {
 // From the bits of |value|, value = data[i] * multiplier (float32, as unscale_ multiplies; 1: the data as
 // is): their q and exponent fields (BlockBuffers), and the smallest and largest of them. The bits
 // themselves are written again only for a block whose passes read them (magnitudesAgain): most need none.
-AMPSCOPE_VECTOR_CLONES MagnitudeRange magnitudesOf(const float* data, int64_t n, float multiplier,
+AMPSCOPE_VECTOR_CLONES MagnitudeRange magnitudesOfPortable(const float* data, int64_t n, float multiplier,
                                                    uint16_t* __restrict q, uint8_t* __restrict field) {
   // Signed min/max (every magnitude is below 2^31) vectorise where unsigned ones need SSE4.1. The
   // smallest non-zero is the smallest of bits - 1, where a zero wraps to the largest unsigned.
@@ -807,6 +807,92 @@ AMPSCOPE_VECTOR_CLONES MagnitudeRange magnitudesOf(const float* data, int64_t n,
   }
   return {static_cast<uint32_t>(lowest), static_cast<uint32_t>(highest),
           lowestLessOne == UINT32_MAX ? UINT32_MAX : lowestLessOne + 1u, mantissaFree, lowBits};
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// magnitudesOfPortable with AVX-512, 32 values a step, in about two thirds of the compiled loop's
+// instructions: y = x + x is the magnitude doubled (the sign shifted out), so its unsigned minimum and
+// maximum halve to the magnitudes' without a mask; q is the high half of x << 3 (bits 13..28 of the
+// magnitude) and the field the high byte of y's high half, each gathered from two vectors by one
+// VPERMT2W. The last n % 32 values are the portable loop's.
+template <bool kMultiply>
+__attribute__((target("avx512f,avx512bw"))) MagnitudeRange magnitudesOfAvx512(const float* data, int64_t n,
+                                                                                float multiplier,
+                                                                                uint16_t* __restrict q,
+                                                                                uint8_t* __restrict field) {
+  alignas(64) static constexpr std::array<uint16_t, 32> kHighHalves = [] {
+    std::array<uint16_t, 32> at{};
+    for (uint16_t j = 0; j < 32; ++j) at[j] = static_cast<uint16_t>(2 * j + 1);
+    return at;
+  }();
+  const __m512i highHalves = _mm512_load_si512(kHighHalves.data());
+  const __m512 times = _mm512_set1_ps(multiplier);
+  const __m512i mantissa = _mm512_set1_epi32(0x7FFFFF), two = _mm512_set1_epi32(2), minusOne = _mm512_set1_epi32(-1);
+  __m512i highest = _mm512_setzero_si512(), lowest = minusOne, lowestLessOne = minusOne;
+  __m512i withoutMantissa = _mm512_setzero_si512(), lowBits = _mm512_setzero_si512();
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    __m512 a = _mm512_loadu_ps(data + i), b = _mm512_loadu_ps(data + i + 16);
+    if constexpr (kMultiply) {
+      a = _mm512_mul_ps(a, times);
+      b = _mm512_mul_ps(b, times);
+    }
+    const __m512i x = _mm512_castps_si512(a), z = _mm512_castps_si512(b);
+    const __m512i xTwice = _mm512_add_epi32(x, x), zTwice = _mm512_add_epi32(z, z);
+    _mm512_storeu_si512(q + i, _mm512_permutex2var_epi16(_mm512_slli_epi32(x, 3), highHalves,
+                                                         _mm512_slli_epi32(z, 3)));
+    const __m512i fieldWords = _mm512_srli_epi16(_mm512_permutex2var_epi16(xTwice, highHalves, zTwice), 8);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(field + i), _mm512_cvtepi16_epi8(fieldWords));
+    highest = _mm512_max_epu32(highest, _mm512_max_epu32(xTwice, zTwice));
+    lowest = _mm512_min_epu32(lowest, _mm512_min_epu32(xTwice, zTwice));
+    // 2b - 2: a zero wraps to the top, as bits - 1 does.
+    lowestLessOne = _mm512_min_epu32(lowestLessOne, _mm512_min_epu32(_mm512_sub_epi32(xTwice, two),
+                                                                     _mm512_sub_epi32(zTwice, two)));
+    withoutMantissa = _mm512_mask_sub_epi32(withoutMantissa, _mm512_testn_epi32_mask(x, mantissa),
+                                            withoutMantissa, minusOne);
+    withoutMantissa = _mm512_mask_sub_epi32(withoutMantissa, _mm512_testn_epi32_mask(z, mantissa),
+                                            withoutMantissa, minusOne);
+    lowBits = _mm512_ternarylogic_epi32(lowBits, x, z, 0xFE);  // a | b | c
+  }
+  alignas(64) uint32_t lanes[5][16];
+  _mm512_store_si512(lanes[0], highest);
+  _mm512_store_si512(lanes[1], lowest);
+  _mm512_store_si512(lanes[2], lowestLessOne);
+  _mm512_store_si512(lanes[3], withoutMantissa);
+  _mm512_store_si512(lanes[4], lowBits);
+  uint32_t highestTwice = 0, lowestTwice = UINT32_MAX, lessOneTwice = UINT32_MAX, freeOfMantissa = 0, low = 0;
+  for (int l = 0; l < 16; ++l) {
+    highestTwice = std::max(highestTwice, lanes[0][l]);
+    lowestTwice = std::min(lowestTwice, lanes[1][l]);
+    lessOneTwice = std::min(lessOneTwice, lanes[2][l]);
+    freeOfMantissa += lanes[3][l];
+    low |= lanes[4][l];
+  }
+  MagnitudeRange range{i == 0 ? uint32_t{INT32_MAX} : lowestTwice / 2, highestTwice / 2,
+                       lessOneTwice == UINT32_MAX - 1 || i == 0 ? UINT32_MAX : lessOneTwice / 2 + 1, freeOfMantissa,
+                       low & 0x1FFFu};
+  if (i < n) {
+    const MagnitudeRange tail = magnitudesOfPortable(data + i, n - i, multiplier, q + i, field + i);
+    range.lowest = std::min(range.lowest, tail.lowest);
+    range.highest = std::max(range.highest, tail.highest);
+    range.lowestNonZero = std::min(range.lowestNonZero, tail.lowestNonZero);
+    range.withoutMantissa += tail.withoutMantissa;
+    range.lowBits |= tail.lowBits;
+  }
+  return range;
+}
+#endif
+
+// The magnitudes' range and summaries of a block, and its q and field bytes (as magnitudesOfPortable).
+MagnitudeRange magnitudesOf(const float* data, int64_t n, float multiplier, uint16_t* __restrict q,
+                            uint8_t* __restrict field) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (kernelIsa() == KernelIsa::X86_64_V4) {
+    return multiplier == 1.0f ? magnitudesOfAvx512<false>(data, n, multiplier, q, field)
+                              : magnitudesOfAvx512<true>(data, n, multiplier, q, field);
+  }
+#endif
+  return magnitudesOfPortable(data, n, multiplier, q, field);
 }
 
 // The smallest non-zero and the largest finite magnitude of data (INT32_MAX and 0 where there are none).
