@@ -147,8 +147,10 @@ __attribute__((target("avx512f,avx,f16c"))) void roundFp16Avx512Counting(const f
   for (; i + 16 * kGroups <= n; i += 16 * kGroups) roundFp16GroupsCounting<kGroups>(in + i, out + i, lanes, t, c);
   for (; i + 16 <= n; i += 16) roundFp16GroupsCounting<1>(in + i, out + i, lanes, t, c);
   lanes.addTo(c);
-  countByThresholds(in + i, n - i, t, c);
-  roundFp16F16c(in + i, out + i, n - i);
+  if (i < n) {
+    countByThresholds(in + i, n - i, t, c);
+    roundFp16F16c(in + i, out + i, n - i);
+  }
 }
 
 // BF16 by VCVTNEPS2BF16 (AVX512_BF16), 16 lanes at a time: it rounds to nearest even as roundBf16 does for
@@ -182,7 +184,9 @@ __attribute__((target("avx512f,avx512bw,avx512dq,avx512bf16"))) void roundBf16Av
     const __m256i h = reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(x));
     _mm512_storeu_si512(out + i, _mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
   }
-  if constexpr (kCount) countByThresholds(in + i, n - i, *t, *counted);
+  if constexpr (kCount) {
+    if (i < n) countByThresholds(in + i, n - i, *t, *counted);
+  }
   for (; i < n; ++i) out[i] = roundBf16(in[i]);
 }
 
