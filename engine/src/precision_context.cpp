@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <cstring>
+#include <initializer_list>
+#include <string_view>
 
 #include "exponent_histogram_builder.h"
 #include "fp8/quantized_linear.h"
@@ -123,6 +125,7 @@ void PrecisionContext::beginPass(bool instrument, bool recordOps, float invScale
   invScale_ = invScale;
   inputFactor_ = fp8_.spikeStep == stepsEnded_ + 1 ? fp8_.spikeFactor : 1.0;
   firstLinear_ = true;
+  nextPoint_ = nextTap_ = 0;
   if (quantizer_) quantizer_->beginPass(instrument);
   if (instrument) {
     for (auto& p : points_) p.counts = RoundingCounts{};
@@ -158,9 +161,30 @@ std::vector<QuantTensorStats> PrecisionContext::endStep() {
   return quantizer_ ? quantizer_->endStep() : std::vector<QuantTensorStats>{};
 }
 
-RoundingCounts* PrecisionContext::point(const std::string& layer, const char* role, bool backward) {
+namespace {
+
+// Whether name is the concatenation of parts, compared in place (no string is built).
+bool namedAs(const std::string& name, std::initializer_list<std::string_view> parts) {
+  std::size_t at = 0;
+  for (const std::string_view part : parts) {
+    if (name.compare(at, part.size(), part) != 0) return false;
+    at += part.size();
+  }
+  return at == name.size();
+}
+
+}  // namespace
+
+// Every pass asks for the same points in the same order: the one after the last found is compared
+// with the name first, which spares a pass building and hashing a name per point (perf of TinyMLP's
+// fp16-amp step, instrumented: 0.5 % of the step in hashing and compares before, 0.2 % after).
+RoundingCounts* PrecisionContext::point(const std::string& layer, const char* role, bool backward,
+                                        const char* prefix) {
   if (!instrument_) return nullptr;
-  std::string name = layer + "." + role;
+  if (nextPoint_ < points_.size() && namedAs(points_[nextPoint_].name, {layer, ".", prefix, role})) {
+    return &points_[nextPoint_++].counts;
+  }
+  std::string name = layer + "." + prefix + role;
   auto it = pointIndex_.find(name);
   if (it == pointIndex_.end()) {
     RoundingPointStats stats;
@@ -170,11 +194,13 @@ RoundingCounts* PrecisionContext::point(const std::string& layer, const char* ro
     points_.push_back(std::move(stats));
     it = pointIndex_.emplace(std::move(name), points_.size() - 1).first;
   }
+  nextPoint_ = it->second + 1;
   return &points_[it->second].counts;
 }
 
 TensorStats* PrecisionContext::tap(const std::string& layer) {
   if (!instrument_) return nullptr;
+  if (nextTap_ < taps_.size() && namedAs(taps_[nextTap_].name, {"act:", layer, ".out"})) return &taps_[nextTap_++];
   std::string name = "act:" + layer + ".out";
   auto it = tapIndex_.find(name);
   if (it == tapIndex_.end()) {
@@ -184,6 +210,7 @@ TensorStats* PrecisionContext::tap(const std::string& layer) {
     taps_.push_back(std::move(stats));
     it = tapIndex_.emplace(std::move(name), taps_.size() - 1).first;
   }
+  nextTap_ = it->second + 1;
   return &taps_[it->second];
 }
 
@@ -237,7 +264,7 @@ PrecisionContext::Site PrecisionContext::inputSite(const std::string& layer, con
   Site site;
   if (kind_ != ExecKind::AmpEmulated || inputLow) return site;
   site.round = true;
-  site.backward = point(layer, (std::string("grad_") + role).c_str(), true);
+  site.backward = point(layer, role, true, "grad_");
   site.forward = point(layer, role, false);
   return site;
 }
@@ -247,7 +274,7 @@ PrecisionContext::Site PrecisionContext::parameterSite(const std::string& layer,
   Site site;
   if (kind_ == ExecKind::AmpEmulated) {
     site.round = true;
-    site.backward = point(layer, (std::string("grad_") + role).c_str(), true);
+    site.backward = point(layer, role, true, "grad_");
     site.forward = point(layer, role, false);
   } else if (kind_ == ExecKind::PureEmulated) {
     // The stored values are already FP16 (rounding them again would copy every weight each step).
@@ -259,7 +286,7 @@ PrecisionContext::Site PrecisionContext::parameterSite(const std::string& layer,
                   " consumed twice in one pass: its gradient would be a sum of float32 gradients");
     }
     parameterGradients_.emplace_back(p.unsafeGetTensorImpl(),
-                                     point(layer, (std::string("grad_") + role).c_str(), true));
+                                     point(layer, role, true, "grad_"));
   }
   return site;
 }

@@ -149,8 +149,10 @@ class PrecisionContext {
   void observeNativeCast(const std::string& layer, const char* role, const torch::Tensor& fp32);
   void tapGradient(const std::string& layer, const torch::Tensor& y);
 
-  RoundingCounts* point(const std::string& layer, const char* role, bool backward);
-  TensorStats* tap(const std::string& layer);
+  // The point named layer + "." + prefix + role, made on first use (a pass's points are found in the
+  // order the previous pass asked for them, without building or hashing a name: see point()).
+  RoundingCounts* point(const std::string& layer, const char* role, bool backward, const char* prefix = "");
+  TensorStats* tap(const std::string& layer);  // named "act:" + layer + ".out"
   void record(const char* op, const std::string& where, const torch::Tensor& in, bool inLow,
               const torch::Tensor& out, bool outLow);
 
@@ -171,6 +173,7 @@ class PrecisionContext {
   std::unordered_map<std::string, size_t> pointIndex_;
   std::deque<TensorStats> taps_;
   std::unordered_map<std::string, size_t> tapIndex_;
+  size_t nextPoint_ = 0, nextTap_ = 0;  // where this pass's next point and tap are expected
   std::vector<OpDtypeEntry> opRecord_;
   std::vector<std::pair<const c10::TensorImpl*, RoundingCounts*>> parameterGradients_;  // this pass's
 };
