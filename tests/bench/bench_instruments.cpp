@@ -129,11 +129,11 @@ void tenValues(benchmark::State& state) {
   }
 }
 
-// What counting costs a rounding point: the same values rounded (in place, as the models round what they
-// just computed) without and with RoundingCounts, alternately.
-void roundCounted(benchmark::State& state, LowFormat format) {
+// What counting costs a rounding point: the same values rounded without and with RoundingCounts,
+// alternately; in place (as the models round what they just computed) or apart (as a cast is).
+void roundCounted(benchmark::State& state, LowFormat format, bool inPlace) {
   const std::vector<float> values = gradientLike(kTinyMlpParameters);
-  std::vector<float> work(values.size());
+  std::vector<float> work(values.size()), rounded(values.size());
   using Clock = std::chrono::steady_clock;
   Clock::duration plain{}, counted{};
   for (auto _ : state) {
@@ -141,10 +141,12 @@ void roundCounted(benchmark::State& state, LowFormat format) {
       std::copy(values.begin(), values.end(), work.begin());
       RoundingCounts counts;
       const Clock::time_point start = Clock::now();
-      roundToFormat(work.data(), work.data(), kTinyMlpParameters, format, counting ? &counts : nullptr);
+      roundToFormat(work.data(), inPlace ? work.data() : rounded.data(), kTinyMlpParameters, format,
+                    counting ? &counts : nullptr);
       (counting ? counted : plain) += Clock::now() - start;
       benchmark::DoNotOptimize(counts);
       benchmark::DoNotOptimize(work.data());
+      benchmark::DoNotOptimize(rounded.data());
     }
   }
   const double iterations = static_cast<double>(state.iterations());
@@ -161,8 +163,10 @@ BENCHMARK(perTensor)->Unit(benchmark::kMicrosecond);
 BENCHMARK(histogramOfSpan)->Arg(8)->Arg(16)->Arg(24)->Arg(32)->Arg(40)->Arg(48)->Unit(benchmark::kMicrosecond);
 BENCHMARK(tenValues)->Unit(benchmark::kMicrosecond);
 BENCHMARK(scaledPair)->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(roundCounted, fp16, LowFormat::FP16)->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(roundCounted, bf16, LowFormat::BF16)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(roundCounted, fp16, LowFormat::FP16, true)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(roundCounted, bf16, LowFormat::BF16, true)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(roundCounted, fp16-apart, LowFormat::FP16, false)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(roundCounted, bf16-apart, LowFormat::BF16, false)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 
