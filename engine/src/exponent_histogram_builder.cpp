@@ -165,10 +165,11 @@ const ThresholdTable& thresholdTable(LowFormat target) {
   return target == LowFormat::FP16 ? fp16 : bf16;
 }
 
-// One block's magnitudes stay in L1 (or nearly: 72 KiB of buffers) between the passes over it. A block
-// has a fixed cost (its range, its narrowWithin, the field counts' totals) that blocks of 2048 paid 43
-// times for TinyMLP's gradients: blocks of 8192 made the scaled pair 20 % faster (ampscope_bench_instruments),
-// and larger ones no faster.
+// A block's q and field bytes (24 KiB; its magnitudes and keys, written only for the rare blocks that
+// need them, 48 more) stay in cache between the passes over it. A block has a fixed cost (its range,
+// its narrowWithin, the field counts' totals) that blocks of 2048 paid 46 times for TinyMLP's
+// gradients: blocks of 8192 made the scaled pair 20 % faster (ampscope_bench_instruments), and blocks
+// of 16384 hardly faster again (3 %).
 constexpr int64_t kBlock = 8192;
 
 // How many magnitudes of a block lie in each of four ranges [lo[j], lo[j] + width[j]]: a subtract,
