@@ -13,8 +13,10 @@
 namespace ampscope::detail {
 namespace {
 
-// The rounded passes' stage arrays: 16 KiB, in L1. Each stage rounds a block by one roundToFormat call,
-// whose fixed cost blocks of 256 had paid as much as the rounding of the block itself.
+// The rounded passes' stage arrays: 16 KiB, in L1. Each stage rounds a block by one roundToFormat call:
+// blocks of 256 made 280 calls a stage for TinyMLP, and the counted stage's fixed costs alone
+// (RoundingCounts::add, an empty tail's count, the threshold lookup) showed as 3 us of an instrumented
+// fp16-pure step in perf.
 constexpr int64_t kBlock = 1024;
 
 template <bool kFma>
