@@ -598,13 +598,12 @@ struct HistogramAccumulator {
 
   // The fields of a block whose non-zero magnitudes are all normal and span fewer than kNarrowFields
   // fields (one layer's gradients span 12 to 22 in blocks of 2048; Gaussian values span 13 to 25 in
-  // blocks of 8192, against 10 to 21 in 2048) are counted over the block's field
-  // bytes (sixteen fields to a read with AVX-512, countFieldsAvx512; four by compares elsewhere) instead
-  // of an increment per value. The byte counts stay the
-  // faster up to 48 fields (ampscope_bench_instruments' histogramOfSpan); q's six bits of the field
-  // allow at most 64 (narrowWithin). All of a field's count goes to its mantissa key (fieldSum reads the sum; the
-  // exact keys are read only for blocks counted by key), and the block's own counts say which thresholds
-  // need a pass, with no snapshot of the tables.
+  // blocks of 8192, against 10 to 21 in 2048) are counted over the block's field bytes (sixteen fields
+  // to a read with AVX-512, countFieldsAvx512; four by compares elsewhere) instead of an increment per
+  // value. The byte counts stay the faster up to 48 fields (ampscope_bench_instruments'
+  // histogramOfSpan); q's six bits of the field allow at most 64 (narrowWithin). All of a field's count
+  // goes to its mantissa key (fieldSum reads the sum; the exact keys are read only for blocks counted by
+  // key), and the block's own counts say which thresholds need a pass, with no snapshot of the tables.
   static constexpr uint32_t kNarrowFields = 48;
   static_assert(kNarrowFields <= 64, "q = magnitude >> 13 keeps six bits of the exponent field");
   static bool isNarrow(const MagnitudeRange& range) {
@@ -815,12 +814,13 @@ AMPSCOPE_VECTOR_CLONES MagnitudeRange magnitudesOfPortable(const float* data, in
 // instructions: y = x + x is the magnitude doubled (the sign shifted out), so its unsigned minimum and
 // maximum halve to the magnitudes' without a mask; q is the high half of x << 3 (bits 13..28 of the
 // magnitude) and the field the high byte of y's high half, each gathered from two vectors by one
-// VPERMT2W. The last n % 32 values are the portable loop's.
+// VPERMT2W. The last n % 32 values (a block of fewer than 32: all of it) are the portable loop's.
 template <bool kMultiply>
 __attribute__((target("avx512f,avx512bw"))) MagnitudeRange magnitudesOfAvx512(const float* data, int64_t n,
                                                                                 float multiplier,
                                                                                 uint16_t* __restrict q,
                                                                                 uint8_t* __restrict field) {
+  if (n < 32) return magnitudesOfPortable(data, n, multiplier, q, field);
   alignas(64) static constexpr std::array<uint16_t, 32> kHighHalves = [] {
     std::array<uint16_t, 32> at{};
     for (uint16_t j = 0; j < 32; ++j) at[j] = static_cast<uint16_t>(2 * j + 1);
@@ -869,8 +869,8 @@ __attribute__((target("avx512f,avx512bw"))) MagnitudeRange magnitudesOfAvx512(co
     freeOfMantissa += lanes[3][l];
     low |= lanes[4][l];
   }
-  MagnitudeRange range{i == 0 ? uint32_t{INT32_MAX} : lowestTwice / 2, highestTwice / 2,
-                       lessOneTwice == UINT32_MAX - 1 || i == 0 ? UINT32_MAX : lessOneTwice / 2 + 1, freeOfMantissa,
+  MagnitudeRange range{lowestTwice / 2, highestTwice / 2,
+                       lessOneTwice == UINT32_MAX - 1 ? UINT32_MAX : lessOneTwice / 2 + 1, freeOfMantissa,
                        low & 0x1FFFu};
   if (i < n) {
     const MagnitudeRange tail = magnitudesOfPortable(data + i, n - i, multiplier, q + i, field + i);
