@@ -1,9 +1,10 @@
 // Fills an ExponentHistogram from float32 data in one pass over the raw bits, block by block: a
 // vectorised pass takes each block's exponent fields, magnitude >> 13 in 16 bits and its range (keys,
-// the field and whether the mantissa is zero, only for blocks counted by key); a block that spans fewer than 48 fields (one layer's gradients) has its fields counted by
-// compares over the field bytes, any other its keys by an increment per value; only a threshold that
-// lies inside a field the block occupies, and that the counts cannot settle, costs a vectorised compare
-// over the block (up to eight thresholds to a pass with AVX-512, four otherwise). The binary exponent
+// the field and whether the mantissa is zero, only for blocks counted by key); a block that spans
+// fewer than 48 fields (one layer's gradients) has its fields counted over the field bytes, any other
+// its keys by an increment per value; only a threshold that lies inside a field the block occupies,
+// and that the counts cannot settle, costs a vectorised compare over the block (up to eight thresholds
+// to a pass with AVX-512, four otherwise). The binary exponent
 // floor(log2|x|) is read from the exponent field (for float32 subnormals from the position of the
 // highest mantissa bit), so the bins are exact, with no log2 and no rounding. The overlays
 // (targetSubnormal, targetUnderflow) say what RNE rounding to the target format would make of each

@@ -333,8 +333,9 @@ TEST_P(LowPrecisionRounding, AnOverflowAnywhereIsCountedOnceWithTheFlushesBeside
   // The AVX-512 FP16 pass counts groups of 16 values in lanes and tests eight groups at a time for a
   // value at or above the overflow edge; such groups are counted value by value instead, in place
   // before they are overwritten. An overflow (or inf, or NaN) at every position of two blocks of eight
-  // groups, three single groups and a tail, with a flush and a subnormal placed beside it (in the same
-  // group, the same block and a block away), must count as the value-by-value reference does.
+  // groups, three single groups and a tail, with a flush 5 values on (mostly in its group), a subnormal
+  // 100 on (mostly in its block) and a value that rounds to max 150 on (in another block), must count
+  // as the value-by-value reference does.
   for (LowFormat format : {LowFormat::FP16, LowFormat::BF16}) {
     const auto [minSub, minNormal, max, maxTie] = edgesOf(format);
     const float specials[] = {maxTie, -std::numeric_limits<float>::infinity(),
