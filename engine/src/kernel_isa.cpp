@@ -32,10 +32,23 @@ KernelIsa detectKernelIsa() {
   return KernelIsa::Baseline;
 }
 bool detectBf16() { return cpuHasV4() && __builtin_cpu_supports("avx512bf16"); }
+bool detectGfni() {
+  return cpuHasV4() && __builtin_cpu_supports("gfni") && __builtin_cpu_supports("avx512bitalg") &&
+         __builtin_cpu_supports("avx512vbmi");
+}
 #else
 KernelIsa detectKernelIsa() { return KernelIsa::Baseline; }
 bool detectBf16() { return false; }
+bool detectGfni() { return false; }
 #endif
+
+std::atomic<bool>& gfniAllowed() {
+  static std::atomic<bool> allowed{[] {
+    const char* env = std::getenv("AMPSCOPE_KERNEL_GFNI");
+    return env == nullptr || std::strcmp(env, "off") != 0;
+  }()};
+  return allowed;
+}
 
 // The choice in use, made at the first call: the CPU's best, or AMPSCOPE_KERNEL_ISA's if it is narrower.
 std::atomic<int>& selectedIsa() {
@@ -63,6 +76,23 @@ KernelIsa kernelIsa() { return static_cast<KernelIsa>(selectedIsa().load(std::me
 bool kernelIsaHasBf16() {
   static const bool cpuHas = detectBf16();
   return cpuHas && kernelIsa() == KernelIsa::X86_64_V4;
+}
+
+bool cpuHasKernelGfni() {
+  static const bool has = detectGfni();
+  return has;
+}
+
+bool kernelIsaGfniAllowed() { return gfniAllowed().load(std::memory_order_relaxed); }
+
+bool kernelIsaHasGfni() {
+  return cpuHasKernelGfni() && gfniAllowed().load(std::memory_order_relaxed) && kernelIsa() == KernelIsa::X86_64_V4;
+}
+
+bool setKernelIsaGfni(bool allowed) {
+  if (!cpuHasKernelGfni()) return false;
+  gfniAllowed().store(allowed, std::memory_order_relaxed);
+  return true;
 }
 
 bool setKernelIsa(KernelIsa isa) {

@@ -12,7 +12,9 @@
 //   baseline:  SSE2 only; FP16 rounding by c10::Half, one value at a time.
 //   x86-64-v3: AVX2, FMA, F16C: FP16 rounding by VCVTPS2PH, 8 lanes.
 //   x86-64-v4: AVX-512 F/BW/DQ/VL/CD: 16-lane rounding that counts in the same pass, 64-byte field
-//              counts; with AVX512_BF16 too (kernelIsaHasBf16()), BF16 rounding by VCVTNEPS2BF16.
+//              counts; with AVX512_BF16 too (kernelIsaHasBf16()), BF16 rounding by VCVTNEPS2BF16;
+//              with GFNI, AVX512_BITALG and AVX512_VBMI too (kernelIsaHasGfni()), the field counts'
+//              bit columns summed without a population count per bit.
 // The quantiser loops are compiled once per choice (AMPSCOPE_ISA_DISPATCH below, GCC on x86-64 only;
 // elsewhere only the baseline body exists and the choice does not reach them). This is a plain
 // function-pointer or branch choice, not an ifunc, so it is safe under ThreadSanitizer too; the loops
@@ -57,6 +59,14 @@ KernelIsa bestKernelIsa();  // the widest this CPU runs
 KernelIsa kernelIsa();      // the one in use
 // Whether the loops may use AVX512_BF16 (VCVTNEPS2BF16): the CPU has it and x86-64-v4 is in use.
 bool kernelIsaHasBf16();
+// Whether the exponent histogram's loops may use GFNI, AVX512_BITALG and AVX512_VBMI (bit columns by
+// GF2P8AFFINEQB and VPOPCNTB, their sums gathered by VPERMB): the CPU has all three, x86-64-v4 is in
+// use, and neither AMPSCOPE_KERNEL_GFNI=off nor setKernelIsaGfni(false) turned them off.
+bool kernelIsaHasGfni();
+bool cpuHasKernelGfni();      // whether the CPU has all three (and x86-64-v4)
+bool kernelIsaGfniAllowed();  // whether they are allowed (the default unless AMPSCOPE_KERNEL_GFNI=off)
+// Tests: allow or forbid those three under x86-64-v4; false (nothing changes) when the CPU lacks them.
+bool setKernelIsaGfni(bool allowed);
 // Tests: use `isa` from now on; false (nothing changes) when the CPU lacks it.
 bool setKernelIsa(KernelIsa isa);
 const char* kernelIsaName(KernelIsa isa);  // "baseline", "x86-64-v3", "x86-64-v4"

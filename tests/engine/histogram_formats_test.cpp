@@ -3,8 +3,8 @@
 // E5M2, E4M3FN overflowing to NaN): for the float32 values at and next to every threshold, and for a
 // million random float32 bit patterns, each value's classification by the builder equals what
 // number_format's exact encoder (and, for FP16/BF16, low_precision's rounding) makes of it. Each test
-// runs under every instruction set this CPU has (kernel_isa.h: the field counts' AVX-512BW loop and
-// their portable loop).
+// runs under every instruction set this CPU has (kernel_isa.h: the field counts' AVX-512BW loop, with
+// and without GFNI/BITALG/VBMI, and their portable loop).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -21,8 +21,8 @@
 namespace ampscope::detail {
 namespace {
 
-class HistogramFormats : public support::UnderIsa {};
-AMPSCOPE_UNDER_EACH_ISA(HistogramFormats);
+class HistogramFormats : public support::UnderIsaVariant {};
+AMPSCOPE_UNDER_EACH_ISA_VARIANT(HistogramFormats);
 
 constexpr DType kDTypes[kRangeFormats] = {DType::FP16, DType::BF16, DType::FP8E4M3FN, DType::FP8E5M2};
 
