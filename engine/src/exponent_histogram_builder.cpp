@@ -820,7 +820,10 @@ struct HistogramAccumulator {
   }
 
   std::array<int64_t, kThresholds> atOrBelow{};  // set by finish()
-  std::vector<int64_t> normalBins;              // set by finish(): exponents lowField - 127 ...
+  // Set by finish(): the bins of exponents max(lowField, 1) - 127 ..., the first normalBinCount of them
+  // (an array, not a vector grown a bin at a time: a call of a few dozen binades allocated seven times).
+  std::array<int64_t, 254> normalBins;
+  std::size_t normalBinCount = 0;
 
   // After the last block, once: the totals of every threshold and the normal binades' bins. Leaves the
   // field tables zero for the next call.
@@ -832,7 +835,7 @@ struct HistogramAccumulator {
     for (uint32_t e = lowField; e <= highField; ++e) {
       const int64_t total = static_cast<int64_t>(fieldSum(e)) + (folded.empty() ? 0 : folded[e]);
       below[e - lowField + 1] = below[e - lowField] + total;
-      if (e >= 1 && e <= 254) normalBins.push_back(total);
+      if (e >= 1 && e <= 254) normalBins[normalBinCount++] = total;
       for (auto& t : fields) t[2 * e] = t[exactKey(e)] = 0;
     }
     const auto belowField = [&](uint32_t e) {
@@ -875,7 +878,7 @@ struct HistogramAccumulator {
     }
     histogram.counts.add(ExponentHistogram::kMinExponent, subnormalBins.data(), subnormalBins.size());
     histogram.counts.add(static_cast<int>(std::max(lowField, 1u)) - 127 + binShift, normalBins.data(),
-                         normalBins.size());
+                         normalBinCount);
     histogram.formatsMeasured = true;
   }
 };
