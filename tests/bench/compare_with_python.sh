@@ -3,9 +3,14 @@
 # python3-torch) in one go and prints: C++/Python per mode, the instruments' share of the C++ step,
 # and the emulated modes against FP32. Targets (issue 12): instrumented C++ <= 0.5x Python for fp32
 # and bf16-amp; instruments <= 10 % of the step; every emulated mode <= 1.3x fp32.
+# The share target is judged by the benchmark's in-process measurement (`--share=W`: a plain and an
+# instrumented run of the same mode take turns within one process), not by the difference of two
+# separate benchmarks: on a shared machine those drift apart by several per cent between runs, which
+# is as large as the share itself. Both are printed.
 #
 # usage: tests/bench/compare_with_python.sh [path/to/ampscope_bench_train] [python steps per repetition]
-#        AMPSCOPE_BENCH_KEEP=DIR keeps the raw outputs (cpp.json, cpp.log, python.txt) in DIR.
+#        AMPSCOPE_BENCH_KEEP=DIR keeps the raw outputs (cpp.json, cpp.log, share.txt, python.txt) in DIR;
+#        AMPSCOPE_SHARE_WINDOWS=W sets the in-process windows per mode (default 200, about 4 s a mode).
 # Timings on a shared 2-core machine are noisy: run it when nothing else builds (the load average is
 # printed first).
 set -eu
@@ -13,6 +18,10 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 bench=${1:-$here/../../build/tests/bench/ampscope_bench_train}
 steps=${2:-2000}
+windows=${AMPSCOPE_SHARE_WINDOWS:-200}
+case "$windows" in
+  ''|*[!0-9]*) echo "compare_with_python.sh: AMPSCOPE_SHARE_WINDOWS must be a whole number, got '$windows'" >&2; exit 2 ;;
+esac
 python=/usr/bin/python3   # Debian's python3-torch; the python3 on PATH may lack torch
 
 if [ ! -x "$bench" ]; then
@@ -45,11 +54,13 @@ export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
   --benchmark_out_format=json --benchmark_repetitions=5 --benchmark_min_time=0.3 \
   --benchmark_enable_random_interleaving=true --benchmark_report_aggregates_only=true \
   > "$work/cpp.log"
+echo "running $bench --share=$windows ..."
+"$bench" --share="$windows" --modes=fp32,fp16-amp-scaled,fp16-amp,bf16-amp,fp16-pure,bf16-pure > "$work/share.txt"
 echo "running $here/python_reference_step.py ..."
 "$python" "$here/python_reference_step.py" --steps "$steps" --threads 1 > "$work/python.txt"
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-"$python" - "$work/cpp.json" "$work/python.txt" <<'PY'
+"$python" - "$work/cpp.json" "$work/python.txt" "$work/share.txt" <<'PY'
 import json
 import statistics
 import sys
@@ -80,6 +91,13 @@ for line in open(sys.argv[2]):
     python[mode] = (float(wall_us), float(cpu_us))
 
 modes = ["fp32", "fp16-amp-scaled", "fp16-amp", "bf16-amp", "fp16-pure", "bf16-pure"]
+
+# mode -> (plain us, instrumented us, share) from --share's table: "mode path plain instr ratio share%".
+inprocess = {}
+for line in open(sys.argv[3]):
+    cols = line.split()
+    if len(cols) == 6 and cols[0] in modes and cols[5].endswith("%"):
+        inprocess[cols[0]] = (float(cols[2]), float(cols[3]), float(cols[5][:-1]) / 100)
 WALL, CPU = 0, 1
 
 def cell(value):
@@ -120,11 +138,20 @@ for mode in ("fp32", "bf16-amp"):
             r = c[CPU] / p[CPU]
             print(f"  C++ ({what}) / Python {mode:<9} {r:5.2f} ({c[WALL] / p[WALL]:4.2f})  <= 0.50 {verdict(r <= 0.5)}")
 for mode in modes:
-    for kind, what in (("preset", preset or "everyN"), ("instrumented", "every step")):
-        value = share(mode, kind)
-        if value is not None:
-            target = "<= 10 % " + verdict(value <= 0.10) if kind == "instrumented" else "(no target)"
-            print(f"  instruments' share {mode:<16} {what:<10} {100 * value:5.1f} %  {target}")
+    value = share(mode, "preset")
+    if value is not None:
+        print(f"  instruments' share {mode:<16} {preset or 'everyN':<10} {100 * value:5.1f} %  (no target)")
+for mode in modes:
+    apart = share(mode, "instrumented")
+    apart_text = f"{100 * apart:5.1f} %" if apart is not None else "    -  "
+    if mode in inprocess:
+        plain_us, instr_us, value = inprocess[mode]
+        print(f"  instruments' share {mode:<16} every step {100 * value:5.1f} % in one process "
+              f"({plain_us:.0f} -> {instr_us:.0f} us; separate benchmarks: {apart_text})  "
+              f"<= 10 % {verdict(value <= 0.10)}")
+    else:
+        print(f"  instruments' share {mode:<16} every step: no in-process figure (separate benchmarks: "
+              f"{apart_text})  <= 10 % NOT met")
 if ("fp32", "plain") in cpp:
     base = cpp[("fp32", "plain")]
     for mode in modes:
