@@ -176,7 +176,7 @@ TEST(PathTimingCache, ATimingStoredIsFoundAgainByAFreshReaderOfTheFile) {
 TEST(PathTimingCache, ADamagedFileIsIgnoredAndRewritten) {
   TempDir dir;
   const fs::path file = dir / "precision-paths.json";
-  for (const std::string damaged :
+  for (const std::string& damaged :
        {std::string("{\"format\":\"ampscope-precision-paths\",\"version\":1,\"machines\":["),  // cut short
         std::string("\x00\xff garbage", 10), std::string("[]"),
         std::string("{\"format\":\"something-else\",\"version\":1,\"machines\":[]}"),

@@ -86,7 +86,9 @@ TEST(RunSummary, TablesHaveATitleAndARowPerMode) {
 
 TEST(RunSummary, QuantisedModesGetTheirSaturatedAndFlushedShares) {
   ModeSummary summary;
-  summary.capability = {PrecisionMode::Fp8Delayed, false, "emulated"};
+  summary.capability.mode = PrecisionMode::Fp8Delayed;
+  summary.capability.native = false;
+  summary.capability.detail = "emulated";
   ModeStep s = stepOf(1, 2);
   QuantTensorStats input;
   input.name = "fc1.input";
@@ -112,7 +114,9 @@ TEST(RunSummary, QuantisedModesGetTheirSaturatedAndFlushedShares) {
             std::string::npos)
       << table;
   ModeSummary plain;
-  plain.capability = {PrecisionMode::FP32, true, "native"};
+  plain.capability.mode = PrecisionMode::FP32;
+  plain.capability.native = true;
+  plain.capability.detail = "native";
   plain.add(stepOf(1, 2));
   EXPECT_EQ(summaryTable({plain}).find("FP8"), std::string::npos);
 }

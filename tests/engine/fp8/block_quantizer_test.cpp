@@ -174,7 +174,9 @@ TEST(BlockQuantizer, Nvfp4RowBlocksEqualTheBlockByBlockReference) {
       EXPECT_EQ(bits(stats.tensorScale), bits(refStats.tensorScale));
       EXPECT_EQ(stats.minExp, refStats.minExp);
       EXPECT_EQ(stats.maxExp, refStats.maxExp);
-      if (specials) EXPECT_GT(counts.flushed, 0);  // the scaled-down row did flush
+      if (specials) {
+        EXPECT_GT(counts.flushed, 0);  // the scaled-down row did flush
+      }
     }
   }
   // inf or NaN anywhere: all NaN.

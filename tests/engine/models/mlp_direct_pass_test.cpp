@@ -161,7 +161,9 @@ void expectPassMatchesAutograd(const PassCase& c) {
       EXPECT_EQ(taps[i].name, "act:fc" + std::to_string(i + 1) + ".out");
       EXPECT_EQ(taps[i].numel, batch.inputs.size(0) * layers[i]->weight.size(0)) << taps[i].name;
     }
-    if (c.mode != PrecisionMode::FP32) EXPECT_FALSE(ctx.roundingPoints().empty());
+    if (c.mode != PrecisionMode::FP32) {
+      EXPECT_FALSE(ctx.roundingPoints().empty());
+    }
   } else {
     EXPECT_TRUE(taps.empty());
     EXPECT_TRUE(ctx.roundingPoints().empty());

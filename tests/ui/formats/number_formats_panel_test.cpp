@@ -365,8 +365,12 @@ TEST(NumberFormatsLegend, ChipsWrapWholeInChinese) {
     }
     EXPECT_TRUE(all.contains(QString::fromUtf8("冲为&nbsp;0"))) << all.toStdString();
     EXPECT_TRUE(all.contains(QString::fromUtf8("符号"))) << all.toStdString();
-    if (width == 1300) EXPECT_EQ(lines.size(), 1);
-    if (width <= 420) EXPECT_GE(lines.size(), 2) << "the narrow legend wraps onto more lines";
+    if (width == 1300) {
+      EXPECT_EQ(lines.size(), 1);
+    }
+    if (width <= 420) {
+      EXPECT_GE(lines.size(), 2) << "the narrow legend wraps onto more lines";
+    }
   }
   ASSERT_TRUE(languages.setLanguage(QStringLiteral("en"), LanguageManager::Persist::No));
   QCoreApplication::sendPostedEvents(nullptr, QEvent::LanguageChange);
