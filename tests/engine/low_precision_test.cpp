@@ -376,6 +376,48 @@ TEST_P(LowPrecisionRounding, AnOverflowAnywhereIsCountedOnceWithTheFlushesBeside
   }
 }
 
+TEST_P(LowPrecisionRounding, CountsHoldWhereMostlyCleanDataTurnsMostlySubnormal) {
+  // With AVX-512, FP16 counting first tests eight groups of 16 values at a time for any value in a class
+  // and counts only those that hold one; once more than about a quarter of them do, it counts every group
+  // for the rest of the call. Clean values with a few classes scattered, then a stretch where every
+  // eighth value is subnormal (the switch comes inside it), then clean values with a flush and an overflow
+  // again: the counts and the rounded values must be the value-by-value reference's, in place and apart.
+  for (LowFormat format : {LowFormat::FP16, LowFormat::BF16}) {
+    const auto [minSub, minNormal, max, maxTie] = edgesOf(format);
+    std::mt19937 random(23);
+    std::uniform_real_distribution<float> normal(0.5f, 2.0f);
+    std::vector<float> values(128 * 64 + 37);
+    for (float& v : values) v = normal(random);
+    values[130] = minNormal / 4;     // subnormal, clean stretch
+    values[1000] = -minSub / 4;      // flushes, clean stretch
+    values[1500] = 0.0f;             // a zero is clean
+    for (std::size_t i = 2048; i < 5120; i += 8) values[i] = (i % 16 ? -1.0f : 1.0f) * minNormal / 3;
+    values[6000] = -minSub / 4;      // after the switch
+    values[7000] = maxTie;           // overflows
+    values[8200] = std::numeric_limits<float>::quiet_NaN();
+    const auto n = static_cast<int64_t>(values.size());
+    const RoundingCounts reference = referenceCounts(values.data(), n, format);
+    ASSERT_EQ(reference.subnormal, 1 + 384);
+    ASSERT_EQ(reference.flushedToZero, 2);
+    std::vector<float> apart(values.size()), inPlace = values;
+    RoundingCounts apartCounts, inPlaceCounts;
+    roundToFormat(values.data(), apart.data(), n, format, &apartCounts);
+    roundToFormat(inPlace.data(), inPlace.data(), n, format, &inPlaceCounts);
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      const float want = roundScalar(values[i], format);
+      ASSERT_EQ(std::memcmp(&apart[i], &want, sizeof want), 0) << i;
+      ASSERT_EQ(std::memcmp(&inPlace[i], &want, sizeof want), 0) << i;
+    }
+    for (const RoundingCounts* c : {&apartCounts, &inPlaceCounts}) {
+      EXPECT_EQ(c->elements, n);
+      EXPECT_EQ(c->flushedToZero, reference.flushedToZero);
+      EXPECT_EQ(c->subnormal, reference.subnormal);
+      EXPECT_EQ(c->overflowed, reference.overflowed);
+      EXPECT_EQ(c->nan, reference.nan);
+    }
+  }
+}
+
 TEST(RoundToFormatFunction, RoundsForwardAndBackwardLikeHalfConversion) {
   torch::manual_seed(3);
   const torch::Tensor x = (torch::randn({1000}) * torch::pow(10.0, torch::randint(-9, 3, {1000})))
