@@ -534,7 +534,7 @@ bool countFieldsFast(const uint8_t* field, int64_t padded, uint32_t low, uint32_
 }
 
 struct MagnitudeRange {
-  uint32_t lowest, highest;
+  uint32_t highest;                      // the largest magnitude (inf and NaN included)
   uint32_t lowestNonZero = UINT32_MAX;  // UINT32_MAX where every magnitude is zero
   uint32_t withoutMantissa = 0;          // magnitudes without mantissa bits: zeros, powers of two, inf
   uint32_t lowBits = 0;                  // the OR of the magnitudes' low 13 bits (0: FP16- or BF16-valued)
@@ -640,20 +640,26 @@ struct HistogramAccumulator {
     }
   };
 
+  // The lowest field a block took: 0 where it holds a zero (magnitudesOf keeps no smallest magnitude
+  // with the zeros, whose count the block's field or key counts give).
+  void takeLowField(const MagnitudeRange& range, uint64_t zeros) {
+    lowField = std::min(lowField, zeros != 0 ? 0u : range.lowestNonZero >> 23);
+  }
+
   // The threshold counts come from the key counts: every magnitude of a lower field lies below a
   // threshold, every one of a higher field above it, so only a threshold whose own field holds values
   // of this block can need a pass over it (countWithin says which do not).
   // data and multiplier: the values the magnitudes are of (for the sign of an infinity); buffers: the
-  // block's magnitudes, q and fields (magnitudesOf); range: the block's smallest and largest magnitude.
+  // block's magnitudes, q and fields (magnitudesOf); range: the block's largest and smallest non-zero magnitude.
   void block(BlockBuffers& buffers, const float* data, float multiplier, int64_t n, const MagnitudeRange& range) {
     if (n == 0) return;
     if (sinceFold + n > int64_t{0xFFFFFFFF}) fold();
-    lowField = std::min(lowField, range.lowest >> 23);
     highField = std::max(highField, range.highest >> 23);
     const uint32_t* magnitude = buffers.magnitude;
     Passes<uint32_t> passes;
     if (isNarrow(range)) {
       const NarrowBlock narrow = countNarrowBlock(buffers.field, n, range);
+      takeLowField(range, narrow.zeros);
       Passes<uint16_t> passes16;
       narrowWithin(table, narrow, range.lowBits == 0, within, passes16, passes);
       if (also) narrowWithin(*also, narrow, range.lowBits == 0, alsoWithin, passes16, passes);
@@ -676,6 +682,7 @@ struct HistogramAccumulator {
     countExponentKeys(key, n, fields);
     sinceFold += n;
     const BlockCounts counts{keySum(0) - subnormalsBefore, keySum(exactKey(0)) - zerosBefore};
+    takeLowField(range, counts.zeros);
     countWithin(table, before, counts, within, passes);
     if (also) countWithin(*also, alsoBefore, counts, alsoWithin, passes);
     passes.run(magnitude, n);
@@ -891,21 +898,20 @@ AMPSCOPE_VECTOR_CLONES MagnitudeRange magnitudesOfPortable(const float* data, in
                                                    uint16_t* __restrict q, uint8_t* __restrict field) {
   // Signed min/max (every magnitude is below 2^31) vectorise where unsigned ones need SSE4.1. The
   // smallest non-zero is the smallest of bits - 1, where a zero wraps to the largest unsigned.
-  int32_t lowest = INT32_MAX, highest = 0;
+  int32_t highest = 0;
   uint32_t lowestLessOne = UINT32_MAX, mantissaFree = 0, lowBits = 0;
   for (int64_t i = 0; i < n; ++i) {
     const float value = multiplier == 1.0f ? data[i] : data[i] * multiplier;
     const uint32_t bits = bitsOfFloat(value) & 0x7FFFFFFFu;
     q[i] = static_cast<uint16_t>(bits >> 13);
     field[i] = static_cast<uint8_t>(bits >> 23);
-    lowest = std::min(lowest, static_cast<int32_t>(bits));
     highest = std::max(highest, static_cast<int32_t>(bits));
     lowestLessOne = std::min(lowestLessOne, bits - 1u);
     mantissaFree += static_cast<uint32_t>((bits & 0x7FFFFFu) == 0);
     lowBits |= bits & 0x1FFFu;
   }
-  return {static_cast<uint32_t>(lowest), static_cast<uint32_t>(highest),
-          lowestLessOne == UINT32_MAX ? UINT32_MAX : lowestLessOne + 1u, mantissaFree, lowBits};
+  return {static_cast<uint32_t>(highest), lowestLessOne == UINT32_MAX ? UINT32_MAX : lowestLessOne + 1u,
+          mantissaFree, lowBits};
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -928,7 +934,7 @@ __attribute__((target("avx512f,avx512bw"))) MagnitudeRange magnitudesOfAvx512(co
   const __m512i highHalves = _mm512_load_si512(kHighHalves.data());
   const __m512 times = _mm512_set1_ps(multiplier);
   const __m512i mantissa = _mm512_set1_epi32(0x7FFFFF), two = _mm512_set1_epi32(2), minusOne = _mm512_set1_epi32(-1);
-  __m512i highest = _mm512_setzero_si512(), lowest = minusOne, lowestLessOne = minusOne;
+  __m512i highest = _mm512_setzero_si512(), lowestLessOne = minusOne;
   __m512i withoutMantissa = _mm512_setzero_si512(), lowBits = _mm512_setzero_si512();
   int64_t i = 0;
   for (; i + 32 <= n; i += 32) {
@@ -944,7 +950,6 @@ __attribute__((target("avx512f,avx512bw"))) MagnitudeRange magnitudesOfAvx512(co
     const __m512i fieldWords = _mm512_srli_epi16(_mm512_permutex2var_epi16(xTwice, highHalves, zTwice), 8);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(field + i), _mm512_cvtepi16_epi8(fieldWords));
     highest = _mm512_max_epu32(highest, _mm512_max_epu32(xTwice, zTwice));
-    lowest = _mm512_min_epu32(lowest, _mm512_min_epu32(xTwice, zTwice));
     // 2b - 2: a zero wraps to the top, as bits - 1 does.
     lowestLessOne = _mm512_min_epu32(lowestLessOne, _mm512_min_epu32(_mm512_sub_epi32(xTwice, two),
                                                                      _mm512_sub_epi32(zTwice, two)));
@@ -954,26 +959,22 @@ __attribute__((target("avx512f,avx512bw"))) MagnitudeRange magnitudesOfAvx512(co
                                             withoutMantissa, minusOne);
     lowBits = _mm512_ternarylogic_epi32(lowBits, x, z, 0xFE);  // a | b | c
   }
-  alignas(64) uint32_t lanes[5][16];
+  alignas(64) uint32_t lanes[4][16];
   _mm512_store_si512(lanes[0], highest);
-  _mm512_store_si512(lanes[1], lowest);
-  _mm512_store_si512(lanes[2], lowestLessOne);
-  _mm512_store_si512(lanes[3], withoutMantissa);
-  _mm512_store_si512(lanes[4], lowBits);
-  uint32_t highestTwice = 0, lowestTwice = UINT32_MAX, lessOneTwice = UINT32_MAX, freeOfMantissa = 0, low = 0;
+  _mm512_store_si512(lanes[1], lowestLessOne);
+  _mm512_store_si512(lanes[2], withoutMantissa);
+  _mm512_store_si512(lanes[3], lowBits);
+  uint32_t highestTwice = 0, lessOneTwice = UINT32_MAX, freeOfMantissa = 0, low = 0;
   for (int l = 0; l < 16; ++l) {
     highestTwice = std::max(highestTwice, lanes[0][l]);
-    lowestTwice = std::min(lowestTwice, lanes[1][l]);
-    lessOneTwice = std::min(lessOneTwice, lanes[2][l]);
-    freeOfMantissa += lanes[3][l];
-    low |= lanes[4][l];
+    lessOneTwice = std::min(lessOneTwice, lanes[1][l]);
+    freeOfMantissa += lanes[2][l];
+    low |= lanes[3][l];
   }
-  MagnitudeRange range{lowestTwice / 2, highestTwice / 2,
-                       lessOneTwice == UINT32_MAX - 1 ? UINT32_MAX : lessOneTwice / 2 + 1, freeOfMantissa,
-                       low & 0x1FFFu};
+  MagnitudeRange range{highestTwice / 2, lessOneTwice == UINT32_MAX - 1 ? UINT32_MAX : lessOneTwice / 2 + 1,
+                       freeOfMantissa, low & 0x1FFFu};
   if (i < n) {
     const MagnitudeRange tail = magnitudesOfPortable(data + i, n - i, multiplier, q + i, field + i);
-    range.lowest = std::min(range.lowest, tail.lowest);
     range.highest = std::max(range.highest, tail.highest);
     range.lowestNonZero = std::min(range.lowestNonZero, tail.lowestNonZero);
     range.withoutMantissa += tail.withoutMantissa;
@@ -997,7 +998,10 @@ MagnitudeRange magnitudesOf(const float* data, int64_t n, float multiplier, uint
 
 // The smallest non-zero and the largest finite magnitude of data (INT32_MAX and 0 where there are none).
 // Branch-free (a zero wraps to the largest unsigned below it), so the loop vectorises.
-AMPSCOPE_VECTOR_CLONES MagnitudeRange finiteNonZeroRange(const float* data, int64_t n) {
+struct FiniteRange {
+  uint32_t lowestNonZero, highest;
+};
+AMPSCOPE_VECTOR_CLONES FiniteRange finiteNonZeroRange(const float* data, int64_t n) {
   uint32_t lowestLessOne = UINT32_MAX, highest = 0;
   for (int64_t i = 0; i < n; ++i) {
     const uint32_t bits = bitsOfFloat(data[i]) & 0x7FFFFFFFu;
@@ -1015,8 +1019,8 @@ AMPSCOPE_VECTOR_CLONES MagnitudeRange finiteNonZeroRange(const float* data, int6
 bool shiftable(const float* data, int64_t n, const MagnitudeRange& range, int e) {
   uint32_t lowest = range.lowestNonZero, highest = range.highest;
   if (highest >= 0x7F800000u) {
-    const MagnitudeRange finite = finiteNonZeroRange(data, n);
-    lowest = finite.lowest;
+    const FiniteRange finite = finiteNonZeroRange(data, n);
+    lowest = finite.lowestNonZero;
     highest = finite.highest;
     if (lowest > highest) return true;  // nothing but zeros, infinities and NaNs
   } else if (lowest == UINT32_MAX) {
