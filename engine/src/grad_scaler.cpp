@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernel_isa.h"
+#include "sum_of_squares.h"
 
 namespace ampscope::detail {
 namespace {
@@ -140,13 +141,20 @@ GradScaler::PerOptimizer& GradScaler::checkUnscalable(const torch::optim::Optimi
 // FP32 division can be imprecise under some compile options; the float64 reciprocal is exact enough.
 float GradScaler::inverseScale() const { return static_cast<float>(1.0 / static_cast<double>(scale_)); }
 
-void GradScaler::unscaleFlat_(torch::optim::Optimizer& optimizer, float* data, const std::vector<Span>& spans) {
+void GradScaler::unscaleFlat_(torch::optim::Optimizer& optimizer, float* data, const std::vector<Span>& spans,
+                              std::vector<double>* squares) {
   if (!enabled_) return;
   PerOptimizer& state = checkUnscalable(optimizer);
   const float invScale = inverseScale();
   bool foundInf = false;
   for (const Span& span : spans) {
-    foundInf |= unscaleFloat32(data + span.offset, span.numel, invScale);
+    if (squares != nullptr) {
+      uint32_t inputExponent = 0;
+      squares->push_back(unscaleWithSumOfSquares(data + span.offset, span.numel, invScale, &inputExponent));
+      foundInf |= inputExponent == 0x7F800000u;
+    } else {
+      foundInf |= unscaleFloat32(data + span.offset, span.numel, invScale);
+    }
   }
   state.infChecked = true;
   state.foundInf = foundInf;

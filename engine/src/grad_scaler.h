@@ -57,7 +57,10 @@ class GradScaler {
     int64_t offset = 0;
     int64_t numel = 0;
   };
-  void unscaleFlat_(torch::optim::Optimizer& optimizer, float* data, const std::vector<Span>& spans);
+  // With `squares`, each span's sum of the squares of its unscaled values is appended to it, summed in
+  // the same pass (sum_of_squares.h: the sum sumOfSquares would give over the span afterwards).
+  void unscaleFlat_(torch::optim::Optimizer& optimizer, float* data, const std::vector<Span>& spans,
+                    std::vector<double>* squares = nullptr);
   // Unscales first if unscale_() was not called, then runs optimizer.step() unless a gradient was
   // inf/NaN. Returns true if the optimizer stepped. Throws std::logic_error when called twice without
   // update(). Disabled: just steps.

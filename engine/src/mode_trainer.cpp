@@ -261,19 +261,25 @@ ModeStep ModeTrainer::step(int64_t stepIndex, const Batch& batch, bool instrumen
   if (scaler_) {
     double seenScaled = 0;
     if (clipOrder == ClipOrder::BeforeUnscale) seenScaled = clipGradNorm(params_, maxNorm);
+    // Without a clip the norm is only shown: each gradient's squares are summed in the unscale's pass,
+    // one span per gradient (the sum's lanes start again at each, as sumOfSquares over it would).
+    const bool normInUnscale = flatFloat && clipOrder == ClipOrder::Off;
+    std::vector<double> unscaledSquares;
     if (flatFloat) {
       std::vector<GradScaler::Span> spans;
       const auto& defined = flat_->gradientDefined();
       for (size_t i = 0; i < params_.size(); ++i) {
         if (!defined[i]) continue;
         const FlatSegment& s = flat_->segments()[i];
-        if (!spans.empty() && spans.back().offset + spans.back().numel == s.offset) {
+        if (!normInUnscale && !spans.empty() && spans.back().offset + spans.back().numel == s.offset) {
           spans.back().numel += s.numel;  // neighbours: one pass
         } else {
           spans.push_back({s.offset, s.numel});
         }
       }
-      scaler_->unscaleFlat_(*optimizer_, flat_->gradients().data_ptr<float>(), spans);
+      scaler_->unscaleFlat_(*optimizer_, flat_->gradients().data_ptr<float>(), spans,
+                            normInUnscale ? &unscaledSquares : nullptr);
+      if (unscaledSquares.size() != spans.size()) unscaledSquares.clear();  // a disabled scaler sums none
     } else {
       scaler_->unscale_(*optimizer_);
     }
@@ -294,12 +300,17 @@ ModeStep ModeTrainer::step(int64_t stepIndex, const Batch& batch, bool instrumen
       out.gradNormBeforeClip = seenScaled / scale;
       out.gradNormAfterClip = seenScaled * clipCoefficient(seenScaled, maxNorm) / scale;
     } else if (flatFloat) {
-      // Only shown, as without a scaler (below): summed over the unscaled flat buffer.
+      // Only shown, as without a scaler (below): summed over the unscaled flat buffer, in the unscale's
+      // pass unless the scaler is disabled.
       double squares = 0;
-      const float* grads = flat_->gradients().data_ptr<float>();
-      const auto& defined = flat_->gradientDefined();
-      for (size_t i = 0; i < params_.size(); ++i) {
-        if (defined[i]) squares += sumOfSquares(grads + flat_->segments()[i].offset, flat_->segments()[i].numel);
+      if (!unscaledSquares.empty()) {
+        for (const double segment : unscaledSquares) squares += segment;
+      } else {
+        const float* grads = flat_->gradients().data_ptr<float>();
+        const auto& defined = flat_->gradientDefined();
+        for (size_t i = 0; i < params_.size(); ++i) {
+          if (defined[i]) squares += sumOfSquares(grads + flat_->segments()[i].offset, flat_->segments()[i].numel);
+        }
       }
       out.gradNormBeforeClip = out.gradNormAfterClip = float32Norm(squares);
     } else {

@@ -222,6 +222,20 @@ TEST_P(GradScalerUnderIsa, FlatUnscaleMatchesThePerTensorUnscale) {
   EXPECT_TRUE(flat.foundInfLastStep()) << "a NaN inside a span counts as inf";
 }
 
+// sum_of_squares.h's sum by its definition: lane j of 64 sums the squares (in double) of elements j,
+// j + 64, ... of the whole chunks of 64, lane 0 then the rest in order, and the lanes are added in order.
+double laneSumOfSquares(const std::vector<float>& values) {
+  double lanes[64] = {};
+  const std::size_t whole = values.size() / 64 * 64;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const double v = values[i];
+    lanes[i < whole ? i % 64 : 0] += v * v;
+  }
+  double total = 0;
+  for (const double lane : lanes) total += lane;
+  return total;
+}
+
 TEST_P(GradScalerUnderIsa, FlatUnscaleMatchesAScalarReferenceOnSpecialValues) {
   // The vectorised float32 loop against the plain definition, value by value: bits of x * invScale
   // (float32) and found_inf = some value held inf/NaN before the multiply. Lengths around the vector
@@ -261,17 +275,84 @@ TEST_P(GradScalerUnderIsa, FlatUnscaleMatchesAScalarReferenceOnSpecialValues) {
             expectedInf |= !std::isfinite(v);
             if (invScale != 1.0f) v = v * invScale;
           }
+          // The same unscale with the squares summed in its pass (the norm a step shows without a clip).
+          std::vector<float> summed = buffer;
+          GradScaler summing{ScalerConfig{}};
+          summing.update(static_cast<double>(scaleValue));
+          OneParam q;
+          std::vector<double> squares;
           scaler.unscaleFlat_(p.sgd, buffer.data(), {{0, n}});
+          summing.unscaleFlat_(q.sgd, summed.data(), {{0, n}}, &squares);
           ASSERT_EQ(scaler.foundInfLastStep(), expectedInf) << "n " << n << " bad " << bad;
+          ASSERT_EQ(summing.foundInfLastStep(), expectedInf) << "n " << n << " bad " << bad;
           for (int64_t i = 0; i < n; ++i) {
-            uint32_t got, want;
+            uint32_t got, want, gotSummed;
             std::memcpy(&got, &buffer[static_cast<size_t>(i)], sizeof got);
+            std::memcpy(&gotSummed, &summed[static_cast<size_t>(i)], sizeof gotSummed);
             std::memcpy(&want, &expected[static_cast<size_t>(i)], sizeof want);
             ASSERT_EQ(got, want) << "n " << n << " i " << i << " scale " << scaleValue;
+            ASSERT_EQ(gotSummed, want) << "n " << n << " i " << i << " scale " << scaleValue;
+          }
+          ASSERT_EQ(squares.size(), 1u);
+          const double reference = laneSumOfSquares(expected);
+          if (std::isnan(reference)) {
+            ASSERT_TRUE(std::isnan(squares[0])) << "n " << n << " bad " << bad;
+          } else {
+            ASSERT_EQ(std::memcmp(&squares[0], &reference, sizeof reference), 0)
+                << "n " << n << " bad " << bad << " scale " << scaleValue << ": " << squares[0] << " vs " << reference;
           }
         }
       }
     }
+  }
+}
+
+TEST_P(GradScalerUnderIsa, FlatUnscaleSumsTheSquaresInTheNormsOwnOrder) {
+  // Full mantissas over 30 binades, so that most additions of squares round and their order shows in
+  // the sum's last bits: the squares summed in the unscale's pass must be laneSumOfSquares' bits exactly
+  // (lanes of 64, the tail in lane 0), with whole chunks, a tail, and a tail alone.
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> oneToTwo(1.0f, 2.0f);
+  std::uniform_int_distribution<int> binade(0, 30);
+  for (const float scaleValue : {1.0f, 65536.0f, 3.0f}) {
+    for (const int64_t n : {5, 63, 64, 65, 1000, 8192 + 33}) {
+      std::vector<float> buffer(static_cast<size_t>(n));
+      for (float& v : buffer) v = std::ldexp(oneToTwo(rng), binade(rng));
+      const float invScale = static_cast<float>(1.0 / static_cast<double>(scaleValue));
+      std::vector<float> unscaled = buffer;
+      if (invScale != 1.0f) {
+        for (float& v : unscaled) v = v * invScale;
+      }
+      GradScaler scaler{ScalerConfig{}};
+      scaler.update(static_cast<double>(scaleValue));
+      OneParam p;
+      std::vector<double> squares;
+      scaler.unscaleFlat_(p.sgd, buffer.data(), {{0, n}}, &squares);
+      ASSERT_EQ(squares.size(), 1u);
+      const double reference = laneSumOfSquares(unscaled);
+      EXPECT_EQ(std::memcmp(&squares[0], &reference, sizeof reference), 0)
+          << "n " << n << " scale " << scaleValue << ": " << squares[0] << " vs " << reference;
+      EXPECT_EQ(std::memcmp(buffer.data(), unscaled.data(), buffer.size() * sizeof(float)), 0);
+    }
+    // Where the tail goes: 65 values, 2^27 first, 1.5 second and last. In lane 0 with 2^54, the last
+    // square rounds up to 2^54 + 4 and the second's then to 2^54 + 8; summed with the second in one lane
+    // instead (4.5), they would give 2^54 + 4.
+    std::vector<float> buffer(65, 0.0f);
+    buffer[0] = 134217728.0f;  // 2^27
+    buffer[1] = buffer[64] = 1.5f;
+    const float invScale = static_cast<float>(1.0 / static_cast<double>(scaleValue));
+    std::vector<float> unscaled = buffer;
+    if (invScale != 1.0f) {
+      for (float& v : unscaled) v = v * invScale;
+    }
+    GradScaler scaler{ScalerConfig{}};
+    scaler.update(static_cast<double>(scaleValue));
+    OneParam p;
+    std::vector<double> squares;
+    scaler.unscaleFlat_(p.sgd, buffer.data(), {{0, 65}}, &squares);
+    const double reference = laneSumOfSquares(unscaled);
+    if (scaleValue == 1.0f) EXPECT_EQ(reference, 18014398509481992.0);  // 2^54 + 8
+    EXPECT_EQ(std::memcmp(&squares[0], &reference, sizeof reference), 0) << "scale " << scaleValue;
   }
 }
 
