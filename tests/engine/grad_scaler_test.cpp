@@ -307,6 +307,30 @@ TEST_P(GradScalerUnderIsa, FlatUnscaleMatchesAScalarReferenceOnSpecialValues) {
   }
 }
 
+// Unscales `buffer` by a scaler at `scaleValue` with the squares summed in the pass; expects the
+// unscaled values and laneSumOfSquares of them, bit for bit. Returns that sum.
+double expectUnscaledSquares(std::vector<float> buffer, float scaleValue) {
+  const float invScale = static_cast<float>(1.0 / static_cast<double>(scaleValue));
+  std::vector<float> unscaled = buffer;
+  if (invScale != 1.0f) {
+    for (float& v : unscaled) v = v * invScale;
+  }
+  GradScaler scaler{ScalerConfig{}};
+  scaler.update(static_cast<double>(scaleValue));
+  OneParam p;
+  std::vector<double> squares;
+  const auto n = static_cast<int64_t>(buffer.size());
+  scaler.unscaleFlat_(p.sgd, buffer.data(), {{0, n}}, &squares);
+  const double reference = laneSumOfSquares(unscaled);
+  EXPECT_EQ(squares.size(), 1u);
+  if (squares.size() == 1) {
+    EXPECT_EQ(std::memcmp(&squares[0], &reference, sizeof reference), 0)
+        << "n " << n << " scale " << scaleValue << ": " << squares[0] << " vs " << reference;
+  }
+  EXPECT_EQ(std::memcmp(buffer.data(), unscaled.data(), buffer.size() * sizeof(float)), 0);
+  return reference;
+}
+
 TEST_P(GradScalerUnderIsa, FlatUnscaleSumsTheSquaresInTheNormsOwnOrder) {
   // Full mantissas over 30 binades, so that most additions of squares round and their order shows in
   // the sum's last bits: the squares summed in the unscale's pass must be laneSumOfSquares' bits exactly
@@ -318,21 +342,7 @@ TEST_P(GradScalerUnderIsa, FlatUnscaleSumsTheSquaresInTheNormsOwnOrder) {
     for (const int64_t n : {5, 63, 64, 65, 1000, 8192 + 33}) {
       std::vector<float> buffer(static_cast<size_t>(n));
       for (float& v : buffer) v = std::ldexp(oneToTwo(rng), binade(rng));
-      const float invScale = static_cast<float>(1.0 / static_cast<double>(scaleValue));
-      std::vector<float> unscaled = buffer;
-      if (invScale != 1.0f) {
-        for (float& v : unscaled) v = v * invScale;
-      }
-      GradScaler scaler{ScalerConfig{}};
-      scaler.update(static_cast<double>(scaleValue));
-      OneParam p;
-      std::vector<double> squares;
-      scaler.unscaleFlat_(p.sgd, buffer.data(), {{0, n}}, &squares);
-      ASSERT_EQ(squares.size(), 1u);
-      const double reference = laneSumOfSquares(unscaled);
-      EXPECT_EQ(std::memcmp(&squares[0], &reference, sizeof reference), 0)
-          << "n " << n << " scale " << scaleValue << ": " << squares[0] << " vs " << reference;
-      EXPECT_EQ(std::memcmp(buffer.data(), unscaled.data(), buffer.size() * sizeof(float)), 0);
+      expectUnscaledSquares(buffer, scaleValue);
     }
     // Where the tail goes: 65 values, 2^27 first, 1.5 second and last. In lane 0 with 2^54, the last
     // square rounds up to 2^54 + 4 and the second's then to 2^54 + 8; summed with the second in one lane
@@ -340,19 +350,10 @@ TEST_P(GradScalerUnderIsa, FlatUnscaleSumsTheSquaresInTheNormsOwnOrder) {
     std::vector<float> buffer(65, 0.0f);
     buffer[0] = 134217728.0f;  // 2^27
     buffer[1] = buffer[64] = 1.5f;
-    const float invScale = static_cast<float>(1.0 / static_cast<double>(scaleValue));
-    std::vector<float> unscaled = buffer;
-    if (invScale != 1.0f) {
-      for (float& v : unscaled) v = v * invScale;
+    const double sum = expectUnscaledSquares(buffer, scaleValue);
+    if (scaleValue == 1.0f) {
+      EXPECT_EQ(sum, 18014398509481992.0);  // 2^54 + 8
     }
-    GradScaler scaler{ScalerConfig{}};
-    scaler.update(static_cast<double>(scaleValue));
-    OneParam p;
-    std::vector<double> squares;
-    scaler.unscaleFlat_(p.sgd, buffer.data(), {{0, 65}}, &squares);
-    const double reference = laneSumOfSquares(unscaled);
-    if (scaleValue == 1.0f) EXPECT_EQ(reference, 18014398509481992.0);  // 2^54 + 8
-    EXPECT_EQ(std::memcmp(&squares[0], &reference, sizeof reference), 0) << "scale " << scaleValue;
   }
 }
 
