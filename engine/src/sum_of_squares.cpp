@@ -9,10 +9,8 @@ namespace ampscope::detail {
 namespace {
 
 // What a pass does with each value besides squaring it: nothing, copy it, or unscale it in place
-// (the square is of the product) or only check it (invScale 1), the last two keeping the largest exponent
-// field of the inputs. In place, the values are read and written through dst alone: with src == dst
-// passed as two pointers, GCC's overlap check sent the loop to its scalar version (10 us for TinyMLP's
-// 71,178 gradients, against 5.3 for the unscale and the sum apart).
+// (src == dst; the square is of the product) or only check it (invScale 1), the last two keeping the
+// largest exponent field of the inputs.
 enum class Pass { Sum, Copy, Unscale, Check };
 
 template <Pass kPass>
@@ -20,9 +18,11 @@ AMPSCOPE_ALWAYS_INLINE double squaresOf(const float* src, float* dst, int64_t n,
                                         uint32_t* inputExponent = nullptr) {
   constexpr int64_t kLanes = 64;  // eight chains of 8 doubles: the FMA latency overlaps
   double lanes[kLanes] = {};
-  uint32_t exponents[kLanes] = {};  // per lane too: one running maximum made GCC reduce it every 64 values
+  // Per lane too: one running maximum made GCC reduce it across the vector every 64 values (9.9 us for
+  // TinyMLP's 71,178 gradients, against 4.05 per lane and 5.3 for the unscale and the sum apart).
+  uint32_t exponents[kLanes] = {};
   const auto take = [&](int64_t k, uint32_t& exponent) {
-    float v = kPass == Pass::Unscale ? dst[k] : src[k];
+    float v = src[k];
     if constexpr (kPass == Pass::Unscale || kPass == Pass::Check) {
       uint32_t bits;
       std::memcpy(&bits, &v, sizeof bits);
@@ -52,7 +52,7 @@ AMPSCOPE_ALWAYS_INLINE double sumOfSquaresBody(const float* data, int64_t n) {
 AMPSCOPE_ALWAYS_INLINE double unscaleWithSumOfSquaresBody(float* data, int64_t n, float invScale,
                                                          uint32_t* inputExponent) {
   return invScale == 1.0f ? squaresOf<Pass::Check>(data, nullptr, n, 1.0f, inputExponent)
-                          : squaresOf<Pass::Unscale>(nullptr, data, n, invScale, inputExponent);
+                          : squaresOf<Pass::Unscale>(data, data, n, invScale, inputExponent);
 }
 
 }  // namespace
