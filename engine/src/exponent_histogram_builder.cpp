@@ -1,9 +1,6 @@
 #include "exponent_histogram_builder.h"
 
 #include <algorithm>
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#endif
 #include <cmath>
 #include <cstring>
 #include <optional>
@@ -13,6 +10,7 @@
 #include "kernel_isa.h"
 #include "lane_counts.h"
 #include "vector_clones.h"
+#include "x86_intrinsics.h"
 
 namespace ampscope::detail {
 

@@ -1,7 +1,6 @@
 #include "low_precision.h"
 
 #include <c10/util/Half.h>
-#include <immintrin.h>
 
 #include <algorithm>
 #include <cmath>
@@ -11,6 +10,7 @@
 #include "kernel_isa.h"
 #include "lane_counts.h"
 #include "vector_clones.h"
+#include "x86_intrinsics.h"
 
 namespace ampscope::detail {
 namespace {
