@@ -264,9 +264,11 @@ ModeStep ModeTrainer::step(int64_t stepIndex, const Batch& batch, bool instrumen
     // Without a clip the norm is only shown: each gradient's squares are summed in the unscale's pass,
     // one span per gradient (the sum's lanes start again at each, as sumOfSquares over it would).
     const bool normInUnscale = flatFloat && clipOrder == ClipOrder::Off;
-    std::vector<double> unscaledSquares;
+    std::vector<double>& unscaledSquares = unscaledSquares_;
+    unscaledSquares.clear();  // stays empty where the scaler is disabled or the norm is not summed here
     if (flatFloat) {
-      std::vector<GradScaler::Span> spans;
+      std::vector<GradScaler::Span>& spans = unscaleSpans_;
+      spans.clear();
       const auto& defined = flat_->gradientDefined();
       for (size_t i = 0; i < params_.size(); ++i) {
         if (!defined[i]) continue;
@@ -279,7 +281,6 @@ ModeStep ModeTrainer::step(int64_t stepIndex, const Batch& batch, bool instrumen
       }
       scaler_->unscaleFlat_(*optimizer_, flat_->gradients().data_ptr<float>(), spans,
                             normInUnscale ? &unscaledSquares : nullptr);
-      if (unscaledSquares.size() != spans.size()) unscaledSquares.clear();  // a disabled scaler sums none
     } else {
       scaler_->unscale_(*optimizer_);
     }

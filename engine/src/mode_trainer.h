@@ -88,6 +88,10 @@ class ModeTrainer {
   RoundingCounts updateCounts_;  // the stored-update rounding of the emulated pure modes
   // Pure emulated modes: per parameter, where the rounding of its gradient is counted this step.
   std::vector<RoundingCounts*> gradientCounts_;
+  // A scaled step's unscale: its spans of the flat gradients and, without a clip, their sums of squares
+  // (kept between steps so that a step allocates neither).
+  std::vector<GradScaler::Span> unscaleSpans_;
+  std::vector<double> unscaledSquares_;
   MemoryLedger ledger_;
 };
 
