@@ -8,6 +8,7 @@
 #include <QVBoxLayout>
 #include <QtGlobal>
 
+#include "ampscope/engine/kernel_check.h"
 #include "ampscope/engine/version.h"
 
 namespace ampscope::ui {
@@ -54,6 +55,14 @@ AboutDialog::AboutDialog(QWidget* parent) : QDialog(parent) {
   top->addWidget(m_text, 1);
   layout->addLayout(top);
 
+  m_kernels = new QLabel(this);
+  m_kernels->setObjectName(QStringLiteral("kernelChecks"));
+  m_kernels->setTextFormat(Qt::RichText);
+  m_kernels->setWordWrap(true);
+  m_kernels->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_kernels->setText(kernelTable());
+  layout->addWidget(m_kernels);
+
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
   layout->addWidget(buttons);
@@ -61,8 +70,40 @@ AboutDialog::AboutDialog(QWidget* parent) : QDialog(parent) {
 
 QString AboutDialog::plainText() const {
   QTextDocument document;
-  document.setHtml(m_text->text());
+  document.setHtml(m_text->text() + m_kernels->text());
   return document.toPlainText();
+}
+
+QString AboutDialog::kernelTable() {
+  QString rows;
+  for (const KernelCheck& c : nativeKernelChecks()) {
+    QString verdict;
+    QString detail;
+    if (!c.available) {
+      verdict = tr("not in this LibTorch");
+    } else if (!c.correct) {
+      verdict = tr("<b style='color:#c00000'>wrong: not used</b>");
+      detail = tr("error up to %1× what FP32 accumulation and one rounding allow").arg(c.worstBoundRatio, 0, 'g', 3);
+    } else {
+      verdict = tr("correct");
+      detail = tr("%1 % of %2 outputs off the exact rounding, by at most %3 ulp")
+                   .arg(c.differingShare * 100.0, 0, 'g', 3)
+                   .arg(c.outputs)
+                   .arg(c.maxUlps, 0, 'f', 0);
+      if (c.comparedWithEmulation) {
+        detail += tr("; against the emulation: %1 % differ, by at most %2 ulp")
+                      .arg(c.emulationDifferingShare * 100.0, 0, 'g', 3)
+                      .arg(c.emulationMaxUlps, 0, 'f', 0);
+      }
+    }
+    const QString used = c.usedBy.empty() ? tr("not used by AmpScope's models")
+                                          : tr("used by %1").arg(QString::fromStdString(c.usedBy));
+    rows += QStringLiteral("<tr><td><code>%1</code></td><td>%2</td><td>%3</td><td>%4</td></tr>")
+                .arg(QString::fromStdString(c.kernel).toHtmlEscaped(), verdict, detail.toHtmlEscaped(), used);
+  }
+  return tr("<p><b>Native kernels on this CPU</b>, each checked against an exact reference before a mode "
+            "may use it:</p>") +
+         QStringLiteral("<table cellspacing='3'>%1</table>").arg(rows);
 }
 
 QString AboutDialog::versionSummary() {

@@ -21,6 +21,42 @@ Qt %2（构建于 %3）
 LibTorch %4
 许可证 %5</translation>
     </message>
+    <message>
+        <source>not in this LibTorch</source>
+        <translation>此 LibTorch 中没有</translation>
+    </message>
+    <message>
+        <source>&lt;b style=&apos;color:#c00000&apos;&gt;wrong: not used&lt;/b&gt;</source>
+        <translation>&lt;b style=&apos;color:#c00000&apos;&gt;错误：不使用&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>error up to %1× what FP32 accumulation and one rounding allow</source>
+        <translation>误差最高达 FP32 累加加一次舍入所允许值的 %1×</translation>
+    </message>
+    <message>
+        <source>correct</source>
+        <translation>正确</translation>
+    </message>
+    <message>
+        <source>%1 % of %2 outputs off the exact rounding, by at most %3 ulp</source>
+        <translation>%2 个输出中有 %1 % 偏离精确舍入，最多 %3 ulp</translation>
+    </message>
+    <message>
+        <source>; against the emulation: %1 % differ, by at most %2 ulp</source>
+        <translation>；与模拟相比：%1 % 不同，最多 %2 ulp</translation>
+    </message>
+    <message>
+        <source>not used by AmpScope&apos;s models</source>
+        <translation>AmpScope 的模型未使用</translation>
+    </message>
+    <message>
+        <source>used by %1</source>
+        <translation>用于 %1</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;&lt;b&gt;Native kernels on this CPU&lt;/b&gt;, each checked against an exact reference before a mode may use it:&lt;/p&gt;</source>
+        <translation>&lt;p&gt;&lt;b&gt;本机 CPU 上的原生内核&lt;/b&gt;，每个在被模式使用之前都与精确参考值核对：&lt;/p&gt;</translation>
+    </message>
 </context>
 <context>
     <name>AutosaveManager</name>
@@ -2568,20 +2604,32 @@ Read %2 of %3 MB; decoded %n record(s).</source>
         <translation>%1：模拟；此 LibTorch 没有原生路径</translation>
     </message>
     <message>
-        <source>%1: %2; a TinyMLP step on this CPU takes %3 µs native, %4 µs emulated (auto takes the emulation when it is at least 1.1× faster)</source>
-        <translation>%1：%2；在本机 CPU 上一个 TinyMLP 步骤原生耗时 %3 µs，模拟耗时 %4 µs（模拟至少快 1.1× 时 auto 才选模拟）</translation>
+        <source>%1: emulated; this LibTorch&apos;s native kernel failed its self-check against an exact reference on this CPU (%2)</source>
+        <translation>%1：模拟；此 LibTorch 的原生内核在本机 CPU 上未通过与精确参考值的自检（%2）</translation>
+    </message>
+    <message>
+        <source>%1: native; the emulation is not bit-identical to this CPU&apos;s kernels (the loss differs from step %2 of %3 compared), so auto runs what PyTorch runs here</source>
+        <translation>%1：原生；模拟与本机 CPU 的内核并非逐位一致（在比较的 %3 步中，损失从第 %2 步起不同），因此 auto 运行 PyTorch 在本机上实际运行的内核</translation>
+    </message>
+    <message>
+        <source>: native kernel failed its self-check</source>
+        <translation>：原生内核未通过自检</translation>
+    </message>
+    <message>
+        <source>%1: %2; both paths trained bit-identically for %3 steps on this CPU, a step taking %4 µs native and %5 µs emulated (auto takes the emulation only when it is bit-identical and at least 1.1× faster)</source>
+        <translation>%1：%2；两条路径在本机 CPU 上训练 %3 步逐位一致，每步原生耗时 %4 µs，模拟耗时 %5 µs（仅当模拟逐位一致且至少快 1.1× 时 auto 才选模拟）</translation>
     </message>
     <message>
         <source>%1: %2, set by precision-path</source>
         <translation>%1：%2，由 precision-path 设定</translation>
     </message>
     <message>
-        <source>%1: %2 (the paths were not timed)</source>
-        <translation>%1：%2（未对两条路径计时）</translation>
+        <source>%1: %2 (the paths were not compared on this CPU)</source>
+        <translation>%1：%2（未在本机 CPU 上比较两条路径）</translation>
     </message>
     <message>
-        <source>: %1× faster than native on this CPU</source>
-        <translation>：在本机 CPU 上比原生快 %1×</translation>
+        <source>: bit-identical, %1× faster than native on this CPU</source>
+        <translation>：逐位一致，在本机 CPU 上比原生快 %1×</translation>
     </message>
     <message>
         <source>FP8 scales</source>

@@ -42,14 +42,21 @@ class PathTimingTest : public ::testing::Test {
     disablePathTiming();
     fs::remove(file_);
   }
-  void enable(PathTiming timing) {
-    enablePathTiming({file_.string(), [this, timing](PrecisionMode mode, int) {
+  // A fake timer whose two paths trained bit-identically over 7 steps unless `firstDiffering` says
+  // from which step their losses parted.
+  void enable(PathTiming timing, int firstDiffering = 0) {
+    timing.comparedSteps = 7;
+    timing.firstDifferingStep = firstDiffering;
+    timing.largestLossDifference = firstDiffering ? 0.001 : 0;
+    enablePathTiming({file_.string(), [this, timing](PrecisionMode mode, ModelKind model, int) {
                         timed_.push_back(mode);
+                        models_.push_back(model);
                         return timing;
                       }});
   }
   fs::path file_;
   std::vector<PrecisionMode> timed_;
+  std::vector<ModelKind> models_;
 };
 
 // The direction of a CPU without BF16 instructions (the Zen 3: native 4761 us a step).
@@ -65,7 +72,9 @@ TEST_F(PathTimingTest, AutoTakesTheEmulationWhereTheTimingsSayItIsFasterAndKeeps
   for (PrecisionMode mode : {PrecisionMode::BF16Amp, PrecisionMode::BF16Pure}) {
     const ModeCapability& c = of(caps, mode);
     EXPECT_FALSE(c.native) << modeName(mode);
-    EXPECT_EQ(c.pathNote, "emulated: 5.2x faster than native on this CPU");
+    EXPECT_EQ(c.pathNote, "emulated: bit-identical to native over 7 steps and 5.2x faster on this CPU");
+    EXPECT_EQ(c.comparedSteps, 7);
+    EXPECT_EQ(c.firstDifferingStep, 0);
     EXPECT_EQ(c.nativeStepUs, 4761);
     EXPECT_EQ(c.emulatedStepUs, 915);
     EXPECT_NE(c.detail.find("emulated"), std::string::npos) << c.detail;
@@ -79,7 +88,7 @@ TEST_F(PathTimingTest, AutoTakesTheEmulationWhereTheTimingsSayItIsFasterAndKeeps
   EXPECT_FALSE(of(again, PrecisionMode::BF16Amp).native);
 
   // A new process (a fresh cache over the same file) reads the choice back without timing.
-  enablePathTiming({file_.string(), [](PrecisionMode, int) -> PathTiming {
+  enablePathTiming({file_.string(), [](PrecisionMode, ModelKind, int) -> PathTiming {
                       ADD_FAILURE() << "timed although the file holds the timing";
                       return {1, 1};
                     }});
@@ -97,8 +106,28 @@ TEST_F(PathTimingTest, AutoKeepsNativeWhereItIsFaster) {
   enable({845, 1690});
   const auto caps = probeCapabilities({PrecisionMode::BF16Amp}, PrecisionPath::Auto, 1);
   EXPECT_TRUE(caps.front().native);
-  EXPECT_EQ(caps.front().pathNote, "native: 2.0x faster than emulated on this CPU");
+  EXPECT_EQ(caps.front().pathNote, "native: 2.0x faster than emulated on this CPU (bit-identical to native over 7 steps)");
   EXPECT_NE(caps.front().detail.find("native"), std::string::npos);
+}
+
+// The case: this CPU's BF16 dot products sum in another order, so the emulation, though faster
+// on a CPU without BF16 instructions, trains differently from PyTorch here: auto keeps native.
+TEST_F(PathTimingTest, AutoKeepsNativeWhereTheEmulationIsNotBitIdenticalHere) {
+  enable({4761, 915}, /*firstDiffering=*/2);
+  const auto caps = probeCapabilities({PrecisionMode::BF16Amp}, PrecisionPath::Auto, 1);
+  EXPECT_TRUE(caps.front().native);
+  EXPECT_EQ(caps.front().firstDifferingStep, 2);
+  EXPECT_EQ(caps.front().pathNote.rfind("native: the emulation is not bit-identical to this CPU's kernels", 0), 0u)
+      << caps.front().pathNote;
+}
+
+// The paths are compared on the run's own model (its layer shapes), each model once.
+TEST_F(PathTimingTest, ThePathsAreComparedOnTheRunsModel) {
+  enable({845, 1690});
+  probeCapabilities({PrecisionMode::BF16Amp}, PrecisionPath::Auto, 1, ModelKind::TinyTransformer);
+  probeCapabilities({PrecisionMode::BF16Amp}, PrecisionPath::Auto, 1, ModelKind::DeepMLP);
+  probeCapabilities({PrecisionMode::BF16Amp}, PrecisionPath::Auto, 1, ModelKind::TinyTransformer);
+  EXPECT_EQ(models_, (std::vector<ModelKind>{ModelKind::TinyTransformer, ModelKind::DeepMLP}));
 }
 
 TEST_F(PathTimingTest, AForcedPathIsTakenWithoutTiming) {
@@ -116,7 +145,7 @@ TEST_F(PathTimingTest, AForcedPathIsTakenWithoutTiming) {
 }
 
 TEST_F(PathTimingTest, AFailingTimerKeepsNativeAndSaysWhy) {
-  enablePathTiming({file_.string(), [](PrecisionMode, int) -> PathTiming {
+  enablePathTiming({file_.string(), [](PrecisionMode, ModelKind, int) -> PathTiming {
                       throw std::runtime_error("no kernel\nsecond line");
                     }});
   const auto caps = probeCapabilities({PrecisionMode::BF16Amp}, PrecisionPath::Auto, 1);
@@ -148,8 +177,8 @@ TEST(PathChoice, AComparisonRunsThePathTheSettingChose) {
   EXPECT_TRUE(sawEmulated);
 }
 
-// The real timing, only when asked (AMPSCOPE_TEST_PATH_TIMING=1): both numbers come out positive and
-// are cached. Its cost is printed, not checked (no timed tests).
+// The real timing and comparison, only when asked (AMPSCOPE_TEST_PATH_TIMING=1): both numbers come out
+// positive, the paths were compared, and the result is cached. Its cost is printed, not checked.
 TEST_F(PathTimingTest, TheRealTimingWhenAsked) {
   if (std::getenv("AMPSCOPE_TEST_PATH_TIMING") == nullptr) GTEST_SKIP() << "set AMPSCOPE_TEST_PATH_TIMING=1";
   enablePathTiming({file_.string(), nullptr});
@@ -159,6 +188,7 @@ TEST_F(PathTimingTest, TheRealTimingWhenAsked) {
   for (const auto& c : caps) {
     EXPECT_GT(c.nativeStepUs, 0);
     EXPECT_GT(c.emulatedStepUs, 0);
+    EXPECT_EQ(c.comparedSteps, 7);
     std::printf("%s: native %.0f us, emulated %.0f us -> %s\n", modeName(c.mode).c_str(), c.nativeStepUs,
                 c.emulatedStepUs, c.pathNote.c_str());
   }
