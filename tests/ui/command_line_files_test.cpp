@@ -3,10 +3,14 @@
 // name on stderr before any window opens. The argument parsing itself: app_options_test.cpp.
 #include <gtest/gtest.h>
 
+#include <QDir>
 #include <QFile>
 #include <QImage>
+#include <QMimeDatabase>
 #include <QProcess>
 #include <QProcessEnvironment>
+#include <QRegularExpression>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 
 #include <algorithm>
@@ -138,6 +142,46 @@ TEST(CommandLineFiles, BadFilesExitWith2NamingTheFileBeforeAnyWindowOpens) {
   const Result r = runAmpscope({QStringLiteral("--screenshot"), png, damaged}, settings, 60000);
   EXPECT_EQ(r.code, kExitUsageError) << describe(r);
   EXPECT_FALSE(QFile::exists(png));
+}
+
+// The desktop's side (packaging/linux/io.github.ampscope.AmpScope.mime.xml): its content match is what
+// the session codec writes first and what the command line tells a session by; registered with
+// update-mime-database in a temporary share folder, Qt's MIME database (shared-mime-info's, as the
+// desktop's file managers read it) names a session by its name and by its content.
+TEST(CommandLineFiles, TheMimeTypeMatchesWhatTheCodecWrites) {
+  QFile xml(QStringLiteral(AMPSCOPE_MIME_XML));
+  ASSERT_TRUE(xml.open(QIODevice::ReadOnly)) << AMPSCOPE_MIME_XML;
+  const QString text = QString::fromUtf8(xml.readAll());
+  const QRegularExpressionMatch match =
+      QRegularExpression(QStringLiteral("<match type=\"string\" offset=\"0\" value=\"([^\"]*)\"")).match(text);
+  ASSERT_TRUE(match.hasMatch()) << "no content match at offset 0";
+  const QByteArray magic = match.captured(1).replace(QStringLiteral("&quot;"), QStringLiteral("\"")).toUtf8();
+  Session session;
+  session.config = presetFor(ModelKind::TinyMLP);
+  const QByteArray written = SessionFile::toJson(session);
+  EXPECT_TRUE(written.startsWith(magic)) << magic.toStdString() << " vs " << written.left(60).toStdString();
+  EXPECT_EQ(fileKindOf(magic, QStringLiteral("no-suffix")), FileKind::Session);
+
+  const QString updateMimeDatabase = QStandardPaths::findExecutable(QStringLiteral("update-mime-database"));
+  if (updateMimeDatabase.isEmpty()) GTEST_SKIP() << "update-mime-database (shared-mime-info) is not installed";
+  QTemporaryDir share;
+  ASSERT_TRUE(QDir(share.path()).mkpath(QStringLiteral("mime/packages")));
+  ASSERT_TRUE(QFile::copy(xml.fileName(), share.filePath(QStringLiteral("mime/packages/io.github.ampscope.AmpScope.xml"))));
+  QProcess update;
+  update.start(updateMimeDatabase, {share.filePath(QStringLiteral("mime"))});
+  ASSERT_TRUE(update.waitForFinished(60000));
+  ASSERT_EQ(update.exitCode(), 0) << update.readAllStandardError().toStdString();
+  // Qt reads the database on first use, from the data folders XDG_DATA_DIRS names (each test of this
+  // file runs in a process of its own under CTest).
+  qputenv("XDG_DATA_DIRS", (share.path() + QStringLiteral(":/usr/local/share:/usr/share")).toLocal8Bit());
+  QMimeDatabase db;
+  const QMimeType byName = db.mimeTypeForFile(QStringLiteral("lesson.ampscope"), QMimeDatabase::MatchExtension);
+  EXPECT_EQ(byName.name(), QStringLiteral("application/x-ampscope-session"));
+  EXPECT_EQ(byName.comment(), QStringLiteral("AmpScope session")) << byName.comment().toStdString();
+  EXPECT_EQ(db.mimeTypeForData(written).name(), QStringLiteral("application/x-ampscope-session"));
+  QTemporaryDir dir;
+  const QString renamed = writeSession(dir, QStringLiteral("renamed.txt"), 2);
+  EXPECT_EQ(db.mimeTypeForFile(renamed, QMimeDatabase::MatchContent).name(), QStringLiteral("application/x-ampscope-session"));
 }
 
 }  // namespace
