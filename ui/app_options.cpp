@@ -28,6 +28,12 @@ AppOptions error(const QString& message) {
   return options;
 }
 
+AppOptions fileError(const QString& message) {
+  AppOptions options = error(message);
+  options.fileError = true;
+  return options;
+}
+
 const char* const kTcpScheme = "tcp://";
 
 // One FILE argument into `options` (a session or a follow target); an empty string, or the error.
@@ -206,18 +212,18 @@ AppOptions parseAppOptions(const QStringList& arguments) {
 
   QStringList sessions;
   for (const QString& argument : parser.positionalArguments()) {
-    if (argument.isEmpty()) return error(tr("an empty file name"));
+    if (argument.isEmpty()) return fileError(tr("an empty file name"));
     const QString problem = addFileArgument(argument, options, sessions);
-    if (!problem.isEmpty()) return error(problem);
+    if (!problem.isEmpty()) return fileError(problem);
   }
   if (sessions.size() > 1) {
-    return error(tr("%1 and %2: one session at a time (open the other with File > Open Session)")
+    return fileError(tr("%1 and %2: one session at a time (open the other with File > Open Session)")
                      .arg(QDir::toNativeSeparators(sessions[0]), QDir::toNativeSeparators(sessions[1])));
   }
   if (!sessions.isEmpty()) {
     options.sessionFile = sessions.constFirst();
     if (!options.followTargets.isEmpty()) {
-      return error(tr("%1 is a session and %2 a record stream: open the session alone, then follow the "
+      return fileError(tr("%1 is a session and %2 a record stream: open the session alone, then follow the "
                       "stream with File > Follow Run")
                        .arg(QDir::toNativeSeparators(options.sessionFile), options.followTargets.constFirst()));
     }

@@ -13,6 +13,9 @@ struct AppOptions {
   enum class Action { Run, ShowHelp, ShowVersion, Error };
   Action action = Action::Run;
   QString message;  // the error (Action::Error) or the help text (Action::ShowHelp)
+  // Action::Error about a FILE argument (missing, unreadable, a folder, neither kind, too many sessions),
+  // the only arguments a desktop passes: main() also shows it in a message box when there is no terminal.
+  bool fileError = false;
 
   // --screenshot FILE [--size WxH] [--scale S]: render the window offscreen into FILE and exit.
   QString screenshotPath;

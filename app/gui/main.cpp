@@ -6,11 +6,14 @@
 #include <QFileInfo>
 #include <QIcon>
 #include <QMenu>
+#include <QMessageBox>
 #include <QThread>
 #include <QTimer>
 
 #include <cstdio>
 #include <optional>
+
+#include <unistd.h>
 
 #include "ampscope/engine/path_timing.h"
 #include "ampscope/engine/version.h"
@@ -37,6 +40,22 @@ namespace {
 void printLine(std::FILE* stream, const QString& text) {
   std::fputs(text.toLocal8Bit().constData(), stream);
   if (!text.endsWith(QLatin1Char('\n'))) std::fputc('\n', stream);
+}
+
+// A desktop that opens a double-clicked file (Exec=ampscope %F) shows no terminal: where stderr is not one
+// and a display is there, a file that cannot be opened is also said in a message box (the exit code stays 2).
+bool noTerminalToTell(const ampscope::ui::AppOptions& options) {
+  if (options.screenshotRequested() || ::isatty(STDERR_FILENO)) return false;
+  const QByteArray platform = qgetenv("QT_QPA_PLATFORM");
+  if (platform.startsWith("offscreen") || platform.startsWith("minimal")) return false;
+  return !qEnvironmentVariableIsEmpty("DISPLAY") || !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY");
+}
+
+void showFileError(const QString& message) {
+  QMessageBox box(QMessageBox::Critical, QStringLiteral("AmpScope"),
+                  QCoreApplication::translate("main", "AmpScope cannot open this file."), QMessageBox::Ok);
+  box.setInformativeText(message);
+  box.exec();
 }
 
 int takeScreenshot(ampscope::ui::MainWindow& window, const ampscope::ui::AppOptions& options) {
@@ -81,6 +100,7 @@ int openCommandLineFiles(ampscope::ui::MainWindow& window, const ampscope::ui::A
         return ampscope::ui::kExitRuntimeError;
       }
       printLine(stderr, QStringLiteral("ampscope: %1").arg(error));
+      if (noTerminalToTell(options)) showFileError(error);
       return ampscope::ui::kExitUsageError;
     }
     if (!remember && !wasRecent) sessions->recentFiles()->remove(options.sessionFile);
@@ -132,6 +152,11 @@ int main(int argc, char** argv) {
   switch (options.action) {
     case AppOptions::Action::Error:
       printLine(stderr, QStringLiteral("ampscope: %1\nTry 'ampscope --help'.").arg(options.message));
+      if (options.fileError && noTerminalToTell(options)) {
+        QApplication app(argc, argv);
+        QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/ampscope.svg")));
+        showFileError(options.message);
+      }
       return ampscope::ui::kExitUsageError;
     case AppOptions::Action::ShowHelp:
       printLine(stdout, options.message);

@@ -3039,6 +3039,10 @@ Read %2 of %3 MB; decoded %n record(s).</source>
         <source>Opened %1: %2 recorded steps</source>
         <translation>已打开 %1：已记录 %2 步</translation>
     </message>
+    <message>
+        <source>AmpScope cannot open this file.</source>
+        <translation>AmpScope 无法打开此文件。</translation>
+    </message>
 </context>
 <context>
     <name>FollowController</name>

@@ -71,6 +71,7 @@ TEST(AppOptions, RejectsBadSizeScaleAndUnknownArgumentsWithAMessage) {
     const AppOptions options = parse(arguments);
     EXPECT_EQ(options.action, AppOptions::Action::Error) << arguments.join(' ').toStdString();
     EXPECT_FALSE(options.message.isEmpty()) << arguments.join(' ').toStdString();
+    EXPECT_EQ(options.fileError, arguments == QStringList{QStringLiteral("stray")}) << arguments.join(' ').toStdString();
   }
 }
 
@@ -146,6 +147,8 @@ TEST(AppOptionsFiles, StreamsAndAddressesAreFollowedInOrderEachOnce) {
 void expectRefused(const QStringList& arguments, const QString& name, const QString& why) {
   const AppOptions options = parse(arguments);
   EXPECT_EQ(options.action, AppOptions::Action::Error) << arguments.join(' ').toStdString();
+  // A file's refusal (not an option's) is also shown in a message box where there is no terminal.
+  EXPECT_EQ(options.fileError, !name.startsWith(QStringLiteral("--"))) << options.message.toStdString();
   EXPECT_TRUE(options.message.contains(name)) << options.message.toStdString();
   EXPECT_TRUE(options.message.contains(why)) << options.message.toStdString();
 }
