@@ -7,6 +7,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QRegularExpression>
+#include <QUrl>
 
 #include "ampscope/engine/stream_follower.h"
 
@@ -37,7 +38,10 @@ AppOptions fileError(const QString& message) {
 const char* const kTcpScheme = "tcp://";
 
 // One FILE argument into `options` (a session or a follow target); an empty string, or the error.
-QString addFileArgument(const QString& argument, AppOptions& options, QStringList& sessions) {
+QString addFileArgument(const QString& given, AppOptions& options, QStringList& sessions) {
+  // A file:// URL (what some launchers pass) stands for its local path, which the messages name.
+  const QUrl url(given);
+  const QString argument = url.isLocalFile() ? url.toLocalFile() : given;
   // tcp://HOST:PORT, and HOST:PORT as File > Follow Run takes it (unless a file has that name).
   const bool tcpScheme = argument.startsWith(QLatin1String(kTcpScheme), Qt::CaseInsensitive);
   const QFileInfo info(argument);

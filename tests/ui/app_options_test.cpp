@@ -4,6 +4,7 @@
 #include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
+#include <QUrl>
 
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -121,6 +122,8 @@ TEST(AppOptionsFiles, ASessionIsOpenedByItsAbsolutePath) {
   EXPECT_EQ(options.sessionFile, path);
   EXPECT_TRUE(options.followTargets.isEmpty());
   EXPECT_TRUE(options.opensFiles());
+  // A file:// URL, as some launchers pass it.
+  EXPECT_EQ(parse({QUrl::fromLocalFile(path).toString()}).sessionFile, path);
   EXPECT_FALSE(parse({}).opensFiles());
 }
 
