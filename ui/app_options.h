@@ -34,9 +34,8 @@ struct AppOptions {
   bool presenter = false;
 
   // FILE… (positional): what the desktop passes for a double-clicked file (Exec=ampscope %F; a file://
-  // URL is taken as its path too). Each is
-  // sorted by its content (fileKindOf): at most one saved session, opened as File > Open Session opens
-  // it, or record streams (and HOST:PORT, tcp://HOST:PORT), each followed as File > Follow Run follows
+  // URL is taken as its path too). Each is sorted by its content (fileKindOf): at most one saved
+  // session, opened as File > Open Session opens it, or record streams (and HOST:PORT, tcp://HOST:PORT), each followed as File > Follow Run follows
   // it; not both. Files are absolute paths; a file that is missing, a folder, not a regular file,
   // unreadable or neither kind is refused here, naming it. A session is decoded by main() before the
   // window shows, so a damaged one is refused (exit 2) before any window opens.
