@@ -10,6 +10,7 @@
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QRegularExpression>
+#include <QSettings>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 
@@ -88,6 +89,11 @@ TEST(CommandLineFiles, OpensASessionGivenOnTheCommandLine) {
   ASSERT_EQ(r.code, 0) << describe(r);
   EXPECT_TRUE(r.out.contains(QStringLiteral("Opened saved run.ampscope: 30 recorded steps"))) << describe(r);
   EXPECT_FALSE(QImage(png).isNull()) << describe(r);
+  // The session's lesson was opened (a first start would open the first lesson), and a screenshot leaves
+  // Open Recent as it was.
+  const QSettings settings(dir.filePath(QStringLiteral("settings/AmpScope/AmpScope.conf")), QSettings::IniFormat);
+  EXPECT_EQ(settings.value(QStringLiteral("lessons/last")).toString(), QStringLiteral("underflow"));
+  EXPECT_FALSE(settings.value(QStringLiteral("recentFiles")).toStringList().contains(session));
 }
 
 TEST(CommandLineFiles, FollowsStreamsGivenOnTheCommandLine) {
