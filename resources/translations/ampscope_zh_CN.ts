@@ -2812,10 +2812,6 @@ Read %2 of %3 MB; decoded %n record(s).</source>
         <translation>S</translation>
     </message>
     <message>
-        <source>Unexpected argument: %1</source>
-        <translation>意外的参数：%1</translation>
-    </message>
-    <message>
         <source>--size must be WIDTHxHEIGHT with positive integers, e.g. 1400x900 (got &quot;%1&quot;)</source>
         <translation>--size 必须是由正整数组成的 宽x高，例如 1400x900（收到 &quot;%1&quot;）</translation>
     </message>
@@ -2906,6 +2902,66 @@ Read %2 of %3 MB; decoded %n record(s).</source>
     <message>
         <source>the SVG generator could not start</source>
         <translation>SVG 生成器无法启动</translation>
+    </message>
+    <message>
+        <source>%1: expected tcp://HOST:PORT (%2)</source>
+        <translation>%1：应为 tcp://HOST:PORT（%2）</translation>
+    </message>
+    <message>
+        <source>no port</source>
+        <translation>缺少端口</translation>
+    </message>
+    <message>
+        <source>%1: no such file</source>
+        <translation>%1：文件不存在</translation>
+    </message>
+    <message>
+        <source>%1: is a folder, not a session or a record stream</source>
+        <translation>%1：这是文件夹，不是会话或记录流</translation>
+    </message>
+    <message>
+        <source>%1: not a regular file (a named pipe, a device or a socket)</source>
+        <translation>%1：不是普通文件（而是命名管道、设备或套接字）</translation>
+    </message>
+    <message>
+        <source>%1: cannot be read: %2</source>
+        <translation>%1：无法读取：%2</translation>
+    </message>
+    <message>
+        <source>%1: neither an AmpScope session (.%2) nor a record stream (.jsonl)</source>
+        <translation>%1：既不是 AmpScope 会话（.%2），也不是记录流（.jsonl）</translation>
+    </message>
+    <message>
+        <source>files</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>A saved session (.ampscope) to open, or record streams (.jsonl files, HOST:PORT or tcp://HOST:PORT) to follow; not both. Told apart by their content.</source>
+        <translation>要打开的已保存会话（.ampscope），或要跟踪的记录流（.jsonl 文件、HOST:PORT 或 tcp://HOST:PORT）；二者不能同时给出。按文件内容区分。</translation>
+    </message>
+    <message>
+        <source>[FILE…]</source>
+        <translation>[文件…]</translation>
+    </message>
+    <message>
+        <source>an empty file name</source>
+        <translation>文件名为空</translation>
+    </message>
+    <message>
+        <source>%1 and %2: one session at a time (open the other with File &gt; Open Session)</source>
+        <translation>%1 和 %2：一次只能打开一个会话（另一个请用“文件 &gt; 打开会话”打开）</translation>
+    </message>
+    <message>
+        <source>%1 is a session and %2 a record stream: open the session alone, then follow the stream with File &gt; Follow Run</source>
+        <translation>%1 是会话，%2 是记录流：请单独打开会话，再用“文件 &gt; 跟踪运行”跟踪记录流</translation>
+    </message>
+    <message>
+        <source>--lesson and a session do not go together: the session opens its own lesson</source>
+        <translation>--lesson 不能与会话一起使用：会话会打开它自己的课程</translation>
+    </message>
+    <message>
+        <source>--steps trains a new run: it does not go together with files to open</source>
+        <translation>--steps 会训练一次新的运行：不能与要打开的文件一起使用</translation>
     </message>
 </context>
 <context>
@@ -3022,6 +3078,18 @@ Read %2 of %3 MB; decoded %n record(s).</source>
     <message>
         <source>Trained %1 steps</source>
         <translation>已训练 %1 步</translation>
+    </message>
+    <message>
+        <source>opening %1 was cancelled</source>
+        <translation>已取消打开 %1</translation>
+    </message>
+    <message>
+        <source>Opened %1: %2 recorded steps</source>
+        <translation>已打开 %1：已记录 %2 步</translation>
+    </message>
+    <message>
+        <source>AmpScope cannot open this file.</source>
+        <translation>AmpScope 无法打开此文件。</translation>
     </message>
 </context>
 <context>
