@@ -50,6 +50,14 @@ LibTorch %4
         <translation>AmpScope 的模型未使用</translation>
     </message>
     <message>
+        <source>error at most %1 of what FP32 accumulation and one rounding allow</source>
+        <translation>误差至多为 FP32 累加加一次舍入所允许值的 %1</translation>
+    </message>
+    <message>
+        <source>%1 results as documented</source>
+        <translation>%1 个结果与文档一致</translation>
+    </message>
+    <message>
         <source>used by %1</source>
         <translation>用于 %1</translation>
     </message>
