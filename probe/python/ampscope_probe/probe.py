@@ -145,6 +145,7 @@ class Probe:
             self._hook = optimizer.register_step_post_hook(self._count_optimizer_step)
         self._last_record_time = None
         self._last_record_step = 0
+        self._reduced = None     # the last all-reduced tensor (see _record)
         self._closed = False
 
     # ------------------------------------------------------------------------------------------
@@ -356,6 +357,12 @@ class Probe:
             else:
                 packed = packed.cpu()
             dist.all_reduce(packed, op=dist.ReduceOp.SUM)
+            # Kept for the probe's lifetime. Otherwise, when the backend's worker thread drops the last
+            # reference after this function has returned, freeing the tensor takes the GIL in that thread,
+            # and destroy_process_group(), which waits for the thread while holding the GIL, never
+            # returns: seen with torch 2.6's gloo on a rank that writes nothing (half of the two-process
+            # merge runs hung there, a gloo thread waiting on the GIL).
+            self._reduced = packed
             if self._rank != 0:
                 self._reset_peak()
                 return
