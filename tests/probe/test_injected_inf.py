@@ -110,7 +110,10 @@ class InjectedInf(Checks, unittest.TestCase):
         torch.manual_seed(0)
         model = SmallMLP().cuda()
         optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
-        scaler = torch.cuda.amp.GradScaler(init_scale=2.0 ** 10)
+        # torch.amp.GradScaler("cuda") from torch 2.3 on (torch.cuda.amp.GradScaler warns there that it
+        # is deprecated); torch 1.13 has only torch.cuda.amp.GradScaler.
+        scaler = (torch.amp.GradScaler("cuda", init_scale=2.0 ** 10) if has_cpu_grad_scaler()
+                  else torch.cuda.amp.GradScaler(init_scale=2.0 ** 10))
         inputs, labels = torch.randn(64, 16, device="cuda"), torch.randint(0, 4, (64,), device="cuda")
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "run.jsonl")
