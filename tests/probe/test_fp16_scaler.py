@@ -38,6 +38,8 @@ def loop(model, optimizer, scaler, probes, inputs, labels, steps=STEPS, unscale_
     skipped = []
     for step in range(1, steps + 1):
         optimizer.zero_grad()
+        # FP16 autocast on the CPU where torch has it (2.6); torch 1.13's CPU autocast has BF16 only, so
+        # there FP16 rounding is emulated (probe_test_support.emulated_fp16_autocast).
         with cpu_fp16_autocast(model):
             loss = F.cross_entropy(model(inputs), labels)
         scaler.scale(loss).backward()
@@ -58,6 +60,9 @@ def loop(model, optimizer, scaler, probes, inputs, labels, steps=STEPS, unscale_
 def single_run(path, optimizer_factory=HookedSGD, every=10, unscale_first=False):
     torch.manual_seed(0)
     model = SmallMLP()
+    # HookedSGD is torch.optim.SGD with torch's own step hooks on torch >= 2.0 and adds them on torch 1.13,
+    # which lacks them; cpu_grad_scaler is torch.amp.GradScaler("cpu") on torch >= 2.3 and the
+    # ContractGradScaler stand-in on torch 1.13, which has no CPU GradScaler.
     optimizer = optimizer_factory(model.parameters(), lr=0.01)
     scaler = cpu_grad_scaler(init_scale=INIT_SCALE)
     inputs, labels = torch.randn(64, 16), torch.randint(0, 4, (64,))
@@ -178,6 +183,7 @@ def ddp_worker(rank, port, out):
         torch.manual_seed(0)
         module = SmallMLP()
         model = torch.nn.parallel.DistributedDataParallel(module)
+        # Real on torch 2.6; stand-ins on torch 1.13, which lacks both (see single_run).
         optimizer = HookedSGD(model.parameters(), lr=0.01)
         scaler = cpu_grad_scaler(init_scale=INIT_SCALE)
         torch.manual_seed(100 + rank)  # each rank its own batch
