@@ -1,8 +1,22 @@
 #!/usr/bin/env bash
-# Installs every Debian 12 package that AmpScope's build, tests, benchmarks and packaging need.
-# Idempotent and non-interactive: packages already present are skipped, and nothing is asked.
-# Usage: packaging/install-deps.sh [--print]   (--print lists the packages and exits)
+# Installs every Debian package that AmpScope's build, tests, benchmarks and packaging need, on Debian 12
+# "bookworm" or Debian 13 "trixie" (the release is read from /etc/os-release). Idempotent and
+# non-interactive: packages already present are skipped, and nothing is asked.
+# Usage: packaging/install-deps.sh [--print]   (--print lists this release's packages and exits)
 set -euo pipefail
+
+# The few names that differ between releases. Everything else below is the same name on both.
+codename=$( . /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}" ) || codename=
+case "$codename" in
+  bookworm)  # Debian 12: clang 14, LibTorch 1.13, Qt 6.4
+    clang_rt=libclang-rt-14-dev ;;
+  trixie)    # Debian 13: clang 19, LibTorch 2.6, Qt 6.8
+    clang_rt=libclang-rt-19-dev ;;
+  *)
+    echo "install-deps: unsupported release '${codename:-unknown}' (VERSION_CODENAME in /etc/os-release);" \
+         "AmpScope's package list knows Debian 12 (bookworm) and Debian 13 (trixie)" >&2
+    exit 1 ;;
+esac
 
 packages=(
   # toolchain
@@ -12,12 +26,12 @@ packages=(
   qt6-qpa-plugins libgl-dev
   # plotting (GPL-3.0-or-later: AmpScope inherits the licence)
   libqcustomplot-dev libqcustomplot2.1-qt6
-  # LibTorch 1.13 CPU, and the BLAS it should use (the reference BLAS is ~2x slower)
+  # LibTorch CPU (1.13 on Debian 12, 2.6 on Debian 13), and the BLAS it should use (the reference BLAS is ~2x slower)
   libtorch-dev libopenblas0-pthread
   # tests and benchmarks
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   # the libFuzzer targets (tests/fuzz): clang and its sanitizer/fuzzer runtimes
-  clang libclang-rt-14-dev
+  clang "$clang_rt"
   # Python reference runs (the chapter's code on the same LibTorch version) and the reproduce export
   python3 python3-torch python3-numpy
   # fonts that render the Simplified Chinese UI
@@ -33,6 +47,8 @@ packages=(
   devscripts
   # packaging: the 16-256 px PNG icons are rendered from the SVG at build time
   librsvg2-bin
+  # packaging/other-release.sh: the other Debian release's root, to build and test there
+  debootstrap
 )
 
 if [[ "${1:-}" == "--print" ]]; then

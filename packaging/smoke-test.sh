@@ -30,7 +30,10 @@ fi
 step "building the package target in $build_dir"
 cmake --build "$build_dir" --target package
 version=$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$build_dir/CMakeCache.txt")
-deb="$build_dir/${pkg}_${version}_$(dpkg --print-architecture).deb"
+# The package's version: the project's and the release it is built for (0.1.0+deb12, 0.1.0+deb13).
+deb_version=$(sed -n 's/^AMPSCOPE_DEB_VERSION:INTERNAL=//p' "$build_dir/CMakeCache.txt")
+deb_version=${deb_version:-$version}
+deb="$build_dir/${pkg}_${deb_version}_$(dpkg --print-architecture).deb"
 [[ -f "$deb" ]] || fail "expected $deb after the package target"
 ls -l "$deb"
 if command -v lintian >/dev/null; then
@@ -52,6 +55,7 @@ trap cleanup EXIT
 step "apt-get install $deb"
 apt-get install -y --no-install-recommends "$deb"
 dpkg-query -W -f='${Package} ${Version} ${Status}\n' "$pkg"
+[[ "$(dpkg-query -W -f='${Version}' "$pkg")" == "$deb_version" ]] || fail "the installed version is not $deb_version"
 dpkg -L "$pkg" | sort > "$work/files"
 # Files only (directories such as /usr/bin are shared with other packages).
 while IFS= read -r f; do [[ -f "$f" && ! -L "$f" ]] && echo "$f"; done < "$work/files" > "$work/owned"
@@ -187,4 +191,4 @@ if [[ $gui -eq 1 ]] && command -v update-mime-database >/dev/null; then
   echo "the MIME type is gone from the database"
 fi
 
-printf '\nsmoke-test: PASS (%s %s)\n' "$pkg" "$version"
+printf '\nsmoke-test: PASS (%s %s)\n' "$pkg" "$deb_version"

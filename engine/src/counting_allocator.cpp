@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <mutex>
 
+#include "torch_compat.h"
+
 namespace ampscope::detail {
 namespace {
 
@@ -45,7 +47,13 @@ class CountingAllocator final : public c10::Allocator {
  public:
   explicit CountingAllocator(c10::Allocator* base) : base_(base) {}
 
+  // LibTorch 2.3 made c10::Allocator::allocate non-const (it may change the allocator's state) and added
+  // the pure virtual copy_data (below); 1.13 has the const allocate and no copy_data.
+#if AMPSCOPE_TORCH_AT_LEAST(2, 3)
+  c10::DataPtr allocate(size_t nbytes) override {
+#else
   c10::DataPtr allocate(size_t nbytes) const override {
+#endif
     // Zero-byte tensors own no memory; the wrapped allocator's empty DataPtr frees nothing either.
     if (nbytes == 0) return base_->allocate(0);
     c10::DataPtr block = base_->allocate(nbytes + kHeaderBytes);
@@ -67,6 +75,13 @@ class CountingAllocator final : public c10::Allocator {
   }
 
   c10::DeleterFnPtr raw_deleter() const override { return &countingDelete; }
+
+#if AMPSCOPE_TORCH_AT_LEAST(2, 3)
+  // Copies between blocks of this allocator (Storage clones): plain memory, as the CPU allocator's.
+  void copy_data(void* dest, const void* src, std::size_t count) const override {
+    default_copy_data(dest, src, count);
+  }
+#endif
 
  private:
   c10::Allocator* base_;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "fused_kernels.h"
+#include "torch_compat.h"
 
 namespace ampscope::detail {
 namespace {
@@ -36,8 +37,6 @@ AtenMultiplyAdd measureAtenMultiplyAdd() {
   if (separateCount == n) return AtenMultiplyAdd::Separate;
   return AtenMultiplyAdd::Inconsistent;
 }
-
-std::string stateKey(const torch::Tensor& p) { return c10::guts::to_string(p.unsafeGetTensorImpl()); }
 
 // Consecutive parameters that take part in a step with the same coefficients form one run of the
 // flat buffers: [begin, end) parameter indices.
@@ -107,7 +106,7 @@ torch::Tensor FusedAdamW::step(LossClosure closure) {
       state->exp_avg(flat_.viewOf(expAvg_, i));
       state->exp_avg_sq(flat_.viewOf(expAvgSq_, i));
       states_[i] = state.get();
-      state_[stateKey(params[i])] = std::move(state);
+      state_[optimizerStateKey(params[i])] = std::move(state);
     }
     states_[i]->step(states_[i]->step() + 1);
   }
@@ -176,7 +175,7 @@ torch::Tensor FusedSgd::step(LossClosure closure) {
       auto state = std::make_unique<torch::optim::SGDParamState>();
       state->momentum_buffer(flat_.viewOf(momentum_, i));
       states_[i] = state.get();
-      state_[stateKey(params[i])] = std::move(state);
+      state_[optimizerStateKey(params[i])] = std::move(state);
       first[i] = true;
     }
   }

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "precision_context.h"
+#include "torch_compat.h"
 
 namespace ampscope::detail {
 
@@ -26,7 +27,7 @@ torch::Tensor RoundedAdamW::step(LossClosure closure) {
     for (auto& p : group.params()) {
       if (!p.grad().defined()) continue;
       const torch::Tensor grad = r(p.grad().contiguous().clone());
-      const std::string key = c10::guts::to_string(p.unsafeGetTensorImpl());
+      const OptimizerStateKey key = optimizerStateKey(p);
       auto it = state_.find(key);
       if (it == state_.end()) {
         auto state = std::make_unique<torch::optim::AdamWParamState>();

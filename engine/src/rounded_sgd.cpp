@@ -1,6 +1,7 @@
 #include "rounded_sgd.h"
 
 #include "precision_context.h"
+#include "torch_compat.h"
 
 namespace ampscope::detail {
 
@@ -24,7 +25,7 @@ torch::Tensor RoundedSgd::step(LossClosure closure) {
       torch::Tensor direction = r(p.grad().contiguous().clone());
       if (options.weight_decay() != 0) r(direction.add_(p, options.weight_decay()));
       if (options.momentum() != 0) {
-        const std::string key = c10::guts::to_string(p.unsafeGetTensorImpl());
+        const OptimizerStateKey key = optimizerStateKey(p);
         auto it = state_.find(key);
         if (it == state_.end()) {
           auto state = std::make_unique<torch::optim::SGDParamState>();

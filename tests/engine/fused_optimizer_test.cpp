@@ -22,6 +22,7 @@
 #include "rounded_adamw.h"
 #include "rounded_sgd.h"
 #include "support/under_isa.h"
+#include "torch_compat.h"
 
 namespace ampscope::detail {
 namespace {
@@ -85,7 +86,7 @@ bool sameBytes(const torch::Tensor& a, const torch::Tensor& b) {
 std::vector<torch::Tensor> stateTensors(torch::optim::Optimizer& optimizer, const std::vector<torch::Tensor>& params) {
   std::vector<torch::Tensor> tensors;
   for (const auto& p : params) {
-    const auto it = optimizer.state().find(c10::guts::to_string(p.unsafeGetTensorImpl()));
+    const auto it = optimizer.state().find(optimizerStateKey(p));
     if (it == optimizer.state().end()) {
       tensors.emplace_back();
       tensors.emplace_back();

@@ -13,6 +13,7 @@
 
 #include "grad_scaler.h"
 #include "support/under_isa.h"
+#include "torch_compat.h"
 
 namespace ampscope::detail {
 namespace {
@@ -143,7 +144,7 @@ TEST(GradScaler, SkippedStepLeavesParametersAndAdamWStateUnchanged) {
   std::vector<int64_t> stepCounts;
   for (const auto& p : layer->parameters()) {
     const auto& state = static_cast<const torch::optim::AdamWParamState&>(
-        *adamw.state().at(c10::guts::to_string(p.unsafeGetTensorImpl())));
+        *adamw.state().at(optimizerStateKey(p)));
     expAvg.push_back(state.exp_avg().clone());
     expAvgSq.push_back(state.exp_avg_sq().clone());
     stepCounts.push_back(state.step());
@@ -157,7 +158,7 @@ TEST(GradScaler, SkippedStepLeavesParametersAndAdamWStateUnchanged) {
   for (size_t i = 0; i < current.size(); ++i) {
     EXPECT_TRUE(torch::equal(current[i].detach(), params[i])) << "parameter " << i;
     const auto& state = static_cast<const torch::optim::AdamWParamState&>(
-        *adamw.state().at(c10::guts::to_string(current[i].unsafeGetTensorImpl())));
+        *adamw.state().at(optimizerStateKey(current[i])));
     EXPECT_TRUE(torch::equal(state.exp_avg(), expAvg[i])) << "exp_avg " << i;
     EXPECT_TRUE(torch::equal(state.exp_avg_sq(), expAvgSq[i])) << "exp_avg_sq " << i;
     EXPECT_EQ(state.step(), stepCounts[i]);

@@ -138,9 +138,11 @@ TEST(Fp8Outlier, PerTensorScalingFlushesTheRestOfTheTensorWhileMxBlocksConfineIt
   EXPECT_GT(nvfp4, 0.70);
   // The scales say why: fp8-current's one scale is 448 / amax; mxfp8's block exponents span from the
   // outlier's blocks (floor(log2(1e6 |x_r0|)) - 8, about 12) down to the plain ones' (about -7).
-  const QuantTensorStats& cur = stats(record.modes[0], "fc1.input");
+  // Copies, not references: GCC 14's -Wdangling-reference takes the temporary name for what stats()
+  // returns a reference into.
+  const QuantTensorStats cur = stats(record.modes[0], "fc1.input");
   EXPECT_EQ(cur.scale, static_cast<double>(448.0f / static_cast<float>(cur.amax)));
-  const QuantTensorStats& blocks = stats(record.modes[2], "fc1.input");
+  const QuantTensorStats blocks = stats(record.modes[2], "fc1.input");
   EXPECT_GE(blocks.blockScaleExpMax - blocks.blockScaleExpMin, 15);
   // fc2's input (GELU of fc1's output) has no outlier: the factor acts on the first linear only.
   EXPECT_LT(flushedShare(record.modes[0], "fc2.input"), 0.5);
