@@ -980,7 +980,7 @@ def print_agreement(reference: str, runs, rows, last_step: int) -> None:
         python = {step: loss for step, mode, loss, _, _ in rows if mode == run.mode}
         first, largest, at, compared, note = agreement(recorded, python, last_step)
         if first is None:
-            print(label + "identical: all %d steps bit for bit" % compared)
+            print(label + "identical: %s bit for bit" % ("the 1 step" if compared == 1 else "all %d steps" % compared))
         else:
             text = "DIFFERS from step %d" % first
             if at is not None:
