@@ -196,9 +196,11 @@ def outlier_factors(t: Tensor):
 # ties to even, at the format's mantissa width; below its smallest normal, at its subnormal spacing),
 # saturate a magnitude beyond the largest finite value to that value (NaN stays NaN), and multiply by
 # the dequantisation factor in float32. torch 1.13 has no float8 dtypes, so the rounding works on the
-# float32 bit patterns with integer tensor ops; the scales are float32 arithmetic (numpy.float32), in
-# the same order as AmpScope computes them, because a last-bit difference in a scale changes which
-# values round which way.
+# float32 bit patterns with integer tensor ops (round_to_element_bits); where torch has them, E4M3 and
+# E5M2 are rounded by a clamp and a cast once float8_cast_problem() has found that exact (below, with
+# the other probes). E2M1 always uses the bit patterns. The scales are float32 arithmetic
+# (numpy.float32), in the same order as AmpScope computes them, because a last-bit difference in a
+# scale changes which values round which way.
 #   element formats (OCP 8-bit FP spec; FP4 E2M1 from the OCP MX spec 1.0):
 #     E4M3 max 448, smallest normal 2^-6;  E5M2 max 57344, 2^-14;  E2M1 max 6, 2^0 (subnormal 0.5)
 #   fp8-current: per tensor, scale = (max / amax) / 2^margin from the tensor's own amax; E4M3 for x and
@@ -837,14 +839,14 @@ class ModeRun:
                     "FP16" if low == torch.float16 else "BF16", why, name)
         elif mode in QUANTIZED_MODES:
             self.ops = Ops(quantizer=RecipeQuantizer(mode))
-            formats = ("e2m1",) if mode == "nvfp4" else ("e4m3", "e5m2") if mode.startswith("fp8") else ("e4m3",)
-            if mode == "nvfp4":
-                formats += ("e4m3",)  # the block scales
+            # The element formats the recipe rounds to (NVFP4's block scales are E4M3 values).
+            formats = {"nvfp4": ("e2m1", "e4m3"), "mxfp8": ("e4m3",)}.get(mode, ("e4m3", "e5m2"))
             casts = [f for f in formats if f in ELEMENT_CASTS]
             how = ("; %s rounded by torch.%s casts" % (", ".join(f.upper() for f in casts),
                                                         "/".join(FLOAT8_DTYPES[f] for f in casts))
                    if casts else "")
-            self.note = "%s EMULATED (quantised Linear GEMM inputs, float32 math%s, see README.txt)" % (mode, how)
+            self.note = ("%s EMULATED (quantised Linear GEMM inputs, float32 math%s, see README.txt)"
+                         % (mode, how))
         else:
             self.note = "float32"
         self.optimizer = make_optimizer(self.model, emulated_low=self.emulated_low)
@@ -980,7 +982,8 @@ def print_agreement(reference: str, runs, rows, last_step: int) -> None:
         python = {step: loss for step, mode, loss, _, _ in rows if mode == run.mode}
         first, largest, at, compared, note = agreement(recorded, python, last_step)
         if first is None:
-            print(label + "identical: %s bit for bit" % ("the 1 step" if compared == 1 else "all %d steps" % compared))
+            steps = "the 1 step" if compared == 1 else "all %d steps" % compared
+            print(label + "identical: %s bit for bit" % steps)
         else:
             text = "DIFFERS from step %d" % first
             if at is not None:
@@ -1036,8 +1039,9 @@ def main() -> int:
     if any(m in QUANTIZED_MODES for m in modes):
         for fmt in FLOAT8_DTYPES:
             problem = float8_cast_problem(fmt)
-            print("  %-16s %s" % (fmt.upper(), "rounded by a clamp and torch.%s cast (checked exact)" % FLOAT8_DTYPES[fmt]
-                                  if problem is None else "rounded on float32 bit patterns: " + problem))
+            how = ("rounded by a clamp and torch.%s cast (checked exact)" % FLOAT8_DTYPES[fmt]
+                   if problem is None else "rounded on float32 bit patterns: " + problem)
+            print("  %-16s %s" % (fmt.upper(), how))
 
     batches = load_batches()
     rows = []
