@@ -103,10 +103,13 @@ std::string readmeText(const RunConfig& config, int64_t steps, bool withReferenc
        << "it (the same x W^T up to rounding): an outlier feature for the block-scaling comparison.\n\n"
        << "How close to AmpScope?\n----------------------\n"
        << "On a CPU run.py does what AmpScope does, op for op, with the same weights and batches. With\n"
-       << "Debian's python3-torch (the same LibTorch 1.13 that AmpScope uses) the losses come out\n"
-       << "identical to the last bit. With another PyTorch, BLAS or thread count the order in which\n"
-       << "kernels sum changes the last bits: expect fp32 to agree to about 1e-6, and low-precision\n"
-       << "modes to drift further over many steps, because training amplifies each rounding change.\n"
+       << "the python3-torch of the LibTorch AmpScope was built with (Debian 12: 1.13, Debian 13: 2.6)\n"
+       << "the losses come out identical to the last bit (with 2.6 not yet in fp16-pure and bf16-pure\n"
+       << "run natively); run.py's last lines say so per mode, or name the first step that differs.\n"
+       << "With another PyTorch, BLAS or thread count the kernels round and sum differently in the\n"
+       << "last bits (PyTorch 2.6's GELU already differs from 1.13's): expect fp32 to agree to about\n"
+       << "1e-6, and low-precision modes to drift further over many steps, because training amplifies\n"
+       << "each rounding change.\n"
        << "On CUDA the FP16 modes are real FP16 kernels: close to, not identical with, the emulation.\n";
   return text.str();
 }
