@@ -988,7 +988,8 @@ def print_agreement(reference: str, runs, rows, last_step: int) -> None:
             text = "DIFFERS from step %d" % first
             if at is not None:
                 text += ", largest |difference| %.3g at step %d" % (largest, at)
-            print(label + text + " (%d steps compared)" % compared + ("; " + note if note else ""))
+            text += " (%d step%s compared)" % (compared, "" if compared == 1 else "s")
+            print(label + text + ("; " + note if note else ""))
 
 
 def main() -> int:
