@@ -533,17 +533,17 @@ def load_batches():
     return [np.load(os.path.join(HERE, path), mmap_mode="r") for _, path in CONFIG["batch"]]
 
 
-def make_optimizer(model: nn.Module, emulated_low=None):
+def make_optimizer(model: nn.Module, emulated_low=None, low_parameters=False):
     """torch.optim's AdamW / SGD, or with emulated_low (torch.float16 or torch.bfloat16) the emulated
-    optimizer on parameters that hold values of that format; AdamW in LibTorch's op order where
-    torch.optim.AdamW is not (torch 2.x)."""
+    optimizer on parameters that hold values of that format; LibTorch's op order where torch.optim
+    differs: AdamW on torch 2.x, and both on float16/bfloat16 parameters (low_parameters)."""
     if CONFIG["optimizer"] == "sgd":
-        if emulated_low is not None:
+        if emulated_low is not None or low_parameters:
             return HalfSGD(model.parameters(), emulated_low, lr=CONFIG["lr"], momentum=CONFIG["momentum"],
                            weight_decay=CONFIG["sgd_weight_decay"])
         return optim.SGD(model.parameters(), lr=CONFIG["lr"], momentum=CONFIG["momentum"],
                          weight_decay=CONFIG["sgd_weight_decay"])
-    if emulated_low is not None or adamw_problem() is not None:
+    if emulated_low is not None or low_parameters or adamw_problem() is not None:
         return RoundedAdamW(model.parameters(), emulated_low, lr=CONFIG["lr"], eps=CONFIG["adam_eps"],
                             weight_decay=CONFIG["weight_decay"])
     return optim.AdamW(model.parameters(), lr=CONFIG["lr"], eps=CONFIG["adam_eps"],
@@ -562,7 +562,17 @@ def make_optimizer(model: nn.Module, emulated_low=None):
 # RoundedAdamW without a low format is that op sequence unrounded: torch 2.x's Python AdamW updates
 # exp_avg with lerp_ instead of mul_ and add_, which rounds differently in the last bit, so where
 # torch.optim.AdamW is not LibTorch's AdamW to the bit (adamw_problem() tries it) run.py uses this one.
+# The in-place products with a number go through the Scalar overloads (scale_), as LibTorch's C++
+# optimizers call them: on a float16/bfloat16 tensor torch 2.x's Python t.mul_(0.9) multiplies by 0.9
+# in float32, the C++ mul_(Scalar) by 0.9 rounded to the tensor's dtype first (0.8984375 in bfloat16),
+# so model.half() / model.to(torch.bfloat16) run natively use these classes (unrounded) too. On float32
+# tensors the two are the same.
 # ---------------------------------------------------------------------------------------------------
+def scale_(t: Tensor, factor: float) -> Tensor:
+    """t.mul_(factor) through aten::mul_.Scalar, as LibTorch's C++ code calls it."""
+    return torch.ops.aten.mul_.Scalar(t, factor)
+
+
 def rounded(t: Tensor, low) -> Tensor:
     """Rounds a float32 tensor in place to the nearest value of `low` (float16 or bfloat16); no-op
     without a low format."""
@@ -591,14 +601,14 @@ class RoundedAdamW(optim.AdamW):
                 state["step"] += 1
                 m, v, t = state["exp_avg"], state["exp_avg_sq"], state["step"]
                 if group["weight_decay"] != 0:
-                    h(p.mul_(1 - lr * group["weight_decay"]))
-                h(m.mul_(beta1))
+                    h(scale_(p, 1 - lr * group["weight_decay"]))
+                h(scale_(m, beta1))
                 h(m.add_(grad, alpha=1 - beta1))
-                h(v.mul_(beta2))
+                h(scale_(v, beta2))
                 h(v.addcmul_(grad, grad, value=1 - beta2))
                 denom = h(v.sqrt())
-                h(denom.div_(math.sqrt(1 - beta2 ** t)))
-                h(denom.add_(group["eps"]))
+                h(torch.ops.aten.div_.Scalar(denom, math.sqrt(1 - beta2 ** t)))
+                h(torch.ops.aten.add_.Scalar(denom, group["eps"]))
                 h(p.addcdiv_(m, denom, value=-lr / (1 - beta1 ** t)))
 
 
@@ -623,7 +633,7 @@ class HalfSGD(optim.SGD):
                         state["momentum_buffer"] = direction.clone()
                     else:
                         buffer = state["momentum_buffer"]
-                        h(buffer.mul_(group["momentum"]))
+                        h(scale_(buffer, group["momentum"]))
                         h(buffer.add_(direction))
                         direction = buffer
                 h(p.add_(direction, alpha=-group["lr"]))
@@ -849,9 +859,11 @@ class ModeRun:
                          % (mode, how))
         else:
             self.note = "float32"
-        self.optimizer = make_optimizer(self.model, emulated_low=self.emulated_low)
-        if isinstance(self.optimizer, RoundedAdamW) and self.emulated_low is None:
-            self.note += "; AdamW in LibTorch's op order"
+        low_parameters = self.native and mode.endswith("-pure")
+        self.optimizer = make_optimizer(self.model, emulated_low=self.emulated_low,
+                                        low_parameters=low_parameters)
+        if isinstance(self.optimizer, (RoundedAdamW, HalfSGD)) and self.emulated_low is None:
+            self.note += "; %s in LibTorch's op order" % type(self.optimizer).__bases__[0].__name__
         self.scaler = None
         if uses_scaler:
             # torch's GradScaler refuses FP16 gradients (model.half()); the portable one accepts them.
