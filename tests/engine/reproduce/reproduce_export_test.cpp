@@ -793,48 +793,61 @@ TEST(ReproduceExport, RunPyPrintsItsAgreementWithTheAppPerMode) {
   EXPECT_NE(table["fp16-amp"].find("identical"), std::string::npos) << output;
 }
 
-// Where the engine's LibTorch runs the FP16 AMP modes natively (CPU autocast in float16, LibTorch 2.x)
-// and native is asked for, run.py runs them natively too - torch.autocast('cpu', dtype=torch.float16),
-// torch.amp.GradScaler('cpu') with the app's settings, AdamW in LibTorch's op order - and the losses
-// agree bit for bit: the same op order (zero_grad, autocast forward and loss, scale, backward, unscale_,
-// clip, step, update) on the same kernels. Skipped where the LibTorch (1.13) or the python3-torch lacks
-// them. Observed with LibTorch 2.6 and python3-torch 2.6 (Debian 13): 0 in both modes, both models.
-TEST(ReproduceExport, PyTorchRerunOfNativeFp16AmpModesMatchesTheEngineBitForBit) {
+// Where the engine's LibTorch runs the FP16 modes natively (CPU autocast in float16 and FP16 kernels,
+// LibTorch 2.x) and native is asked for, run.py runs them natively too - torch.autocast('cpu',
+// dtype=torch.float16), torch.amp.GradScaler('cpu') with the app's settings, model.half() with the
+// portable scaler, the optimizers in LibTorch's op order - and the losses agree bit for bit: the same op
+// order (zero_grad, autocast forward and loss, scale, backward, unscale_, clip, step, update) on the same
+// kernels. bf16-pure runs beside them (model.to(torch.bfloat16) natively). Skipped where the LibTorch
+// (1.13) or the python3-torch lacks the path. Observed with LibTorch 2.6 and python3-torch 2.6 (Debian
+// 13): 0 in every mode, both models, both optimizers.
+TEST(ReproduceExport, PyTorchRerunOfNativeFp16ModesMatchesTheEngineBitForBit) {
   if (!pythonHas("numpy, torch"))
     GTEST_SKIP() << kPython << " lacks numpy or torch (apt install python3-torch)";
   RunConfig config = presetFor(ModelKind::TinyMLP);
-  config.modes = {PrecisionMode::FP16AmpScaled, PrecisionMode::FP16Amp};
+  config.modes = {PrecisionMode::FP16AmpScaled, PrecisionMode::FP16Amp, PrecisionMode::FP16Pure,
+                  PrecisionMode::BF16Pure};
   config.precisionPath = PrecisionPath::Native;
-  config.clipOrder = ClipOrder::AfterUnscale;
-  config.scaler.growthInterval = 10;
   for (const ModeCapability& capability : Comparison(config).capabilities()) {
     if (!capability.native) {
       GTEST_SKIP() << "LibTorch " << libtorchVersion() << " has no native CPU path for "
                    << modeName(capability.mode) << " (" << capability.detail << ")";
     }
   }
-  for (const ModelKind model : {ModelKind::TinyMLP, ModelKind::TinyTransformer}) {
-    RunConfig run = config;
-    if (model == ModelKind::TinyTransformer) {
-      run = presetFor(model);
-      run.modes = config.modes;
-      run.precisionPath = PrecisionPath::Native;
-    }
-    const int64_t steps = model == ModelKind::TinyMLP ? 30 : 10;
+  struct Run {
+    ModelKind model;
+    OptimizerKind optimizer;
+    int64_t steps;
+  };
+  // SGD keeps fp16-pure finite (AdamW's eps rounds to 0 in FP16: both sides diverge at step 1).
+  for (const Run& r : {Run{ModelKind::TinyMLP, OptimizerKind::SGD, 30}, Run{ModelKind::TinyMLP, OptimizerKind::AdamW, 30},
+                       Run{ModelKind::TinyTransformer, OptimizerKind::AdamW, 8}}) {
+    RunConfig run = presetFor(r.model);
+    run.modes = config.modes;
+    run.precisionPath = PrecisionPath::Native;
+    run.optimizer = r.optimizer;
+    if (r.optimizer == OptimizerKind::SGD) run.lr = 0.05;
+    run.clipOrder = ClipOrder::AfterUnscale;
+    run.scaler.growthInterval = 10;
+    run.scalerForPureFp16 = true;
+    const std::string name = modelName(r.model) + (r.optimizer == OptimizerKind::SGD ? " SGD" : " AdamW");
     std::string output;
     std::map<std::string, StepCounts> rows;
-    const auto largest = largestDifferencePerMode(run, steps, "native_fp16_" + modelName(model), &output, &rows);
+    const auto largest = largestDifferencePerMode(run, r.steps, "native_fp16", &output, &rows);
     if (output.find("this PyTorch") != std::string::npos && output.find("cannot") != std::string::npos) {
-      GTEST_SKIP() << kPython << " cannot run FP16 autocast natively on a CPU:\n" << output;
+      GTEST_SKIP() << kPython << " cannot run the FP16 modes natively on a CPU:\n" << output;
     }
     EXPECT_NE(output.find("torch.autocast('cpu', dtype=torch.float16), as AmpScope ran it"), std::string::npos)
         << output;
     EXPECT_NE(output.find("torch.amp.GradScaler('cpu')"), std::string::npos) << output;
-    for (const char* mode : {"fp16-amp-scaled", "fp16-amp"}) {
-      EXPECT_EQ(rows[mode].python, rows[mode].engine) << mode << "\n" << output;
-      EXPECT_EQ(largest.at(mode), 0.0) << mode << "\n" << output;
-      std::printf("[ reproduce ] %s %s native, %lld steps: largest loss difference %.3g\n",
-                  modelName(model).c_str(), mode, static_cast<long long>(steps), largest.at(mode));
+    EXPECT_NE(output.find("model.half(), as AmpScope ran it"), std::string::npos) << output;
+    for (const char* mode : {"fp16-amp-scaled", "fp16-amp", "fp16-pure", "bf16-pure"}) {
+      EXPECT_EQ(rows[mode].python, rows[mode].engine) << name << " " << mode << "\n" << output;
+      const auto it = largest.find(mode);
+      const double diff = it == largest.end() ? 0.0 : it->second;
+      EXPECT_EQ(diff, 0.0) << name << " " << mode << "\n" << output;
+      std::printf("[ reproduce ] %s %s native, %lld steps (%d recorded): largest loss difference %.3g\n",
+                  name.c_str(), mode, static_cast<long long>(r.steps), rows[mode].engine, diff);
     }
   }
 }
