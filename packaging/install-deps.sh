@@ -27,6 +27,8 @@ packages=(
   xvfb xauth poppler-utils xdotool imagemagick
   # packaging: .deb build, lint and metadata validation
   dpkg-dev fakeroot lintian desktop-file-utils appstream
+  # packaging: the session file type (update-mime-database, xmllint: packaging_mime_* tests)
+  shared-mime-info libxml2-utils
   # packaging: hardening-check over the built executables (packaging_hardening_check)
   devscripts
   # packaging: the 16-256 px PNG icons are rendered from the SVG at build time

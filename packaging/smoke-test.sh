@@ -66,8 +66,13 @@ if [[ $gui -eq 1 ]]; then
   expect+=(/usr/share/man/man1/ampscope.1.gz
            "/usr/share/applications/$app_id.desktop"
            "/usr/share/metainfo/$app_id.metainfo.xml"
-           "/usr/share/icons/hicolor/scalable/apps/$app_id.svg")
-  for s in 16 24 32 48 64 128 256; do expect+=("/usr/share/icons/hicolor/${s}x${s}/apps/$app_id.png"); done
+           "/usr/share/icons/hicolor/scalable/apps/$app_id.svg"
+           "/usr/share/mime/packages/$app_id.xml"
+           "/usr/share/icons/hicolor/scalable/mimetypes/application-x-ampscope-session.svg")
+  for s in 16 24 32 48 64 128 256; do
+    expect+=("/usr/share/icons/hicolor/${s}x${s}/apps/$app_id.png"
+             "/usr/share/icons/hicolor/${s}x${s}/mimetypes/application-x-ampscope-session.png")
+  done
 fi
 for f in "${expect[@]}"; do
   [[ -s "$f" ]] || fail "missing or empty: $f"
@@ -90,6 +95,23 @@ if [[ $gui -eq 1 ]]; then
   fi
   if command -v appstreamcli >/dev/null; then
     appstreamcli validate --no-net "/usr/share/metainfo/$app_id.metainfo.xml"
+  fi
+  # The session file type, registered by shared-mime-info's dpkg trigger (update-mime-database), and the
+  # desktop file as its handler by desktop-file-utils' (update-desktop-database). Both are Recommends:
+  # checked where they are installed.
+  session_type=application/x-ampscope-session
+  if command -v update-mime-database >/dev/null; then
+    grep -qx "50:$session_type:\*\.ampscope" /usr/share/mime/globs2 ||
+      fail "$session_type is not in /usr/share/mime/globs2 after installing (shared-mime-info's trigger)"
+    grep -aq "^\[60:$session_type\]\$" /usr/share/mime/magic || fail "no content match for $session_type in /usr/share/mime/magic"
+    echo "MIME type $session_type registered: $(grep ":$session_type:" /usr/share/mime/globs2)"
+  else
+    echo "shared-mime-info is not installed: the MIME database was not checked"
+  fi
+  if command -v update-desktop-database >/dev/null; then
+    grep -q "^$session_type=.*$app_id\.desktop" /usr/share/applications/mimeinfo.cache ||
+      fail "$app_id.desktop is not the handler of $session_type in /usr/share/applications/mimeinfo.cache"
+    echo "mimeinfo.cache: $(grep "^$session_type=" /usr/share/applications/mimeinfo.cache)"
   fi
 fi
 if command -v man >/dev/null; then
@@ -133,6 +155,19 @@ if [[ $gui -eq 1 ]]; then
   magic=$(head -c 8 "$shot" | od -An -tx1 | tr -d ' \n')
   [[ "$magic" == 89504e470d0a1a0a ]] || fail "$shot is not a PNG (starts with $magic)"
   echo "screenshot: $(stat -c %s "$shot") bytes, $(file -b "$shot")"
+
+  step "ampscope FILE: a record stream followed from the command line; a damaged session refused"
+  /usr/bin/ampscope-cli train --steps 20 --jsonl "$work/run.jsonl" > /dev/null || fail "ampscope-cli train --jsonl failed"
+  out=$(HOME="$work/home" QT_QPA_PLATFORM=offscreen timeout 300 \
+          /usr/bin/ampscope --screenshot "$work/follow.png" --size 1280x720 "$work/run.jsonl") ||
+    fail "ampscope --screenshot FILE.jsonl failed: $out"
+  echo "$out"
+  [[ "$out" == *" records "* && -s "$work/follow.png" ]] || fail "ampscope did not follow $work/run.jsonl"
+  printf '{"format":"ampscope-session","version":1,"config":{' > "$work/damaged.ampscope"
+  rc=0
+  out=$(HOME="$work/home" QT_QPA_PLATFORM=offscreen timeout 60 /usr/bin/ampscope "$work/damaged.ampscope" 2>&1) || rc=$?
+  echo "$out"
+  [[ $rc -eq 2 && "$out" == *damaged.ampscope* ]] || fail "a damaged session exited $rc (expected 2, naming the file)"
 fi
 
 step "apt-get remove $pkg"
@@ -147,5 +182,9 @@ while IFS= read -r f; do
 done < "$work/owned"
 [[ $left -eq 0 ]] || fail "$left file(s) of $pkg still present after removal"
 echo "all $(wc -l < "$work/owned") files of $pkg are gone"
+if [[ $gui -eq 1 ]] && command -v update-mime-database >/dev/null; then
+  ! grep -q "$session_type" /usr/share/mime/globs2 || fail "$session_type is still in /usr/share/mime/globs2 after removal"
+  echo "the MIME type is gone from the database"
+fi
 
 printf '\nsmoke-test: PASS (%s %s)\n' "$pkg" "$version"

@@ -4,10 +4,12 @@
 #include <QHBoxLayout>
 #include <QIcon>
 #include <QLabel>
+#include <QScrollArea>
 #include <QTextDocument>
 #include <QVBoxLayout>
 #include <QtGlobal>
 
+#include "ampscope/engine/kernel_check.h"
 #include "ampscope/engine/version.h"
 
 namespace ampscope::ui {
@@ -54,6 +56,24 @@ AboutDialog::AboutDialog(QWidget* parent) : QDialog(parent) {
   top->addWidget(m_text, 1);
   layout->addLayout(top);
 
+  m_kernels = new QLabel(this);
+  m_kernels->setObjectName(QStringLiteral("kernelChecks"));
+  m_kernels->setTextFormat(Qt::RichText);
+  m_kernels->setWordWrap(true);
+  m_kernels->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_kernels->setText(kernelTable());
+  m_kernels->setContentsMargins(0, 0, 6, 0);
+  // Eight rows do not fit under the licence at 1280x720: the table scrolls instead of pushing the
+  // Close button off the screen.
+  auto* scroll = new QScrollArea(this);
+  scroll->setObjectName(QStringLiteral("kernelChecksScroll"));
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setWidgetResizable(true);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  scroll->setWidget(m_kernels);
+  scroll->setMinimumHeight(150);
+  layout->addWidget(scroll, 1);
+
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
   layout->addWidget(buttons);
@@ -61,8 +81,45 @@ AboutDialog::AboutDialog(QWidget* parent) : QDialog(parent) {
 
 QString AboutDialog::plainText() const {
   QTextDocument document;
-  document.setHtml(m_text->text());
+  document.setHtml(m_text->text() + m_kernels->text());
   return document.toPlainText();
+}
+
+QString AboutDialog::kernelTable() {
+  QString rows;
+  for (const KernelCheck& c : nativeKernelChecks()) {
+    QString verdict;
+    QString detail;
+    if (!c.available) {
+      verdict = tr("not in this LibTorch");
+    } else if (!c.correct) {
+      verdict = tr("<b style='color:#c00000'>wrong: not used</b>");
+      detail = tr("error up to %1× what FP32 accumulation and one rounding allow").arg(c.worstBoundRatio, 0, 'g', 3);
+    } else if (c.comparedWithEmulation) {
+      verdict = tr("correct");
+      detail = tr("%1 % of %2 outputs off the exact rounding, by at most %3 ulp")
+                   .arg(c.differingShare * 100.0, 0, 'g', 3)
+                   .arg(c.outputs)
+                   .arg(c.maxUlps, 0, 'f', 0);
+      detail += tr("; against the emulation: %1 % differ, by at most %2 ulp")
+                    .arg(c.emulationDifferingShare * 100.0, 0, 'g', 3)
+                    .arg(c.emulationMaxUlps, 0, 'f', 0);
+    } else if (c.worstBoundRatio > 0) {
+      // FP32 sums: ulps mean little where a sum cancels; the error against its bound says it all.
+      verdict = tr("correct");
+      detail = tr("error at most %1 of what FP32 accumulation and one rounding allow").arg(c.worstBoundRatio, 0, 'g', 2);
+    } else {
+      verdict = tr("correct");
+      detail = tr("%1 results as documented").arg(c.outputs);
+    }
+    const QString used = c.usedBy.empty() ? tr("not used by AmpScope's models")
+                                          : tr("used by %1").arg(QString::fromStdString(c.usedBy));
+    rows += QStringLiteral("<tr><td><code>%1</code></td><td>%2</td><td>%3</td><td>%4</td></tr>")
+                .arg(QString::fromStdString(c.kernel).toHtmlEscaped(), verdict, detail.toHtmlEscaped(), used);
+  }
+  return tr("<p><b>Native kernels on this CPU</b>, each checked against an exact reference before a mode "
+            "may use it:</p>") +
+         QStringLiteral("<table cellspacing='3'>%1</table>").arg(rows);
 }
 
 QString AboutDialog::versionSummary() {

@@ -3,8 +3,13 @@
 #include <QCommandLineOption>
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QRegularExpression>
+#include <QUrl>
+
+#include "ampscope/engine/stream_follower.h"
 
 #include "ui/i18n/language_manager.h"
 #include "ui/lessons/lesson_library.h"
@@ -24,7 +29,75 @@ AppOptions error(const QString& message) {
   return options;
 }
 
+AppOptions fileError(const QString& message) {
+  AppOptions options = error(message);
+  options.fileError = true;
+  return options;
+}
+
+const char* const kTcpScheme = "tcp://";
+
+// One FILE argument into `options` (a session or a follow target); an empty string, or the error.
+QString addFileArgument(const QString& given, AppOptions& options, QStringList& sessions) {
+  // A file:// URL (what some launchers pass) stands for its local path, which the messages name.
+  const QUrl url(given);
+  const QString argument = url.isLocalFile() ? url.toLocalFile() : given;
+  // tcp://HOST:PORT, and HOST:PORT as File > Follow Run takes it (unless a file has that name).
+  const bool tcpScheme = argument.startsWith(QLatin1String(kTcpScheme), Qt::CaseInsensitive);
+  const QFileInfo info(argument);
+  if (tcpScheme || !info.exists()) {
+    const QString address = tcpScheme ? argument.mid(static_cast<int>(qstrlen(kTcpScheme))) : argument;
+    std::string why;
+    const auto target = parseFollowTarget(address.toStdString(), &why);
+    if (target && target->kind == FollowTarget::Kind::Tcp) {
+      const QString text = QString::fromStdString(target->text());
+      if (!options.followTargets.contains(text)) options.followTargets << text;
+      return {};
+    }
+    if (tcpScheme) {
+      return tr("%1: expected tcp://HOST:PORT (%2)")
+          .arg(argument, target ? tr("no port") : QString::fromStdString(why));
+    }
+    return tr("%1: no such file").arg(argument);
+  }
+  if (info.isDir()) return tr("%1: is a folder, not a session or a record stream").arg(argument);
+  // A named pipe would block the read below; the follower reads regular files only.
+  if (!info.isFile()) return tr("%1: not a regular file (a named pipe, a device or a socket)").arg(argument);
+  QFile file(info.absoluteFilePath());
+  if (!file.open(QIODevice::ReadOnly)) return tr("%1: cannot be read: %2").arg(argument, file.errorString());
+  const QByteArray head = file.read(kFileKindHeadBytes);
+  if (file.error() != QFileDevice::NoError) return tr("%1: cannot be read: %2").arg(argument, file.errorString());
+  const QString path = QDir::cleanPath(info.absoluteFilePath());
+  switch (fileKindOf(head, path)) {
+    case FileKind::Session:
+      if (!sessions.contains(path)) sessions << path;
+      return {};
+    case FileKind::RecordStream:
+      if (!options.followTargets.contains(path)) options.followTargets << path;
+      return {};
+    case FileKind::Unknown: break;
+  }
+  return tr("%1: neither an AmpScope session (.%2) nor a record stream (.jsonl)").arg(argument, QStringLiteral("ampscope"));
+}
+
 }  // namespace
+
+FileKind fileKindOf(const QByteArray& head, const QString& fileName) {
+  // The session and stream codecs write "format" first, without spaces; a hand-written file may space it.
+  static const QRegularExpression format(QStringLiteral("^\\s*\\{\\s*\"format\"\\s*:\\s*\"([^\"\\\\]*)\""));
+  const bool sessionName = QFileInfo(fileName).suffix().compare(QLatin1String("ampscope"), Qt::CaseInsensitive) == 0;
+  const QRegularExpressionMatch match = format.match(QString::fromLatin1(head));
+  if (match.hasMatch()) {
+    const QString value = match.captured(1);
+    if (value == QLatin1String("ampscope-session")) return FileKind::Session;
+    if (value == QLatin1String("ampscope-records")) return FileKind::RecordStream;
+    return sessionName ? FileKind::Session : FileKind::Unknown;
+  }
+  if (sessionName) return FileKind::Session;
+  const QByteArray text = head.trimmed();
+  if (text.isEmpty() || text.startsWith('{')) return FileKind::RecordStream;
+  return FileKind::Unknown;
+}
 
 QSize parseSize(const QString& text) {
   static const QRegularExpression pattern(QStringLiteral("^\\s*(\\d{1,6})\\s*[xX×]\\s*(\\d{1,6})\\s*$"));
@@ -59,11 +132,13 @@ AppOptions parseAppOptions(const QStringList& arguments) {
   const QCommandLineOption presenter(QStringLiteral("presenter"),
                                      tr("Start with presenter scaling (larger text and plot lines)."));
   parser.addOptions({help, version, screenshot, size, scale, steps, lesson, language, theme, presenter});
+  parser.addPositionalArgument(
+      tr("files"),
+      tr("A saved session (.ampscope) to open, or record streams (.jsonl files, HOST:PORT or "
+         "tcp://HOST:PORT) to follow; not both. Told apart by their content."),
+      tr("[FILE…]"));
 
   if (!parser.parse(arguments)) return error(parser.errorText());
-  if (!parser.positionalArguments().isEmpty()) {
-    return error(tr("Unexpected argument: %1").arg(parser.positionalArguments().constFirst()));
-  }
 
   AppOptions options;
   if (parser.isSet(help)) {
@@ -138,6 +213,29 @@ AppOptions parseAppOptions(const QStringList& arguments) {
     }
   }
   options.presenter = parser.isSet(presenter);
+
+  QStringList sessions;
+  for (const QString& argument : parser.positionalArguments()) {
+    if (argument.isEmpty()) return fileError(tr("an empty file name"));
+    const QString problem = addFileArgument(argument, options, sessions);
+    if (!problem.isEmpty()) return fileError(problem);
+  }
+  if (sessions.size() > 1) {
+    return fileError(tr("%1 and %2: one session at a time (open the other with File > Open Session)")
+                     .arg(QDir::toNativeSeparators(sessions[0]), QDir::toNativeSeparators(sessions[1])));
+  }
+  if (!sessions.isEmpty()) {
+    options.sessionFile = sessions.constFirst();
+    if (!options.followTargets.isEmpty()) {
+      return fileError(tr("%1 is a session and %2 a record stream: open the session alone, then follow the "
+                      "stream with File > Follow Run")
+                       .arg(QDir::toNativeSeparators(options.sessionFile), options.followTargets.constFirst()));
+    }
+    if (parser.isSet(lesson)) return error(tr("--lesson and a session do not go together: the session opens its own lesson"));
+  }
+  if (options.opensFiles() && parser.isSet(steps)) {
+    return error(tr("--steps trains a new run: it does not go together with files to open"));
+  }
   return options;
 }
 

@@ -13,6 +13,9 @@ struct AppOptions {
   enum class Action { Run, ShowHelp, ShowVersion, Error };
   Action action = Action::Run;
   QString message;  // the error (Action::Error) or the help text (Action::ShowHelp)
+  // Action::Error about a FILE argument (missing, unreadable, a folder, neither kind, too many sessions),
+  // the only arguments a desktop passes: main() also shows it in a message box when there is no terminal.
+  bool fileError = false;
 
   // --screenshot FILE [--size WxH] [--scale S]: render the window offscreen into FILE and exit.
   QString screenshotPath;
@@ -30,8 +33,28 @@ struct AppOptions {
   // --presenter: start with presenter scaling on (larger fonts and plot lines).
   bool presenter = false;
 
+  // FILE… (positional): what the desktop passes for a double-clicked file (Exec=ampscope %F; a file://
+  // URL is taken as its path too). Each is sorted by its content (fileKindOf): at most one saved
+  // session, opened as File > Open Session opens it, or record streams (and HOST:PORT, tcp://HOST:PORT), each followed as File > Follow Run follows
+  // it; not both. Files are absolute paths; a file that is missing, a folder, not a regular file,
+  // unreadable or neither kind is refused here, naming it. A session is decoded by main() before the
+  // window shows, so a damaged one is refused (exit 2) before any window opens.
+  QString sessionFile;         // empty: none
+  QStringList followTargets;   // record stream files (absolute) and HOST:PORT targets, in the given order
+
   bool screenshotRequested() const { return !screenshotPath.isEmpty(); }
+  bool opensFiles() const { return !sessionFile.isEmpty() || !followTargets.isEmpty(); }
 };
+
+// What a file holds, told by its first bytes: a session begins {"format":"ampscope-session" (the session
+// codec writes the format first), a record stream's header line {"format":"ampscope-records". Otherwise
+// the name decides: ".ampscope" is a session (its decoder then says what is wrong with it); any other
+// empty file or JSON object (a stream not yet written, or version 1's header-less lines) is a stream.
+// Unknown: another "format" (an export, say), or not JSON at all.
+enum class FileKind { Session, RecordStream, Unknown };
+FileKind fileKindOf(const QByteArray& head, const QString& fileName);
+// How many leading bytes fileKindOf() needs.
+inline constexpr int kFileKindHeadBytes = 512;
 
 // Exit codes of `ampscope`.
 inline constexpr int kExitOk = 0;

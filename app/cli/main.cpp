@@ -1,4 +1,5 @@
-// ampscope-cli: the engine without a window. Subcommands: formats, convert, train, reproduce, follow.
+// ampscope-cli: the engine without a window. Subcommands: formats, convert, train, reproduce, follow,
+// kernels.
 #include <unistd.h>
 
 #include <cstring>
@@ -25,6 +26,8 @@ void printUsage(std::ostream& out) {
          "  reproduce DIR [OPTIONS]       write run.py + weights + batches to rerun it in PyTorch\n"
          "  follow FILE|HOST:PORT         follow a training run's record stream as it is written\n"
          "                                (a growing .jsonl file or a probe's TCP port; follow --help)\n"
+         "  kernels [--model M] [--json]  check this LibTorch's native kernels against an exact reference\n"
+         "                                and show the path auto takes per mode (kernels --help)\n"
          "\n"
          "Options:\n"
          "  --version                     print the version of AmpScope and LibTorch\n"
@@ -49,6 +52,7 @@ int runCommand(const std::string& command, const std::vector<std::string>& rest,
   if (command == "train") return ampscope::cli::runTrainCommand(rest);
   if (command == "reproduce") return ampscope::cli::runReproduceCommand(rest);
   if (command == "follow") return ampscope::cli::runFollowCommand(rest);
+  if (command == "kernels") return ampscope::cli::runKernelsCommand(rest);
   *known = false;
   return ampscope::cli::kExitUsage;
 }

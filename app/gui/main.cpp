@@ -1,18 +1,28 @@
-// ampscope: the GUI shell. Parses arguments, builds the main window and wires its parts together, then
-// runs the event loop, or trains and renders one screenshot (ScreenshotRenderer) and exits.
+// ampscope: the GUI shell. Parses arguments, builds the main window and wires its parts together, opens
+// the files given on the command line, then runs the event loop, or trains and renders one screenshot
+// (ScreenshotRenderer) and exits.
 #include <QApplication>
+#include <QElapsedTimer>
+#include <QFileInfo>
 #include <QIcon>
 #include <QMenu>
+#include <QMessageBox>
+#include <QThread>
 #include <QTimer>
 
 #include <cstdio>
 #include <optional>
+
+#include <unistd.h>
 
 #include "ampscope/engine/path_timing.h"
 #include "ampscope/engine/version.h"
 #include "ui/about_dialog.h"
 #include "ui/app_options.h"
 #include "ui/export/screenshot_renderer.h"
+#include "ui/follow/follow_controller.h"
+#include "ui/follow/follow_dialog.h"
+#include "ui/follow/follow_workspace.h"
 #include "ui/i18n/language_manager.h"
 #include "ui/lessons/lesson.h"
 #include "ui/lessons/lesson_controller.h"
@@ -30,6 +40,22 @@ namespace {
 void printLine(std::FILE* stream, const QString& text) {
   std::fputs(text.toLocal8Bit().constData(), stream);
   if (!text.endsWith(QLatin1Char('\n'))) std::fputc('\n', stream);
+}
+
+// A desktop that opens a double-clicked file (Exec=ampscope %F) shows no terminal: where stderr is not one
+// and a display is there, a file that cannot be opened is also said in a message box (the exit code stays 2).
+bool noTerminalToTell(const ampscope::ui::AppOptions& options) {
+  if (options.screenshotRequested() || ::isatty(STDERR_FILENO)) return false;
+  const QByteArray platform = qgetenv("QT_QPA_PLATFORM");
+  if (platform.startsWith("offscreen") || platform.startsWith("minimal")) return false;
+  return !qEnvironmentVariableIsEmpty("DISPLAY") || !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY");
+}
+
+void showFileError(const QString& message) {
+  QMessageBox box(QMessageBox::Critical, QStringLiteral("AmpScope"),
+                  QCoreApplication::translate("main", "AmpScope cannot open this file."), QMessageBox::Ok);
+  box.setInformativeText(message);
+  box.exec();
 }
 
 int takeScreenshot(ampscope::ui::MainWindow& window, const ampscope::ui::AppOptions& options) {
@@ -57,6 +83,65 @@ int trainBeforeScreenshot(ampscope::ui::MainWindow& window, const ampscope::ui::
   return ampscope::ui::kExitOk;
 }
 
+// FILE… from the command line, before the window shows: the session, opened as File > Open Session opens
+// it (its lesson, records and followed runs, the title, Open Recent), or the streams, each followed as
+// File > Follow Run follows it. A session that does not open ends the program: exit 2 and the reason on
+// stderr (1 when its progress dialog was cancelled), and the window never shows. `remember`: the session
+// goes into Open Recent and the streams into Follow Run's recent targets (not for a screenshot).
+int openCommandLineFiles(ampscope::ui::MainWindow& window, const ampscope::ui::AppOptions& options, bool remember) {
+  if (!options.sessionFile.isEmpty()) {
+    ampscope::ui::SessionController* sessions = window.sessionController();
+    const bool wasRecent = sessions->recentFiles()->files().contains(options.sessionFile);
+    QString error;
+    if (!sessions->openFile(options.sessionFile, &error)) {
+      if (error.isEmpty()) {
+        printLine(stderr, QStringLiteral("ampscope: %1")
+                              .arg(QCoreApplication::translate("main", "opening %1 was cancelled").arg(options.sessionFile)));
+        return ampscope::ui::kExitRuntimeError;
+      }
+      printLine(stderr, QStringLiteral("ampscope: %1").arg(error));
+      if (noTerminalToTell(options)) showFileError(error);
+      return ampscope::ui::kExitUsageError;
+    }
+    if (!remember && !wasRecent) sessions->recentFiles()->remove(options.sessionFile);
+  }
+  for (const QString& text : options.followTargets) {
+    std::string why;
+    const std::optional<ampscope::FollowTarget> target = ampscope::parseFollowTarget(text.toStdString(), &why);
+    if (!target) {  // parseAppOptions checked it; a file replaced by a folder since
+      printLine(stderr, QStringLiteral("ampscope: %1").arg(QString::fromStdString(why)));
+      return ampscope::ui::kExitUsageError;
+    }
+    window.followWorkspace()->follow(*target);
+    if (remember) ampscope::ui::FollowDialog::rememberTarget(text);
+  }
+  return ampscope::ui::kExitOk;
+}
+
+// For a screenshot: reads what the followed streams hold now (a file at once; a probe on TCP within a few
+// seconds), then says what each follow got.
+void readFollowedStreams(ampscope::ui::MainWindow& window) {
+  ampscope::ui::FollowController* follows = window.followWorkspace()->controller();
+  bool allFiles = true;
+  for (const auto& f : follows->follows()) allFiles = allFiles && f->target.kind == ampscope::FollowTarget::Kind::File;
+  constexpr qint64 kWaitMs = 3000;
+  QElapsedTimer clock;
+  clock.start();
+  bool any = false;
+  while (clock.elapsed() < kWaitMs) {
+    const bool arrived = follows->poll();
+    QCoreApplication::processEvents();
+    if (arrived) {
+      any = true;
+    } else if (any || allFiles) {
+      break;
+    } else {
+      QThread::msleep(20);
+    }
+  }
+  for (const auto& f : follows->follows()) printLine(stdout, follows->statusText(f->id));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -67,6 +152,11 @@ int main(int argc, char** argv) {
   switch (options.action) {
     case AppOptions::Action::Error:
       printLine(stderr, QStringLiteral("ampscope: %1\nTry 'ampscope --help'.").arg(options.message));
+      if (options.fileError && noTerminalToTell(options)) {
+        QApplication app(argc, argv);
+        QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/ampscope.svg")));
+        showFileError(options.message);
+      }
       return ampscope::ui::kExitUsageError;
     case AppOptions::Action::ShowHelp:
       printLine(stdout, options.message);
@@ -155,16 +245,37 @@ int main(int argc, char** argv) {
     // The window never closes here, so its close event does not end the session: a headless run that
     // returns, whatever its exit code, is a clean exit and leaves no journal to restore.
     int code = ampscope::ui::kExitOk;
-    if (options.steps > 0) code = trainBeforeScreenshot(window, options);
+    if (options.opensFiles()) {
+      code = openCommandLineFiles(window, options, /*remember=*/false);
+      if (code == ampscope::ui::kExitOk && !options.sessionFile.isEmpty()) {
+        printLine(stdout, QCoreApplication::translate("main", "Opened %1: %2 recorded steps")
+                              .arg(QFileInfo(options.sessionFile).fileName())
+                              .arg(sessions->recorder()->lastStep()));
+      }
+      if (code == ampscope::ui::kExitOk && !options.followTargets.isEmpty()) readFollowedStreams(window);
+    }
+    if (code == ampscope::ui::kExitOk && options.steps > 0) code = trainBeforeScreenshot(window, options);
     if (code == ampscope::ui::kExitOk) code = takeScreenshot(window, options);
+    window.followWorkspace()->controller()->stopAll();
     window.trainingWorkspace()->shutdown();
     sessions->shutdown();
     return code;
   }
   window.restoreLayout();
   openLesson();
+  // The files first: a session that does not open ends the program before any window shows.
+  if (options.opensFiles()) {
+    const int code = openCommandLineFiles(window, options, /*remember=*/true);
+    if (code != ampscope::ui::kExitOk) {
+      window.followWorkspace()->controller()->stopAll();
+      window.trainingWorkspace()->shutdown();
+      sessions->shutdown();
+      return code;
+    }
+  }
   window.show();
-  // An autosave that is still there means the last run crashed or was killed: offer it back.
-  QTimer::singleShot(0, sessions, [sessions] { sessions->offerRecovery(); });
+  // An autosave that is still there means the last run crashed or was killed: offer it back. Not over
+  // files the user asked for (restoring would replace them): the autosave waits for a start without files.
+  if (!options.opensFiles()) QTimer::singleShot(0, sessions, [sessions] { sessions->offerRecovery(); });
   return QApplication::exec();
 }

@@ -1,13 +1,17 @@
 // probeCapabilities: tries each mode's native path once on this LibTorch (CPU), and falls back to the
-// exact emulation where a kernel or the autocast dtype is missing. Where both paths exist, the run's
-// precision-path picks one: auto times a few TinyMLP steps of each on this machine (once: the numbers
-// are kept in the path-timing cache file) and takes the faster (path_timing.h).
+// exact emulation where a kernel or the autocast dtype is missing, or where the native GEMM fails its
+// self-check against an exact reference (kernel_check.h). Where both paths exist, the run's
+// precision-path picks one: auto trains a few steps of the run's model on each path on this machine
+// (once: the numbers are kept in the path-timing cache file), and takes the emulation only where both
+// agree bit for bit and the emulation is faster (path_timing.h).
 #include <torch/torch.h>
 #include <torch/version.h>
 
 #include <time.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -15,8 +19,11 @@
 #include <string>
 
 #include "ampscope/engine/comparison.h"
+#include "ampscope/engine/kernel_check.h"
+#include "ampscope/engine/number_text.h"
 #include "ampscope/engine/path_timing.h"
 #include "autocast_scope.h"
+#include "kernel_check_cases.h"
 #include "mode_trainer.h"
 #include "models/model.h"
 #include "synthetic_data.h"
@@ -68,12 +75,41 @@ std::string libtorchVersion() {
          std::to_string(TORCH_VERSION_PATCH);
 }
 
-// Whether the native path runs, and the sentence of each path.
+// Whether the native path runs, the sentence of each path, why a native path that runs is not used
+// (its GEMM failed the self-check), and how its GEMM compares with the emulation's.
 struct Availability {
   bool native = true;
   std::string nativeDetail;
   std::string emulatedDetail;
+  std::string rejected;
+  std::string kernelNote;
 };
+
+// The self-check of the GEMM a mode's native path runs: a wrong one takes the native path away.
+void applyKernelCheck(Availability& a, const std::string& kernel, const std::string& dtypeName) {
+  const KernelCheck* check = findKernelCheck(nativeKernelChecks(), kernel);
+  if (!a.native || !check || !check->available) return;
+  if (!check->correct) {
+    a.native = false;
+    a.rejected = "native " + dtypeName + " linear failed its self-check on this CPU: " + check->note;
+    a.emulatedDetail += " Native not used: " + a.rejected + ".";
+    return;
+  }
+  if (check->comparedWithEmulation) {
+    char text[240];
+    if (check->emulationDifferingShare == 0) {
+      std::snprintf(text, sizeof text, "native and emulated %s linear agree on all %lld outputs of the models' layer shapes",
+                    dtypeName.c_str(), static_cast<long long>(check->outputs));
+    } else {
+      std::snprintf(text, sizeof text,
+                    "native and emulated %s linear differ in %.3g %% of %lld outputs, by at most %.0f ulp "
+                    "(this CPU's kernels sum in another order than an FP32 GEMM)",
+                    dtypeName.c_str(), check->emulationDifferingShare * 100.0, static_cast<long long>(check->outputs),
+                    check->emulationMaxUlps);
+    }
+    a.kernelNote = text;
+  }
+}
 
 Availability probeOne(PrecisionMode mode) {
   Availability a;
@@ -89,6 +125,7 @@ Availability probeOne(PrecisionMode mode) {
       a.nativeDetail = "BF16 CPU autocast (native), FP32 master weights.";
       a.emulatedDetail = "BF16 emulated (exact RNE at autocast's cast points), FP32 master weights";
       a.emulatedDetail += a.native ? "." : "; CPU autocast failed: " + error;
+      applyKernelCheck(a, "bf16-linear", "BF16");
       break;
     }
     case PrecisionMode::FP16Amp:
@@ -100,6 +137,7 @@ Availability probeOne(PrecisionMode mode) {
           "FP16 emulated: FP32 arithmetic rounded exactly (RNE) to FP16 wherever autocast would cast, "
           "forward and backward (tensors stay FP32 in memory, so memory figures are the emulation's)";
       a.emulatedDetail += a.native ? "." : "; LibTorch " + version + " CPU autocast says: " + error;
+      applyKernelCheck(a, "fp16-linear", "FP16");
       break;
     }
     case PrecisionMode::FP16Pure:
@@ -115,6 +153,7 @@ Availability probeOne(PrecisionMode mode) {
                                 "and optimizer state rounded exactly (RNE) to " + name +
                          " (held in FP32 tensors, so memory figures are the emulation's)";
       a.emulatedDetail += a.native ? "." : "; LibTorch " + version + " CPU says: " + error;
+      applyKernelCheck(a, mode == PrecisionMode::FP16Pure ? "fp16-linear" : "bf16-linear", name);
       break;
     }
     case PrecisionMode::Fp8Delayed:
@@ -142,11 +181,12 @@ double nowUs() {
              std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-// A few warm TinyMLP steps of each path, alternating so that a slow moment hits both; the fastest
-// step of each counts (interruptions only ever add time). The training thread's thread count is
-// already set. The global generator's state is put back: the run seeds it afterwards, but a caller
-// that does not must see no change.
-PathTiming timeTinyMlpSteps(PrecisionMode mode, int /*threads*/) {
+// A few warm steps of the run's model on each path from the same weights and batches, alternating so
+// that a slow moment hits both; the fastest step of each counts (interruptions only ever add time).
+// Every step's loss and the final weights are compared bit for bit. The training thread's thread
+// count is already set. The global generator's state is put back: the run seeds it afterwards, but a
+// caller that does not must see no change.
+PathTiming measurePaths(PrecisionMode mode, ModelKind model, int /*threads*/) {
   constexpr int kWarmSteps = 2;
   constexpr int kTimedSteps = 5;
   auto generator = at::detail::getDefaultCPUGenerator();
@@ -155,29 +195,46 @@ PathTiming timeTinyMlpSteps(PrecisionMode mode, int /*threads*/) {
     std::lock_guard<std::mutex> lock(generator.mutex());
     generatorState = generator.get_state();
   }
-  RunConfig config = presetFor(ModelKind::TinyMLP);
+  RunConfig config = presetFor(model);
   config.modes = {mode};
   torch::manual_seed(0);
-  auto reference = detail::makeModel(ModelKind::TinyMLP);
+  auto reference = detail::makeModel(model);
   ModeCapability native;
   native.mode = mode;
   ModeCapability emulated = native;
   emulated.native = false;
   detail::ModeTrainer nativeTrainer(config, native, *reference);
   detail::ModeTrainer emulatedTrainer(config, emulated, *reference);
-  const detail::SyntheticData data(ModelKind::TinyMLP, 0, config.batchSize);
+  const detail::SyntheticData data(model, 0, config.batchSize);
   PathTiming best{1e300, 1e300};
   for (int i = 1; i <= kWarmSteps + kTimedSteps; ++i) {
     const detail::Batch batch = data.batch(i);
     double start = nowUs();
-    nativeTrainer.step(i, batch, false, false);
+    const ModeStep nativeStep = nativeTrainer.step(i, batch, false, false);
     const double nativeUs = nowUs() - start;
     start = nowUs();
-    emulatedTrainer.step(i, batch, false, false);
+    const ModeStep emulatedStep = emulatedTrainer.step(i, batch, false, false);
     const double emulatedUs = nowUs() - start;
     if (i > kWarmSteps) {
       best.nativeUs = std::min(best.nativeUs, nativeUs);
       best.emulatedUs = std::min(best.emulatedUs, emulatedUs);
+    }
+    const bool same = nativeStep.loss == emulatedStep.loss ||
+                      (std::isnan(nativeStep.loss) && std::isnan(emulatedStep.loss));
+    if (!same && best.firstDifferingStep == 0) best.firstDifferingStep = i;
+    const double difference = std::fabs(nativeStep.loss - emulatedStep.loss);
+    if (std::isfinite(difference)) best.largestLossDifference = std::max(best.largestLossDifference, difference);
+  }
+  best.comparedSteps = kWarmSteps + kTimedSteps;
+  if (best.firstDifferingStep == 0) {
+    // Equal losses with different weights would show later: the final weights must agree too.
+    const auto& a = nativeTrainer.namedParameters();
+    const auto& b = emulatedTrainer.namedParameters();
+    for (size_t p = 0; p < a.size() && p < b.size(); ++p) {
+      if (!torch::equal(a[p].second.to(torch::kFloat), b[p].second.to(torch::kFloat))) {
+        best.firstDifferingStep = best.comparedSteps;
+        break;
+      }
     }
   }
   {
@@ -204,15 +261,15 @@ TimingState& timingState() {
 
 // The timing of `mode` on this machine: from the cache, else measured now and stored. Caller holds
 // stateMutex(). nullopt when timing is off or the measurement failed (*problem says why).
-std::optional<PathTiming> timingFor(PrecisionMode mode, int threads, std::string* problem) {
+std::optional<PathTiming> timingFor(PrecisionMode mode, ModelKind model, int threads, std::string* problem) {
   TimingState& state = timingState();
   if (!state.enabled) return std::nullopt;
   static const std::pair<std::string, std::string> cpu = cpuIdentity();
-  const std::string key = machineKey(cpu.first, cpu.second, libtorchVersion(), threads);
+  const std::string key = machineKey(cpu.first, cpu.second, libtorchVersion(), threads, modelName(model));
   if (auto cached = state.cache->find(key, mode)) return cached;
   try {
     const PathTiming timing =
-        state.options.timer ? state.options.timer(mode, threads) : timeTinyMlpSteps(mode, threads);
+        state.options.timer ? state.options.timer(mode, model, threads) : measurePaths(mode, model, threads);
     if (!(timing.nativeUs > 0) || !(timing.emulatedUs > 0)) return std::nullopt;
     state.cache->store(key, mode, timing);
     return timing;
@@ -241,9 +298,14 @@ void disablePathTiming() {
 }
 
 std::vector<ModeCapability> probeCapabilities(const std::vector<PrecisionMode>& modes, PrecisionPath path,
-                                              int threads) {
+                                              int threads, ModelKind model) {
   static std::map<PrecisionMode, Availability> availability;
+  static int checksGeneration = -1;
   std::lock_guard<std::mutex> lock(stateMutex());
+  if (checksGeneration != detail::nativeKernelChecksGeneration()) {
+    availability.clear();
+    checksGeneration = detail::nativeKernelChecksGeneration();
+  }
   std::vector<ModeCapability> result;
   for (PrecisionMode mode : modes) {
     auto it = availability.find(mode);
@@ -255,15 +317,19 @@ std::vector<ModeCapability> probeCapabilities(const std::vector<PrecisionMode>& 
     std::optional<PathTiming> timing;
     std::string problem;
     if (mode != PrecisionMode::FP32 && a.native && path == PrecisionPath::Auto) {
-      timing = timingFor(mode, threads, &problem);
+      timing = timingFor(mode, model, threads, &problem);
     }
     if (timing) {
       capability.nativeStepUs = timing->nativeUs;
       capability.emulatedStepUs = timing->emulatedUs;
+      capability.comparedSteps = timing->comparedSteps;
+      capability.firstDifferingStep = timing->firstDifferingStep;
     }
+    capability.nativeFailedCheck = !a.rejected.empty();
     const PathDecision decision = decidePath(mode, a.native, path, timing);
     capability.native = decision.native;
-    capability.pathNote = decision.note;
+    capability.pathNote = a.rejected.empty() ? decision.note : "emulated: " + a.rejected;
+    capability.kernelNote = a.kernelNote;
     if (!problem.empty()) capability.pathNote += " (timing failed: " + problem + ")";
     capability.detail = decision.native ? a.nativeDetail : a.emulatedDetail;
     result.push_back(std::move(capability));

@@ -91,7 +91,7 @@ Comparison::Comparison(const RunConfig& config) {
   keepTrainingBuffersOnTheHeap();
   impl_ = std::make_unique<Impl>(config);
   impl_->configureThread();
-  impl_->capabilities = probeCapabilities(config.modes, config.precisionPath, config.threadsPerMode);
+  impl_->capabilities = probeCapabilities(config.modes, config.precisionPath, config.threadsPerMode, config.model);
   torch::manual_seed(config.seed);
   impl_->reference = detail::makeModel(config.model);
   if (config.initGain != 1.0) {

@@ -21,6 +21,50 @@ Qt %2（构建于 %3）
 LibTorch %4
 许可证 %5</translation>
     </message>
+    <message>
+        <source>not in this LibTorch</source>
+        <translation>此 LibTorch 中没有</translation>
+    </message>
+    <message>
+        <source>&lt;b style=&apos;color:#c00000&apos;&gt;wrong: not used&lt;/b&gt;</source>
+        <translation>&lt;b style=&apos;color:#c00000&apos;&gt;错误：不使用&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>error up to %1× what FP32 accumulation and one rounding allow</source>
+        <translation>误差最高达 FP32 累加加一次舍入所允许值的 %1×</translation>
+    </message>
+    <message>
+        <source>correct</source>
+        <translation>正确</translation>
+    </message>
+    <message>
+        <source>%1 % of %2 outputs off the exact rounding, by at most %3 ulp</source>
+        <translation>%2 个输出中有 %1 % 偏离精确舍入，最多 %3 ulp</translation>
+    </message>
+    <message>
+        <source>; against the emulation: %1 % differ, by at most %2 ulp</source>
+        <translation>；与模拟相比：%1 % 不同，最多 %2 ulp</translation>
+    </message>
+    <message>
+        <source>not used by AmpScope&apos;s models</source>
+        <translation>AmpScope 的模型未使用</translation>
+    </message>
+    <message>
+        <source>error at most %1 of what FP32 accumulation and one rounding allow</source>
+        <translation>误差至多为 FP32 累加加一次舍入所允许值的 %1</translation>
+    </message>
+    <message>
+        <source>%1 results as documented</source>
+        <translation>%1 个结果与文档一致</translation>
+    </message>
+    <message>
+        <source>used by %1</source>
+        <translation>用于 %1</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;&lt;b&gt;Native kernels on this CPU&lt;/b&gt;, each checked against an exact reference before a mode may use it:&lt;/p&gt;</source>
+        <translation>&lt;p&gt;&lt;b&gt;本机 CPU 上的原生内核&lt;/b&gt;，每个在被模式使用之前都与精确参考值核对：&lt;/p&gt;</translation>
+    </message>
 </context>
 <context>
     <name>AutosaveManager</name>
@@ -2568,20 +2612,32 @@ Read %2 of %3 MB; decoded %n record(s).</source>
         <translation>%1：模拟；此 LibTorch 没有原生路径</translation>
     </message>
     <message>
-        <source>%1: %2; a TinyMLP step on this CPU takes %3 µs native, %4 µs emulated (auto takes the emulation when it is at least 1.1× faster)</source>
-        <translation>%1：%2；在本机 CPU 上一个 TinyMLP 步骤原生耗时 %3 µs，模拟耗时 %4 µs（模拟至少快 1.1× 时 auto 才选模拟）</translation>
+        <source>%1: emulated; this LibTorch&apos;s native kernel failed its self-check against an exact reference on this CPU (%2)</source>
+        <translation>%1：模拟；此 LibTorch 的原生内核在本机 CPU 上未通过与精确参考值的自检（%2）</translation>
+    </message>
+    <message>
+        <source>%1: native; the emulation is not bit-identical to this CPU&apos;s kernels (the loss differs from step %2 of %3 compared), so auto runs what PyTorch runs here</source>
+        <translation>%1：原生；模拟与本机 CPU 的内核并非逐位一致（在比较的 %3 步中，损失从第 %2 步起不同），因此 auto 运行 PyTorch 在本机上实际运行的内核</translation>
+    </message>
+    <message>
+        <source>: native kernel failed its self-check</source>
+        <translation>：原生内核未通过自检</translation>
+    </message>
+    <message>
+        <source>%1: %2; both paths trained bit-identically for %3 steps on this CPU, a step taking %4 µs native and %5 µs emulated (auto takes the emulation only when it is bit-identical and at least 1.1× faster)</source>
+        <translation>%1：%2；两条路径在本机 CPU 上训练 %3 步逐位一致，每步原生耗时 %4 µs，模拟耗时 %5 µs（仅当模拟逐位一致且至少快 1.1× 时 auto 才选模拟）</translation>
     </message>
     <message>
         <source>%1: %2, set by precision-path</source>
         <translation>%1：%2，由 precision-path 设定</translation>
     </message>
     <message>
-        <source>%1: %2 (the paths were not timed)</source>
-        <translation>%1：%2（未对两条路径计时）</translation>
+        <source>%1: %2 (the paths were not compared on this CPU)</source>
+        <translation>%1：%2（未在本机 CPU 上比较两条路径）</translation>
     </message>
     <message>
-        <source>: %1× faster than native on this CPU</source>
-        <translation>：在本机 CPU 上比原生快 %1×</translation>
+        <source>: bit-identical, %1× faster than native on this CPU</source>
+        <translation>：逐位一致，在本机 CPU 上比原生快 %1×</translation>
     </message>
     <message>
         <source>FP8 scales</source>
@@ -2764,10 +2820,6 @@ Read %2 of %3 MB; decoded %n record(s).</source>
         <translation>S</translation>
     </message>
     <message>
-        <source>Unexpected argument: %1</source>
-        <translation>意外的参数：%1</translation>
-    </message>
-    <message>
         <source>--size must be WIDTHxHEIGHT with positive integers, e.g. 1400x900 (got &quot;%1&quot;)</source>
         <translation>--size 必须是由正整数组成的 宽x高，例如 1400x900（收到 &quot;%1&quot;）</translation>
     </message>
@@ -2858,6 +2910,66 @@ Read %2 of %3 MB; decoded %n record(s).</source>
     <message>
         <source>the SVG generator could not start</source>
         <translation>SVG 生成器无法启动</translation>
+    </message>
+    <message>
+        <source>%1: expected tcp://HOST:PORT (%2)</source>
+        <translation>%1：应为 tcp://HOST:PORT（%2）</translation>
+    </message>
+    <message>
+        <source>no port</source>
+        <translation>缺少端口</translation>
+    </message>
+    <message>
+        <source>%1: no such file</source>
+        <translation>%1：文件不存在</translation>
+    </message>
+    <message>
+        <source>%1: is a folder, not a session or a record stream</source>
+        <translation>%1：这是文件夹，不是会话或记录流</translation>
+    </message>
+    <message>
+        <source>%1: not a regular file (a named pipe, a device or a socket)</source>
+        <translation>%1：不是普通文件（而是命名管道、设备或套接字）</translation>
+    </message>
+    <message>
+        <source>%1: cannot be read: %2</source>
+        <translation>%1：无法读取：%2</translation>
+    </message>
+    <message>
+        <source>%1: neither an AmpScope session (.%2) nor a record stream (.jsonl)</source>
+        <translation>%1：既不是 AmpScope 会话（.%2），也不是记录流（.jsonl）</translation>
+    </message>
+    <message>
+        <source>files</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>A saved session (.ampscope) to open, or record streams (.jsonl files, HOST:PORT or tcp://HOST:PORT) to follow; not both. Told apart by their content.</source>
+        <translation>要打开的已保存会话（.ampscope），或要跟踪的记录流（.jsonl 文件、HOST:PORT 或 tcp://HOST:PORT）；二者不能同时给出。按文件内容区分。</translation>
+    </message>
+    <message>
+        <source>[FILE…]</source>
+        <translation>[文件…]</translation>
+    </message>
+    <message>
+        <source>an empty file name</source>
+        <translation>文件名为空</translation>
+    </message>
+    <message>
+        <source>%1 and %2: one session at a time (open the other with File &gt; Open Session)</source>
+        <translation>%1 和 %2：一次只能打开一个会话（另一个请用“文件 &gt; 打开会话”打开）</translation>
+    </message>
+    <message>
+        <source>%1 is a session and %2 a record stream: open the session alone, then follow the stream with File &gt; Follow Run</source>
+        <translation>%1 是会话，%2 是记录流：请单独打开会话，再用“文件 &gt; 跟踪运行”跟踪记录流</translation>
+    </message>
+    <message>
+        <source>--lesson and a session do not go together: the session opens its own lesson</source>
+        <translation>--lesson 不能与会话一起使用：会话会打开它自己的课程</translation>
+    </message>
+    <message>
+        <source>--steps trains a new run: it does not go together with files to open</source>
+        <translation>--steps 会训练一次新的运行：不能与要打开的文件一起使用</translation>
     </message>
 </context>
 <context>
@@ -2974,6 +3086,18 @@ Read %2 of %3 MB; decoded %n record(s).</source>
     <message>
         <source>Trained %1 steps</source>
         <translation>已训练 %1 步</translation>
+    </message>
+    <message>
+        <source>opening %1 was cancelled</source>
+        <translation>已取消打开 %1</translation>
+    </message>
+    <message>
+        <source>Opened %1: %2 recorded steps</source>
+        <translation>已打开 %1：已记录 %2 步</translation>
+    </message>
+    <message>
+        <source>AmpScope cannot open this file.</source>
+        <translation>AmpScope 无法打开此文件。</translation>
     </message>
 </context>
 <context>

@@ -4,6 +4,7 @@
 // rounding allows.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
+#include <torch/version.h>
 
 #include <unistd.h>
 
@@ -22,6 +23,19 @@ namespace ampscope::detail {
 namespace {
 
 namespace fs = std::filesystem;
+
+// CPU FP16 autocast and FP16 GEMMs: missing in LibTorch 1.13 (autocast's CPU dtype must be bfloat16,
+// addmm is not implemented for Half), present in the 2.6 of Debian 13. Other versions: what the
+// probe finds.
+bool fp16Native() {
+#if TORCH_VERSION_MAJOR == 1
+  return false;
+#elif TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 6
+  return true;
+#else
+  return probeCapabilities({PrecisionMode::FP16Amp}, PrecisionPath::Native).front().nativeAvailable;
+#endif
+}
 
 const ModeCapability& of(const std::vector<ModeCapability>& caps, PrecisionMode mode) {
   for (const auto& c : caps)
@@ -42,14 +56,21 @@ class PathTimingTest : public ::testing::Test {
     disablePathTiming();
     fs::remove(file_);
   }
-  void enable(PathTiming timing) {
-    enablePathTiming({file_.string(), [this, timing](PrecisionMode mode, int) {
+  // A fake timer whose two paths trained bit-identically over 7 steps unless `firstDiffering` says
+  // from which step their losses parted.
+  void enable(PathTiming timing, int firstDiffering = 0) {
+    timing.comparedSteps = 7;
+    timing.firstDifferingStep = firstDiffering;
+    timing.largestLossDifference = firstDiffering ? 0.001 : 0;
+    enablePathTiming({file_.string(), [this, timing](PrecisionMode mode, ModelKind model, int) {
                         timed_.push_back(mode);
+                        models_.push_back(model);
                         return timing;
                       }});
   }
   fs::path file_;
   std::vector<PrecisionMode> timed_;
+  std::vector<ModelKind> models_;
 };
 
 // The direction of a CPU without BF16 instructions (the Zen 3: native 4761 us a step).
@@ -58,14 +79,19 @@ TEST_F(PathTimingTest, AutoTakesTheEmulationWhereTheTimingsSayItIsFasterAndKeeps
   const std::vector<PrecisionMode> modes = {PrecisionMode::FP32, PrecisionMode::BF16Amp, PrecisionMode::BF16Pure,
                                             PrecisionMode::FP16Amp};
   const auto caps = probeCapabilities(modes, PrecisionPath::Auto, 1);
-  ASSERT_TRUE(of(caps, PrecisionMode::BF16Amp).nativeAvailable) << "LibTorch 1.13 has CPU BF16 autocast";
+  ASSERT_TRUE(of(caps, PrecisionMode::BF16Amp).nativeAvailable) << "LibTorch 1.13 and 2.6 have CPU BF16 autocast";
+  EXPECT_EQ(of(caps, PrecisionMode::FP16Amp).nativeAvailable, fp16Native());
   // Only the modes with both paths are timed: FP32 has one, FP16 autocast is missing on 1.13's CPU.
-  EXPECT_EQ(timed_, (std::vector<PrecisionMode>{PrecisionMode::BF16Amp, PrecisionMode::BF16Pure}));
+  std::vector<PrecisionMode> expectTimed = {PrecisionMode::BF16Amp, PrecisionMode::BF16Pure};
+  if (fp16Native()) expectTimed.push_back(PrecisionMode::FP16Amp);
+  EXPECT_EQ(timed_, expectTimed);
   EXPECT_TRUE(of(caps, PrecisionMode::FP32).native);
   for (PrecisionMode mode : {PrecisionMode::BF16Amp, PrecisionMode::BF16Pure}) {
     const ModeCapability& c = of(caps, mode);
     EXPECT_FALSE(c.native) << modeName(mode);
-    EXPECT_EQ(c.pathNote, "emulated: 5.2x faster than native on this CPU");
+    EXPECT_EQ(c.pathNote, "emulated: bit-identical to native over 7 steps and 5.2x faster on this CPU");
+    EXPECT_EQ(c.comparedSteps, 7);
+    EXPECT_EQ(c.firstDifferingStep, 0);
     EXPECT_EQ(c.nativeStepUs, 4761);
     EXPECT_EQ(c.emulatedStepUs, 915);
     EXPECT_NE(c.detail.find("emulated"), std::string::npos) << c.detail;
@@ -75,11 +101,11 @@ TEST_F(PathTimingTest, AutoTakesTheEmulationWhereTheTimingsSayItIsFasterAndKeeps
 
   // Asked again: the same answer, nothing timed again.
   const auto again = probeCapabilities(modes, PrecisionPath::Auto, 1);
-  EXPECT_EQ(timed_.size(), 2u);
+  EXPECT_EQ(timed_.size(), expectTimed.size());
   EXPECT_FALSE(of(again, PrecisionMode::BF16Amp).native);
 
   // A new process (a fresh cache over the same file) reads the choice back without timing.
-  enablePathTiming({file_.string(), [](PrecisionMode, int) -> PathTiming {
+  enablePathTiming({file_.string(), [](PrecisionMode, ModelKind, int) -> PathTiming {
                       ADD_FAILURE() << "timed although the file holds the timing";
                       return {1, 1};
                     }});
@@ -88,7 +114,7 @@ TEST_F(PathTimingTest, AutoTakesTheEmulationWhereTheTimingsSayItIsFasterAndKeeps
   // Another thread count is another machine key: timed anew.
   enable({845, 1690});
   const auto twoThreads = probeCapabilities({PrecisionMode::BF16Amp}, PrecisionPath::Auto, 2);
-  EXPECT_EQ(timed_.size(), 3u);
+  EXPECT_EQ(timed_.size(), expectTimed.size() + 1);
   EXPECT_TRUE(twoThreads.front().native);
 }
 
@@ -97,8 +123,28 @@ TEST_F(PathTimingTest, AutoKeepsNativeWhereItIsFaster) {
   enable({845, 1690});
   const auto caps = probeCapabilities({PrecisionMode::BF16Amp}, PrecisionPath::Auto, 1);
   EXPECT_TRUE(caps.front().native);
-  EXPECT_EQ(caps.front().pathNote, "native: 2.0x faster than emulated on this CPU");
+  EXPECT_EQ(caps.front().pathNote, "native: 2.0x faster than emulated on this CPU (bit-identical to native over 7 steps)");
   EXPECT_NE(caps.front().detail.find("native"), std::string::npos);
+}
+
+// The case: this CPU's BF16 dot products sum in another order, so the emulation, though faster
+// on a CPU without BF16 instructions, trains differently from PyTorch here: auto keeps native.
+TEST_F(PathTimingTest, AutoKeepsNativeWhereTheEmulationIsNotBitIdenticalHere) {
+  enable({4761, 915}, /*firstDiffering=*/2);
+  const auto caps = probeCapabilities({PrecisionMode::BF16Amp}, PrecisionPath::Auto, 1);
+  EXPECT_TRUE(caps.front().native);
+  EXPECT_EQ(caps.front().firstDifferingStep, 2);
+  EXPECT_EQ(caps.front().pathNote.rfind("native: the emulation is not bit-identical to this CPU's kernels", 0), 0u)
+      << caps.front().pathNote;
+}
+
+// The paths are compared on the run's own model (its layer shapes), each model once.
+TEST_F(PathTimingTest, ThePathsAreComparedOnTheRunsModel) {
+  enable({845, 1690});
+  probeCapabilities({PrecisionMode::BF16Amp}, PrecisionPath::Auto, 1, ModelKind::TinyTransformer);
+  probeCapabilities({PrecisionMode::BF16Amp}, PrecisionPath::Auto, 1, ModelKind::DeepMLP);
+  probeCapabilities({PrecisionMode::BF16Amp}, PrecisionPath::Auto, 1, ModelKind::TinyTransformer);
+  EXPECT_EQ(models_, (std::vector<ModelKind>{ModelKind::TinyTransformer, ModelKind::DeepMLP}));
 }
 
 TEST_F(PathTimingTest, AForcedPathIsTakenWithoutTiming) {
@@ -107,16 +153,17 @@ TEST_F(PathTimingTest, AForcedPathIsTakenWithoutTiming) {
                                         PrecisionPath::Native, 1);
   EXPECT_TRUE(of(native, PrecisionMode::BF16Amp).native);
   EXPECT_EQ(of(native, PrecisionMode::BF16Amp).pathNote, "native: set by precision-path");
-  EXPECT_FALSE(of(native, PrecisionMode::FP16AmpScaled).native) << "no FP16 autocast on 1.13's CPU";
+  EXPECT_EQ(of(native, PrecisionMode::FP16AmpScaled).native, fp16Native()) << "no FP16 autocast on 1.13's CPU";
   EXPECT_EQ(of(native, PrecisionMode::FP16AmpScaled).pathNote,
-            "emulated: precision-path asks for native, but this LibTorch has no native path");
+            fp16Native() ? "native: set by precision-path"
+                         : "emulated: precision-path asks for native, but this LibTorch has no native path");
   const auto emulated = probeCapabilities({PrecisionMode::BF16Pure}, PrecisionPath::Emulated, 1);
   EXPECT_FALSE(emulated.front().native);
   EXPECT_TRUE(timed_.empty());
 }
 
 TEST_F(PathTimingTest, AFailingTimerKeepsNativeAndSaysWhy) {
-  enablePathTiming({file_.string(), [](PrecisionMode, int) -> PathTiming {
+  enablePathTiming({file_.string(), [](PrecisionMode, ModelKind, int) -> PathTiming {
                       throw std::runtime_error("no kernel\nsecond line");
                     }});
   const auto caps = probeCapabilities({PrecisionMode::BF16Amp}, PrecisionPath::Auto, 1);
@@ -148,8 +195,8 @@ TEST(PathChoice, AComparisonRunsThePathTheSettingChose) {
   EXPECT_TRUE(sawEmulated);
 }
 
-// The real timing, only when asked (AMPSCOPE_TEST_PATH_TIMING=1): both numbers come out positive and
-// are cached. Its cost is printed, not checked (no timed tests).
+// The real timing and comparison, only when asked (AMPSCOPE_TEST_PATH_TIMING=1): both numbers come out
+// positive, the paths were compared, and the result is cached. Its cost is printed, not checked.
 TEST_F(PathTimingTest, TheRealTimingWhenAsked) {
   if (std::getenv("AMPSCOPE_TEST_PATH_TIMING") == nullptr) GTEST_SKIP() << "set AMPSCOPE_TEST_PATH_TIMING=1";
   enablePathTiming({file_.string(), nullptr});
@@ -159,6 +206,7 @@ TEST_F(PathTimingTest, TheRealTimingWhenAsked) {
   for (const auto& c : caps) {
     EXPECT_GT(c.nativeStepUs, 0);
     EXPECT_GT(c.emulatedStepUs, 0);
+    EXPECT_EQ(c.comparedSteps, 7);
     std::printf("%s: native %.0f us, emulated %.0f us -> %s\n", modeName(c.mode).c_str(), c.nativeStepUs,
                 c.emulatedStepUs, c.pathNote.c_str());
   }

@@ -1,8 +1,13 @@
-"""Shared by the probe tests: an element-by-element reference histogram, stream reading, a GradScaler
-double for torches without a CPU GradScaler, and a small model."""
+"""Shared by the probe tests: an element-by-element reference histogram, stream reading, a small model,
+and the real torch >= 2 pieces of a CPU FP16 training loop (torch.amp.GradScaler("cpu"), FP16 autocast
+on the CPU, Optimizer.register_step_post_hook) with the stand-ins the tests use where this torch lacks
+them (Debian 12's torch 1.13 lacks all three)."""
+import contextlib
 import json
 import math
+import re
 import struct
+import warnings
 
 import torch
 
@@ -168,12 +173,117 @@ class ContractGradScaler:
         self._found_inf = False
 
 
-def cpu_grad_scaler(**kwargs):
-    """torch.amp.GradScaler("cpu") where this torch has one, else ContractGradScaler."""
+TORCH_VERSION = tuple(int(part) for part in re.match(r"(\d+)\.(\d+)", torch.__version__).groups())
+# The torch from which on the tests expect the CPU pieces of FP16 training (GradScaler("cpu") came in
+# 2.3, FP16 autocast on the CPU and fused CPU optimizers by 2.4): a torch at least this new that lacks
+# one fails the test that needs it instead of skipping it.
+EXPECTED_FROM = (2, 4)
+
+
+def has_cpu_grad_scaler():
     amp = getattr(torch, "amp", None)
-    if amp is not None and hasattr(amp, "GradScaler"):
-        return amp.GradScaler("cpu", **kwargs)
+    return amp is not None and hasattr(amp, "GradScaler")
+
+
+def has_step_hooks():
+    return hasattr(torch.optim.Optimizer, "register_step_post_hook")
+
+
+def has_cpu_fp16_autocast():
+    """Whether torch.autocast("cpu", dtype=torch.float16) runs a matmul in FP16 (torch 1.13 warns
+    "CPU Autocast only supports dtype of torch.bfloat16" and disables itself)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            with torch.autocast("cpu", dtype=torch.float16):
+                return torch.mm(torch.ones(2, 2), torch.ones(2, 2)).dtype == torch.float16
+        except (RuntimeError, TypeError):
+            return False
+
+
+def missing_reason(what):
+    """The skip reason for a torch that lacks `what`; raises AssertionError on a torch that should have
+    it (EXPECTED_FROM or newer), so a broken torch 2 does not pass as a skip."""
+    if TORCH_VERSION >= EXPECTED_FROM:
+        raise AssertionError("torch %s has no %s" % (torch.__version__, what))
+    return "torch %s has no %s (torch >= 2 feature)" % (torch.__version__, what)
+
+
+def cpu_grad_scaler(**kwargs):
+    """torch.amp.GradScaler("cpu") where this torch has one, else ContractGradScaler (stand-in: torch
+    1.13 has no CPU GradScaler; its torch.cuda.amp.GradScaler disables itself without CUDA)."""
+    if has_cpu_grad_scaler():
+        return torch.amp.GradScaler("cpu", **kwargs)
     return ContractGradScaler(**kwargs)
+
+
+class HookedSGD(torch.optim.SGD):
+    """SGD with the step post-hook API of torch >= 2.0 (Optimizer.register_step_post_hook: the hook is
+    called as hook(optimizer, args, kwargs) after each step), added where this torch lacks it (stand-in:
+    torch 1.13 has no optimizer step hooks), so the probe's hook path is tested on torch 1.13 too. On
+    torch >= 2.0 this is plain torch.optim.SGD with its own hooks."""
+
+    if not hasattr(torch.optim.SGD, "register_step_post_hook"):
+        def register_step_post_hook(self, hook):
+            hooks = self.__dict__.setdefault("_test_post_hooks", {})
+            key = len(hooks)
+            hooks[key] = hook
+
+            class Handle:
+                def remove(self_handle):
+                    hooks.pop(key, None)
+            return Handle()
+
+        def step(self, *args, **kwargs):
+            out = super().step(*args, **kwargs)
+            for hook in list(self.__dict__.get("_test_post_hooks", {}).values()):
+                hook(self, args, kwargs)
+            return out
+
+
+class _RoundToHalf(torch.autograd.Function):
+    """Rounds a float32 tensor through FP16 on the way forward and its gradient on the way back
+    (round to nearest even; beyond FP16's range it becomes inf, as an FP16 matmul's result would)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.half().float()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.half().float()
+
+
+@contextlib.contextmanager
+def emulated_fp16_autocast(model):
+    """Stand-in for torch.autocast("cpu", dtype=torch.float16) where the CPU has no FP16 autocast
+    (torch 1.13): every Linear's output and the gradient flowing back into it are rounded through FP16,
+    so a loss scale too large for FP16 overflows the backward pass to inf as real FP16 autocast does.
+    The layers still compute in float32 (no FP16 rounding of products and sums)."""
+    handles = [m.register_forward_hook(lambda module, inputs, output: _RoundToHalf.apply(output))
+               for m in model.modules() if isinstance(m, torch.nn.Linear)]
+    try:
+        yield
+    finally:
+        for handle in handles:
+            handle.remove()
+
+
+def cpu_fp16_autocast(model):
+    """torch.autocast("cpu", dtype=torch.float16) where this torch has it, else emulated_fp16_autocast
+    (stand-in: torch 1.13's CPU autocast has BF16 only)."""
+    if has_cpu_fp16_autocast():
+        return torch.autocast("cpu", dtype=torch.float16)
+    return emulated_fp16_autocast(model)
+
+
+def fp16_pieces():
+    """Which of the three pieces are real here, as text for the tests' output."""
+    return "GradScaler: %s, FP16 autocast: %s, step hook: %s (torch %s)" % (
+        "torch.amp.GradScaler('cpu')" if has_cpu_grad_scaler() else "ContractGradScaler stand-in",
+        "torch.autocast('cpu', float16)" if has_cpu_fp16_autocast() else "emulated stand-in",
+        "Optimizer.register_step_post_hook" if has_step_hooks() else "HookedSGD stand-in",
+        torch.__version__)
 
 
 class SmallMLP(torch.nn.Module):

@@ -27,6 +27,10 @@ def free_port():
 
 
 def init(rank, port):
+    # TCPStore's libuv backend is the default from torch 2.4 on, and Debian 13's torch 2.6 is built
+    # without libuv ("use_libuv was requested but PyTorch was build without libuv support"): ask for the
+    # other backend unless the caller chose. torch 1.13 has only that backend and ignores the variable.
+    os.environ.setdefault("USE_LIBUV", "0")
     dist.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % port, rank=rank,
                             world_size=WORLD)
     torch.set_num_threads(1)

@@ -3,9 +3,11 @@
 inf/NaN; update() then multiplies the scale by backoff_factor), and the probe writes that step's record
 with skipped true and the poisoned parameter first in nonfinite.
 
-torch 1.13 has no CPU GradScaler (torch.cuda.amp.GradScaler disables itself without CUDA), so where
-torch.amp.GradScaler("cpu") is missing the test uses ContractGradScaler, a double that follows
-GradScaler's documented contract; both are run where the real one exists.
+The real torch.amp.GradScaler("cpu") (torch >= 2.3) is run with and without the optimizer step hook
+(torch >= 2.0); on torch 1.13, which has neither, those two tests skip. ContractGradScaler, a double
+that follows GradScaler's documented contract and keeps none of its internals, runs on every torch: it
+is the stand-in for the real scaler on torch 1.13, and everywhere it tests the probe's fallbacks for a
+scaler whose internals it cannot read.
 """
 import os
 import tempfile
@@ -15,33 +17,20 @@ import torch
 import torch.nn.functional as F
 
 from ampscope_probe import Probe
-from probe_test_support import ContractGradScaler, SmallMLP, histogram_total, read_stream
+from probe_test_support import (ContractGradScaler, HookedSGD, SmallMLP, has_cpu_grad_scaler,
+                                histogram_total, missing_reason, read_stream)
 
 POISON_STEPS = (5, 11)  # 5 is not an instrumented step (every=10), 11 is
 POISONED = "net.2.weight"
 
 
-class HookedSGD(torch.optim.SGD):
-    """SGD with the step post-hook API of torch >= 2.0 (Optimizer.register_step_post_hook: the hook is
-    called as hook(optimizer, args, kwargs) after each step), added where this torch lacks it, so the
-    probe's hook path is tested on torch 1.13 too."""
+class UnhookedSGD(torch.optim.SGD):
+    """SGD without the step hooks of torch >= 2.0, as on torch 1.13, so the probe's hook-less ways of
+    telling a skipped step (GradScaler's found_inf, or the scale going down) run on every torch."""
 
-    if not hasattr(torch.optim.SGD, "register_step_post_hook"):
-        def register_step_post_hook(self, hook):
-            hooks = self.__dict__.setdefault("_test_post_hooks", {})
-            key = len(hooks)
-            hooks[key] = hook
-
-            class Handle:
-                def remove(self_handle):
-                    hooks.pop(key, None)
-            return Handle()
-
-        def step(self, *args, **kwargs):
-            out = super().step(*args, **kwargs)
-            for hook in list(self.__dict__.get("_test_post_hooks", {}).values()):
-                hook(self, args, kwargs)
-            return out
+    @property
+    def register_step_post_hook(self):
+        raise AttributeError("register_step_post_hook")
 
 
 def train(scaler, path, steps=25, every=10, optimizer_class=torch.optim.SGD):
@@ -65,7 +54,7 @@ def train(scaler, path, steps=25, every=10, optimizer_class=torch.optim.SGD):
     return read_stream(path)
 
 
-class InjectedInf(unittest.TestCase):
+class Checks:
     def check(self, scaler, optimizer_class=torch.optim.SGD):
         with tempfile.TemporaryDirectory() as tmp:
             header, records = train(scaler, os.path.join(tmp, "run.jsonl"), optimizer_class=optimizer_class)
@@ -104,22 +93,16 @@ class InjectedInf(unittest.TestCase):
             self.assertEqual(unscaled, scaled, t["name"])
         return records
 
+
+class InjectedInf(Checks, unittest.TestCase):
     def test_contract_double(self):
-        self.check(ContractGradScaler(init_scale=2.0 ** 10))
+        # No step hook, no GradScaler internals: skipped steps told by the scale going down.
+        self.check(ContractGradScaler(init_scale=2.0 ** 10), optimizer_class=UnhookedSGD)
 
     def test_contract_double_with_a_step_hook(self):
-        # Skipped steps told by the optimizer step hook (no device read).
+        # Skipped steps told by the optimizer step hook (no device read): torch's own on torch >= 2.0,
+        # HookedSGD's stand-in on torch 1.13, which has no optimizer step hooks.
         self.check(ContractGradScaler(init_scale=2.0 ** 10), optimizer_class=HookedSGD)
-
-    def test_torch_cpu_grad_scaler(self):
-        amp = getattr(torch, "amp", None)
-        if amp is None or not hasattr(amp, "GradScaler"):
-            self.skipTest("torch %s has no CPU GradScaler (torch.amp.GradScaler)" % torch.__version__)
-        records = self.check(amp.GradScaler("cpu", init_scale=2.0 ** 10))
-        skipped = [r for r in records if r["skipped"]]
-        for r in skipped:  # GradScaler's per-device found_inf, where its state exposes it
-            if "found-inf-per-device" in r:
-                self.assertEqual(r["found-inf-per-device"], {"cpu": True})
 
     def test_cuda_grad_scaler(self):
         if not torch.cuda.is_available():
@@ -128,7 +111,10 @@ class InjectedInf(unittest.TestCase):
         torch.manual_seed(0)
         model = SmallMLP().cuda()
         optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
-        scaler = torch.cuda.amp.GradScaler(init_scale=2.0 ** 10)
+        # torch.amp.GradScaler("cuda") from torch 2.3 on (torch.cuda.amp.GradScaler warns there that it
+        # is deprecated); torch 1.13 has only torch.cuda.amp.GradScaler.
+        scaler = (torch.amp.GradScaler("cuda", init_scale=2.0 ** 10) if has_cpu_grad_scaler()
+                  else torch.cuda.amp.GradScaler(init_scale=2.0 ** 10))
         inputs, labels = torch.randn(64, 16, device="cuda"), torch.randint(0, 4, (64,), device="cuda")
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "run.jsonl")
@@ -154,6 +140,28 @@ class InjectedInf(unittest.TestCase):
             self.assertEqual(list(by_step[5]["found-inf-per-device"].values()), [True])
         self.assertGreater(by_step[11]["peak-bytes"], 0)
         self.assertGreaterEqual(by_step[11]["peak-bytes"], by_step[11]["current-bytes"])
+
+
+class RealCpuGradScaler(Checks, unittest.TestCase):
+    """torch >= 2 only (its own CTest test, reported as skipped on torch 1.13)."""
+
+    @classmethod
+    def setUpClass(cls):
+        if not has_cpu_grad_scaler():
+            raise unittest.SkipTest(missing_reason("CPU GradScaler (torch.amp.GradScaler('cpu'))"))
+
+    def check_torch_cpu_grad_scaler(self, optimizer_class):
+        records = self.check(torch.amp.GradScaler("cpu", init_scale=2.0 ** 10), optimizer_class)
+        for r in records:  # GradScaler's per-device found_inf (torch 2.6's state exposes it)
+            self.assertEqual(r["found-inf-per-device"], {"cpu": r["skipped"]}, r["step"])
+
+    def test_with_the_step_hook(self):
+        # torch >= 2.0's SGD: skipped steps told by the optimizer step hook.
+        self.check_torch_cpu_grad_scaler(torch.optim.SGD)
+
+    def test_without_a_step_hook(self):
+        # Skipped steps told by GradScaler's found_inf per device.
+        self.check_torch_cpu_grad_scaler(UnhookedSGD)
 
 
 if __name__ == "__main__":

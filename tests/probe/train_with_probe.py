@@ -35,6 +35,8 @@ def main():
     os.makedirs(os.path.join(args.out, "grads"), exist_ok=True)
     model = SmallMLP()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    # torch.amp.GradScaler("cpu") on torch >= 2.3; the ContractGradScaler stand-in on torch 1.13, which has
+    # no CPU GradScaler.
     scaler = cpu_grad_scaler(init_scale=256.0) if args.scaler else None
     inputs = torch.randn(512, 16)
     labels = (inputs[:, :4].sum(dim=1) > 0).long() + 2 * (inputs[:, 4:8].sum(dim=1) > 0).long()

@@ -80,13 +80,16 @@ FollowDialog* FollowWorkspace::showFollowDialog() {
   dialog->setAttribute(Qt::WA_DeleteOnClose);
   dialog->setWindowModality(Qt::WindowModal);
   connect(dialog, &QDialog::accepted, this, [this, dialog] {
-    if (const auto target = dialog->target()) {
-      controller_->follow(*target, dialog->runLabel());
-      emit followStarted();
-    }
+    if (const auto target = dialog->target()) follow(*target, dialog->runLabel());
   });
   dialog->open();
   return dialog;
+}
+
+int FollowWorkspace::follow(const FollowTarget& target, const QString& label) {
+  const int id = controller_->follow(target, label);
+  emit followStarted();
+  return id;
 }
 
 void FollowWorkspace::rebuildStopMenu() {

@@ -9,6 +9,8 @@
 #include <QString>
 #include <functional>
 
+#include "ampscope/engine/stream_follower.h"
+
 class QAction;
 class QDockWidget;
 class QLabel;
@@ -41,6 +43,9 @@ class FollowWorkspace : public QObject {
 
   // Opens the dialog (window-modal, non-blocking) and starts following when it is accepted; returns it.
   FollowDialog* showFollowDialog();
+  // What the dialog does once accepted (also for a stream given on the command line): follows `target`
+  // under `label` (empty: the stream's own run name) and emits followStarted(). Returns the follow id.
+  int follow(const FollowTarget& target, const QString& label = QString());
 
  signals:
   void dataAppended();  // followed steps are in the store: the plots update

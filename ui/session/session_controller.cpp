@@ -190,7 +190,8 @@ QString SessionController::suggestedName(const QString& suffix) const {
   return QDir(folder).filePath(suffix.isEmpty() ? base : base + QLatin1Char('.') + suffix);
 }
 
-bool SessionController::openFile(const QString& path) {
+bool SessionController::openFile(const QString& path, QString* error) {
+  if (error) error->clear();
   if (loader_.isRunning()) return false;  // one open at a time (the progress dialog is modal anyway)
   const QString name = QFileInfo(path).fileName();
   // Shown only when the open takes a moment: a short session opens without a flash.
@@ -230,7 +231,11 @@ bool SessionController::openFile(const QString& path) {
   if (loader_.wasCancelled()) return false;
   std::optional<Session> session = loader_.takeSession();
   if (!session) {
-    report(tr("Cannot open the session"), loader_.error(), true);
+    if (error) {
+      *error = loader_.error();
+    } else {
+      report(tr("Cannot open the session"), loader_.error(), true);
+    }
     if (!QFileInfo::exists(path)) recent_.remove(path);
     return false;
   }

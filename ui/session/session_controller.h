@@ -91,7 +91,9 @@ class SessionController : public QObject {
   // openFile reads and decodes on the loader's worker thread and waits for it in a local event loop, the
   // window kept drawing and a progress dialog (after a moment) offering Cancel; the opened session
   // replaces the current one only once it is complete, so a cancelled or failed open changes nothing.
-  bool openFile(const QString& path);
+  // With `error`, a failure is put there (empty when cancelled) instead of shown to the user: the command
+  // line's session is opened before the window shows, and its error goes to stderr.
+  bool openFile(const QString& path, QString* error = nullptr);
   bool save();
   bool saveAs();
   bool saveTo(const QString& path);

@@ -350,16 +350,34 @@ void TrainingWorkspace::updateStatus() {
     const QString name = ModePalette::name(c.mode);
     const QString path = c.native ? tr("native") : tr("emulated");
     if (c.mode == PrecisionMode::FP32) return QString();
-    if (!c.nativeAvailable) return tr("%1: emulated; this LibTorch has no native path").arg(name);
-    if (c.nativeStepUs > 0 && c.emulatedStepUs > 0) {
-      return tr("%1: %2; a TinyMLP step on this CPU takes %3 µs native, %4 µs emulated (auto takes the "
-                "emulation when it is at least 1.1× faster)")
-          .arg(name, path)
-          .arg(c.nativeStepUs, 0, 'f', 0)
-          .arg(c.emulatedStepUs, 0, 'f', 0);
+    QString reason;
+    if (c.nativeFailedCheck) {
+      reason = tr("%1: emulated; this LibTorch's native kernel failed its self-check against an exact "
+                  "reference on this CPU (%2)")
+                   .arg(name, QString::fromStdString(c.pathNote));
+    } else if (!c.nativeAvailable) {
+      reason = tr("%1: emulated; this LibTorch has no native path").arg(name);
+    } else if (pathSet) {
+      reason = tr("%1: %2, set by precision-path").arg(name, path);
+    } else if (c.comparedSteps > 0 && c.firstDifferingStep > 0) {
+      reason = tr("%1: native; the emulation is not bit-identical to this CPU's kernels (the loss differs "
+                  "from step %2 of %3 compared), so auto runs what PyTorch runs here")
+                   .arg(name)
+                   .arg(c.firstDifferingStep)
+                   .arg(c.comparedSteps);
+    } else if (c.comparedSteps > 0 && c.nativeStepUs > 0 && c.emulatedStepUs > 0) {
+      reason = tr("%1: %2; both paths trained bit-identically for %3 steps on this CPU, a step taking %4 µs "
+                  "native and %5 µs emulated (auto takes the emulation only when it is bit-identical and at "
+                  "least 1.1× faster)")
+                   .arg(name, path)
+                   .arg(c.comparedSteps)
+                   .arg(c.nativeStepUs, 0, 'f', 0)
+                   .arg(c.emulatedStepUs, 0, 'f', 0);
+    } else {
+      reason = tr("%1: %2 (the paths were not compared on this CPU)").arg(name, path);
     }
-    if (pathSet) return tr("%1: %2, set by precision-path").arg(name, path);
-    return tr("%1: %2 (the paths were not timed)").arg(name, path);
+    if (!c.kernelNote.empty()) reason += QStringLiteral("; ") + QString::fromStdString(c.kernelNote);
+    return reason;
   };
   for (PrecisionMode mode : s->modes()) {
     QString part = QStringLiteral("<span style='color:%1'>■</span> %2")
@@ -367,8 +385,10 @@ void TrainingWorkspace::updateStatus() {
     for (const ModeCapability& c : caps) {
       if (c.mode != mode) continue;
       part += c.native ? tr(" · native") : tr(" · <i>emulated</i>");
-      if (!c.native && c.nativeAvailable && c.nativeStepUs > 0 && c.emulatedStepUs > 0)
-        part += tr(": %1× faster than native on this CPU").arg(c.nativeStepUs / c.emulatedStepUs, 0, 'f', 1);
+      if (!c.native && c.nativeAvailable && c.comparedSteps > 0 && c.firstDifferingStep == 0 &&
+          c.nativeStepUs > 0 && c.emulatedStepUs > 0)
+        part += tr(": bit-identical, %1× faster than native on this CPU").arg(c.nativeStepUs / c.emulatedStepUs, 0, 'f', 1);
+      if (c.nativeFailedCheck) part += tr(": native kernel failed its self-check");
       const QString reason = pathReason(c);
       if (!reason.isEmpty()) reasons << reason;
     }

@@ -12,12 +12,13 @@
 #include <system_error>
 
 #include "ampscope/engine/json.h"
+#include "ampscope/engine/number_text.h"
 
 namespace ampscope {
 namespace {
 
 constexpr const char* kFormat = "ampscope-precision-paths";
-constexpr int64_t kVersion = 1;
+constexpr int64_t kVersion = 2;
 // A cache file is a few hundred bytes; anything far larger is not ours.
 constexpr std::uintmax_t kMaxFileBytes = 1 << 20;
 
@@ -51,18 +52,30 @@ PathDecision decidePath(PrecisionMode mode, bool nativeAvailable, PrecisionPath 
   if (!timing || !(timing->nativeUs > 0) || !(timing->emulatedUs > 0)) {
     return {true, "native: the paths were not timed"};
   }
+  if (timing->comparedSteps <= 0) return {true, "native: the paths were not compared on this machine"};
+  if (!timing->identical()) {
+    const std::string how =
+        timing->largestLossDifference == 0
+            ? "the losses agree for " + std::to_string(timing->comparedSteps) + " steps, the weights do not"
+            : "the loss differs from step " + std::to_string(timing->firstDifferingStep) + ", by up to " +
+                  numberText(timing->largestLossDifference);
+    return {true, "native: the emulation is not bit-identical to this CPU's kernels (" + how + ")"};
+  }
+  const std::string agree = "bit-identical to native over " + std::to_string(timing->comparedSteps) + " steps";
   const double emulatedGain = timing->nativeUs / timing->emulatedUs;
   if (emulatedGain >= kEmulationMustBeFaster) {
-    return {false, "emulated: " + ratioText(emulatedGain) + " faster than native on this CPU"};
+    return {false, "emulated: " + agree + " and " + ratioText(emulatedGain) + " faster on this CPU"};
   }
   if (emulatedGain > 1.0) {
-    return {true, "native: emulated only " + ratioText(emulatedGain) + " faster on this CPU (too close to switch)"};
+    return {true, "native: emulated only " + ratioText(emulatedGain) + " faster on this CPU (too close to switch; " +
+                      agree + ")"};
   }
-  return {true, "native: " + ratioText(1.0 / emulatedGain) + " faster than emulated on this CPU"};
+  return {true, "native: " + ratioText(1.0 / emulatedGain) + " faster than emulated on this CPU (" + agree + ")"};
 }
 
 std::string machineKey(const std::string& cpuModel, const std::string& cpuFlags,
-                       const std::string& libtorchVersion, int threads, int kernelRevision) {
+                       const std::string& libtorchVersion, int threads, const std::string& model,
+                       int kernelRevision) {
   // FNV-1a over the flags: the key stays short, and any flag change makes a new key.
   uint64_t hash = 1469598103934665603ull;
   for (unsigned char c : cpuFlags) {
@@ -72,7 +85,7 @@ std::string machineKey(const std::string& cpuModel, const std::string& cpuFlags,
   char digest[17];
   std::snprintf(digest, sizeof digest, "%016llx", static_cast<unsigned long long>(hash));
   return "cpu=" + cpuModel + ";flags=" + digest + ";libtorch=" + libtorchVersion +
-         ";threads=" + std::to_string(threads) + ";ampscope=" + ampscopeVersion() +
+         ";threads=" + std::to_string(threads) + ";model=" + model + ";ampscope=" + ampscopeVersion() +
          ";kernels=" + std::to_string(kernelRevision);
 }
 
@@ -139,7 +152,7 @@ void PathTimingCache::load() {
   const JsonValue* machines = doc->isObject() ? doc->find("machines") : nullptr;
   if (!format || !format->isString() || format->string() != kFormat || !version ||
       version->integer() != kVersion || !machines || !machines->isArray()) {
-    readProblem_ = "not an AmpScope precision-path cache of version 1";
+    readProblem_ = "not an AmpScope precision-path cache of version 2";
     return;
   }
   // Entries that do not read are skipped one by one; the next store() writes the good ones back.
@@ -151,8 +164,27 @@ void PathTimingCache::load() {
       if (!parseMode(mode) || !numbers.isObject()) continue;
       const JsonValue* native = numbers.find("native-us");
       const JsonValue* emulated = numbers.find("emulated-us");
+      const JsonValue* compared = numbers.find("compared-steps");
+      const JsonValue* differing = numbers.find("first-differing-step");
+      const JsonValue* difference = numbers.find("largest-loss-difference");
       if (!positiveFinite(native) || !positiveFinite(emulated)) continue;
-      entries_.push_back({key->string(), mode, {native->number(), emulated->number()}});
+      // -1: missing or not an integer.
+      const auto integerOr = [](const JsonValue* v) -> int64_t {
+        if (!v) return -1;
+        const std::optional<int64_t> i = v->integer();
+        return i ? *i : -1;
+      };
+      const int64_t comparedSteps = integerOr(compared);
+      const int64_t firstDiffering = integerOr(differing);
+      if (comparedSteps < 0 || firstDiffering < 0 || comparedSteps > (1 << 20) || firstDiffering > comparedSteps ||
+          !difference || !difference->isNumber() || !std::isfinite(difference->number()) || difference->number() < 0) {
+        continue;
+      }
+      PathTiming timing{native->number(), emulated->number()};
+      timing.comparedSteps = static_cast<int>(comparedSteps);
+      timing.firstDifferingStep = static_cast<int>(firstDiffering);
+      timing.largestLossDifference = difference->number();
+      entries_.push_back({key->string(), mode, timing});
     }
   }
 }
@@ -192,6 +224,9 @@ void PathTimingCache::store(const std::string& key, PrecisionMode mode, const Pa
     for (const Entry& e : entries_) {
       if (e.key != k) continue;
       w.key(e.mode).beginObject().field("native-us", e.timing.nativeUs).field("emulated-us", e.timing.emulatedUs);
+      w.field("compared-steps", static_cast<long long>(e.timing.comparedSteps))
+          .field("first-differing-step", static_cast<long long>(e.timing.firstDifferingStep))
+          .field("largest-loss-difference", e.timing.largestLossDifference);
       w.endObject();
     }
     w.endObject().endObject();

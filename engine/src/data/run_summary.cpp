@@ -80,8 +80,9 @@ std::string pathLine(const ModeCapability& capability) {
   std::string line = modeName(capability.mode) + " \u00b7 " + capability.pathNote;
   if (capability.nativeStepUs > 0 && capability.emulatedStepUs > 0) {
     line += " (native " + std::to_string(std::llround(capability.nativeStepUs)) + " us, emulated " +
-            std::to_string(std::llround(capability.emulatedStepUs)) + " us a TinyMLP step)";
+            std::to_string(std::llround(capability.emulatedStepUs)) + " us a step)";
   }
+  if (!capability.kernelNote.empty()) line += "; " + capability.kernelNote;
   return line;
 }
 

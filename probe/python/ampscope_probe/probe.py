@@ -136,15 +136,23 @@ class Probe:
         self._optimizer_steps = 0
         self._optimizer_steps_at_backward = 0
         self._hook = None
+        self._pre_hook = None
+        self._grads_still_scaled = False
         # torch >= 2.0: an optimizer step hook tells whether GradScaler ran optimizer.step without
         # reading anything from the device; older torch reads found_inf or compares the scale instead.
-        # Not for optimizers that take the scaler's found_inf themselves (fused ones): GradScaler calls
-        # their step() on skipped steps too.
-        if (optimizer is not None and hasattr(optimizer, "register_step_post_hook")
-                and not getattr(optimizer, "_step_supports_amp_scaling", False)):
+        # Not for optimizers that take the scaler's found_inf themselves (fused=True ones): GradScaler
+        # calls their step() on skipped steps too, and does not unscale their gradients in place (it hands
+        # them the scale as optimizer.grad_scale, unless unscale_ already ran). A step pre-hook notes
+        # that, so a skipped step's gradients are read as still scaled.
+        amp_step = optimizer is not None and getattr(optimizer, "_step_supports_amp_scaling", False)
+        if amp_step:
+            if hasattr(optimizer, "register_step_pre_hook"):
+                self._pre_hook = optimizer.register_step_pre_hook(self._note_grad_scale)
+        elif optimizer is not None and hasattr(optimizer, "register_step_post_hook"):
             self._hook = optimizer.register_step_post_hook(self._count_optimizer_step)
         self._last_record_time = None
         self._last_record_step = 0
+        self._reduced = None     # the last all-reduced tensor (see _record)
         self._closed = False
 
     # ------------------------------------------------------------------------------------------
@@ -184,9 +192,10 @@ class Probe:
         if self._closed:
             return
         self._closed = True
-        if self._hook is not None:
-            self._hook.remove()
-            self._hook = None
+        for hook in (self._hook, self._pre_hook):
+            if hook is not None:
+                hook.remove()
+        self._hook = self._pre_hook = None
         if self._sink is not None:
             self._sink.close()
 
@@ -202,6 +211,7 @@ class Probe:
         else:
             self._loss = float("nan") if loss is None else float(loss)
         self._optimizer_steps_at_backward = self._optimizer_steps
+        self._grads_still_scaled = False
         self._scale_before = None
         self._scale_before_value = None
         self._states = None
@@ -242,10 +252,11 @@ class Probe:
             return
         if pending is None:
             # A skipped step that was not planned: GradScaler.step has already unscaled the gradients in
-            # place, so the unscaled histogram is exact and the scaled one is the gradient times the scale.
+            # place, so the unscaled histogram is exact and the scaled one is the gradient times the scale;
+            # a fused optimizer's gradients are still as backward left them (see _note_grad_scale).
             scale = self._scale_used()
             inv_scale = _float32(1.0 / scale)
-            rows = self._rows(scaled=False, scale=scale, inv_scale=inv_scale)
+            rows = self._rows(scaled=self._grads_still_scaled, scale=scale, inv_scale=inv_scale)
         else:
             rows, scale, inv_scale = pending
         if step_time_ms is None:
@@ -271,6 +282,11 @@ class Probe:
 
     def _count_optimizer_step(self, *args):
         self._optimizer_steps += 1
+
+    def _note_grad_scale(self, optimizer, *args):
+        # torch >= 2.0 GradScaler.step sets grad_scale (a tensor) on an optimizer that unscales inside its
+        # own step, and None (or leaves it unset) when unscale_ already unscaled the gradients in place.
+        self._grads_still_scaled = getattr(optimizer, "grad_scale", None) is not None
 
     def _skipped(self):
         if not self._scaler_enabled():
@@ -356,6 +372,12 @@ class Probe:
             else:
                 packed = packed.cpu()
             dist.all_reduce(packed, op=dist.ReduceOp.SUM)
+            # Kept for the probe's lifetime. Otherwise, when the backend's worker thread drops the last
+            # reference after this function has returned, freeing the tensor takes the GIL in that thread,
+            # and destroy_process_group(), which waits for the thread while holding the GIL, never
+            # returns: seen with torch 2.6's gloo on a rank that writes nothing (half of the two-process
+            # merge runs hung there, a gloo thread waiting on the GIL).
+            self._reduced = packed
             if self._rank != 0:
                 self._reset_peak()
                 return

@@ -1,4 +1,5 @@
-// The precision-path choice and its per-machine cache, with made-up timings (nothing is timed here).
+// The precision-path choice and its per-machine cache, with made-up timings and comparisons (nothing is
+// timed or trained here).
 #include "ampscope/engine/path_timing.h"
 #include "ampscope/engine/version.h"
 
@@ -55,27 +56,62 @@ void writeAll(const fs::path& file, const std::string& text) {
 
 const std::string kKey = machineKey("Test CPU @ 1 GHz", "fpu sse2 avx2", "1.13.1", 1);
 
+// Timings of paths that trained bit-identically for 7 steps, or whose losses parted at `firstDiffering`.
+PathTiming same(double nativeUs, double emulatedUs) {
+  PathTiming t{nativeUs, emulatedUs};
+  t.comparedSteps = 7;
+  return t;
+}
+PathTiming parted(double nativeUs, double emulatedUs, int firstDiffering, double difference) {
+  PathTiming t = same(nativeUs, emulatedUs);
+  t.firstDifferingStep = firstDiffering;
+  t.largestLossDifference = difference;
+  return t;
+}
+
 // The issue's figures for this direction: a Zen 3 without BF16 instructions, bf16-amp native 4761 us
 // against the emulation near FP32 (about 915 us): the emulation is 5.2x faster.
-TEST(PathChoice, AutoTakesTheEmulationWhenItIsClearlyFaster) {
-  const PathDecision d = decidePath(PrecisionMode::BF16Amp, true, PrecisionPath::Auto, PathTiming{4761, 915});
+TEST(PathChoice, AutoTakesTheEmulationWhenItIsBitIdenticalAndClearlyFaster) {
+  const PathDecision d = decidePath(PrecisionMode::BF16Amp, true, PrecisionPath::Auto, same(4761, 915));
   EXPECT_FALSE(d.native);
-  EXPECT_EQ(d.note, "emulated: 5.2x faster than native on this CPU");
+  EXPECT_EQ(d.note, "emulated: bit-identical to native over 7 steps and 5.2x faster on this CPU");
+}
+
+// `auto` is exact with respect to this machine's PyTorch: an emulation that trains differently from
+// the native kernels here (a CPU whose BF16 dot products sum in another order) is never taken, however
+// fast; the note says from which step the losses parted.
+TEST(PathChoice, AutoNeverTakesAnEmulationThatIsNotBitIdenticalHere) {
+  const PathDecision d =
+      decidePath(PrecisionMode::BF16Amp, true, PrecisionPath::Auto, parted(4761, 915, 2, 2.384185791015625e-07));
+  EXPECT_TRUE(d.native);
+  EXPECT_EQ(d.note, "native: the emulation is not bit-identical to this CPU's kernels (the loss differs from step 2, "
+                    "by up to 2.384185791015625e-07)");
+  // Equal losses with weights that parted (found after the last step): said as such.
+  EXPECT_EQ(decidePath(PrecisionMode::BF16Amp, true, PrecisionPath::Auto, parted(4761, 915, 7, 0)).note,
+            "native: the emulation is not bit-identical to this CPU's kernels (the losses agree for 7 steps, the "
+            "weights do not)");
+  // Timings without a comparison (an old cache entry, a timer that did not train) keep native too.
+  const PathDecision unknown = decidePath(PrecisionMode::BF16Amp, true, PrecisionPath::Auto, PathTiming{4761, 915});
+  EXPECT_TRUE(unknown.native);
+  EXPECT_EQ(unknown.note, "native: the paths were not compared on this machine");
+  // An explicit setting still forces the emulation, which is what a user asking for it wants.
+  EXPECT_FALSE(decidePath(PrecisionMode::BF16Amp, true, PrecisionPath::Emulated, parted(1, 9, 1, 1)).native);
 }
 
 // This machine's direction (a CPU with BF16 instructions): native 845 us, emulated slower.
 TEST(PathChoice, AutoKeepsNativeWhenItIsFaster) {
-  const PathDecision d = decidePath(PrecisionMode::BF16Pure, true, PrecisionPath::Auto, PathTiming{845, 1690});
+  const PathDecision d = decidePath(PrecisionMode::BF16Pure, true, PrecisionPath::Auto, same(845, 1690));
   EXPECT_TRUE(d.native);
-  EXPECT_EQ(d.note, "native: 2.0x faster than emulated on this CPU");
+  EXPECT_EQ(d.note, "native: 2.0x faster than emulated on this CPU (bit-identical to native over 7 steps)");
 }
 
 // kEmulationMustBeFaster = 1.10: 1.05x is a near tie, native stays; exactly 1.10x switches.
 TEST(PathChoice, ANearTieKeepsNative) {
-  const PathDecision tie = decidePath(PrecisionMode::BF16Amp, true, PrecisionPath::Auto, PathTiming{1050, 1000});
+  const PathDecision tie = decidePath(PrecisionMode::BF16Amp, true, PrecisionPath::Auto, same(1050, 1000));
   EXPECT_TRUE(tie.native);
-  EXPECT_EQ(tie.note, "native: emulated only 1.1x faster on this CPU (too close to switch)");
-  EXPECT_FALSE(decidePath(PrecisionMode::BF16Amp, true, PrecisionPath::Auto, PathTiming{1100, 1000}).native);
+  EXPECT_EQ(tie.note, "native: emulated only 1.1x faster on this CPU (too close to switch; bit-identical to native "
+                      "over 7 steps)");
+  EXPECT_FALSE(decidePath(PrecisionMode::BF16Amp, true, PrecisionPath::Auto, same(1100, 1000)).native);
 }
 
 TEST(PathChoice, ASettingForcesEitherPathWhatEverTheTimings) {
@@ -119,9 +155,12 @@ TEST(PathChoice, TheSummaryLineSaysWhichPathAndWhy) {
   c.emulatedStepUs = 915.2;
   c.pathNote = "emulated: 5.2x faster than native on this CPU";
   EXPECT_EQ(pathLine(c), "bf16-amp \u00b7 emulated: 5.2x faster than native on this CPU (native 4761 us, "
-                         "emulated 915 us a TinyMLP step)");
+                         "emulated 915 us a step)");
   c.nativeStepUs = 0;
   EXPECT_EQ(pathLine(c), "bf16-amp \u00b7 emulated: 5.2x faster than native on this CPU");
+  c.kernelNote = "native and emulated BF16 linear differ in 0.01 % of 100 outputs";
+  EXPECT_EQ(pathLine(c), "bf16-amp \u00b7 emulated: 5.2x faster than native on this CPU; native and emulated BF16 "
+                         "linear differ in 0.01 % of 100 outputs");
   c.mode = PrecisionMode::FP32;
   EXPECT_EQ(pathLine(c), "");
 }
@@ -133,8 +172,12 @@ TEST(MachineKey, NamesTheCpuLibTorchAndThreadsAndDigestsTheFlags) {
   EXPECT_NE(machineKey("Test CPU @ 1 GHz", "fpu sse2 avx2", "1.13.1", 2), kKey);
   EXPECT_NE(machineKey("Test CPU @ 1 GHz", "fpu sse2 avx2", "2.1.0", 1), kKey);
   // Timings of an older emulation say nothing about a faster one.
-  EXPECT_NE(machineKey("Test CPU @ 1 GHz", "fpu sse2 avx2", "1.13.1", 1, kEmulationKernelRevision - 1), kKey);
+  EXPECT_NE(machineKey("Test CPU @ 1 GHz", "fpu sse2 avx2", "1.13.1", 1, "tiny-mlp", kEmulationKernelRevision - 1),
+            kKey);
   EXPECT_NE(kKey.find(";ampscope=" + ampscopeVersion() + ";kernels="), std::string::npos) << kKey;
+  // The paths are compared on the run's model: another model is another key.
+  EXPECT_NE(kKey.find(";model=tiny-mlp;"), std::string::npos) << kKey;
+  EXPECT_NE(machineKey("Test CPU @ 1 GHz", "fpu sse2 avx2", "1.13.1", 1, "tiny-transformer"), kKey);
 }
 
 TEST(PathTimingCache, ATimingStoredIsFoundAgainByAFreshReaderOfTheFile) {
@@ -143,8 +186,8 @@ TEST(PathTimingCache, ATimingStoredIsFoundAgainByAFreshReaderOfTheFile) {
   {
     PathTimingCache cache(file.string());
     EXPECT_FALSE(cache.find(kKey, PrecisionMode::BF16Amp));
-    cache.store(kKey, PrecisionMode::BF16Amp, {4761, 915});
-    cache.store(kKey, PrecisionMode::BF16Pure, {5000.5, 1200.25});
+    cache.store(kKey, PrecisionMode::BF16Amp, parted(4761, 915, 3, 0.125));
+    cache.store(kKey, PrecisionMode::BF16Pure, same(5000.5, 1200.25));
     EXPECT_TRUE(cache.writeProblem().empty()) << cache.writeProblem();
   }
   PathTimingCache again(file.string());
@@ -152,15 +195,19 @@ TEST(PathTimingCache, ATimingStoredIsFoundAgainByAFreshReaderOfTheFile) {
   ASSERT_TRUE(amp);
   EXPECT_EQ(amp->nativeUs, 4761);
   EXPECT_EQ(amp->emulatedUs, 915);
+  EXPECT_EQ(amp->comparedSteps, 7);
+  EXPECT_EQ(amp->firstDifferingStep, 3);
+  EXPECT_EQ(amp->largestLossDifference, 0.125);
   const auto pure = again.find(kKey, PrecisionMode::BF16Pure);
   ASSERT_TRUE(pure);
   EXPECT_EQ(pure->emulatedUs, 1200.25);
+  EXPECT_TRUE(pure->identical());
   EXPECT_FALSE(again.find(kKey, PrecisionMode::FP16Amp));
   EXPECT_FALSE(again.find(machineKey("Other", "", "1.13.1", 1), PrecisionMode::BF16Amp));
   EXPECT_TRUE(again.readProblem().empty()) << again.readProblem();
 
   // Another machine's entry is added beside, not over, this one's.
-  again.store(machineKey("Other", "", "1.13.1", 1), PrecisionMode::BF16Amp, {1, 2});
+  again.store(machineKey("Other", "", "1.13.1", 1), PrecisionMode::BF16Amp, same(1, 2));
   PathTimingCache third(file.string());
   EXPECT_TRUE(third.find(kKey, PrecisionMode::BF16Amp));
   EXPECT_TRUE(third.find(machineKey("Other", "", "1.13.1", 1), PrecisionMode::BF16Amp));
@@ -169,7 +216,7 @@ TEST(PathTimingCache, ATimingStoredIsFoundAgainByAFreshReaderOfTheFile) {
   const auto doc = parseJson(readAll(file), &error);
   ASSERT_TRUE(doc) << error.message;
   EXPECT_EQ(doc->find("format")->string(), "ampscope-precision-paths");
-  EXPECT_EQ(doc->find("version")->integer(), 1);
+  EXPECT_EQ(doc->find("version")->integer(), 2);
   EXPECT_EQ(doc->find("machines")->items().size(), 2u);
 }
 
@@ -180,12 +227,14 @@ TEST(PathTimingCache, ADamagedFileIsIgnoredAndRewritten) {
        {std::string("{\"format\":\"ampscope-precision-paths\",\"version\":1,\"machines\":["),  // cut short
         std::string("\x00\xff garbage", 10), std::string("[]"),
         std::string("{\"format\":\"something-else\",\"version\":1,\"machines\":[]}"),
-        std::string("{\"format\":\"ampscope-precision-paths\",\"version\":2,\"machines\":[]}")}) {
+        std::string("{\"format\":\"ampscope-precision-paths\",\"version\":3,\"machines\":[]}"),
+        // Version 1 held timings without the bit-for-bit comparison: not trusted for the new choice.
+        std::string("{\"format\":\"ampscope-precision-paths\",\"version\":1,\"machines\":[]}")}) {
     writeAll(file, damaged);
     PathTimingCache cache(file.string());
     EXPECT_FALSE(cache.find(kKey, PrecisionMode::BF16Amp));
     EXPECT_FALSE(cache.readProblem().empty());
-    cache.store(kKey, PrecisionMode::BF16Amp, {3, 1});
+    cache.store(kKey, PrecisionMode::BF16Amp, same(3, 1));
     EXPECT_TRUE(cache.writeProblem().empty());
     PathTimingCache reread(file.string());
     ASSERT_TRUE(reread.find(kKey, PrecisionMode::BF16Amp));
@@ -197,14 +246,21 @@ TEST(PathTimingCache, ADamagedFileIsIgnoredAndRewritten) {
 TEST(PathTimingCache, BadEntriesAreSkippedOneByOne) {
   TempDir dir;
   const fs::path file = dir / "precision-paths.json";
-  writeAll(file, "{\"format\":\"ampscope-precision-paths\",\"version\":1,\"machines\":[{\"key\":\"" + kKey +
-                     "\",\"modes\":{\"bf16-amp\":{\"native-us\":-1,\"emulated-us\":2},"
-                     "\"bf16-pure\":{\"native-us\":\"x\",\"emulated-us\":2},"
-                     "\"fp99\":{\"native-us\":1,\"emulated-us\":2},"
-                     "\"fp16-amp\":{\"native-us\":7,\"emulated-us\":8}}},{\"key\":3}]}");
+  const std::string compared = ",\"compared-steps\":7,\"first-differing-step\":0,\"largest-loss-difference\":0";
+  writeAll(file, "{\"format\":\"ampscope-precision-paths\",\"version\":2,\"machines\":[{\"key\":\"" + kKey +
+                     "\",\"modes\":{\"bf16-amp\":{\"native-us\":-1,\"emulated-us\":2" + compared + "},"
+                     "\"bf16-pure\":{\"native-us\":\"x\",\"emulated-us\":2" + compared + "},"
+                     "\"fp99\":{\"native-us\":1,\"emulated-us\":2" + compared + "},"
+                     "\"fp16-pure\":{\"native-us\":1,\"emulated-us\":2},"  // no comparison
+                     "\"bf16-amp-x\":{\"native-us\":1,\"emulated-us\":2" + compared + "},"
+                     "\"fp16-amp-scaled\":{\"native-us\":1,\"emulated-us\":2,\"compared-steps\":7,"
+                     "\"first-differing-step\":9,\"largest-loss-difference\":0},"  // differs after the last step
+                     "\"fp16-amp\":{\"native-us\":7,\"emulated-us\":8" + compared + "}}},{\"key\":3}]}");
   PathTimingCache cache(file.string());
   EXPECT_FALSE(cache.find(kKey, PrecisionMode::BF16Amp));
   EXPECT_FALSE(cache.find(kKey, PrecisionMode::BF16Pure));
+  EXPECT_FALSE(cache.find(kKey, PrecisionMode::FP16Pure));
+  EXPECT_FALSE(cache.find(kKey, PrecisionMode::FP16AmpScaled));
   const auto fp16 = cache.find(kKey, PrecisionMode::FP16Amp);
   ASSERT_TRUE(fp16);
   EXPECT_EQ(fp16->nativeUs, 7);
@@ -216,14 +272,14 @@ TEST(PathTimingCache, AWriteThatFailsIsNotFatal) {
   const fs::path blocker = dir / "a-file";
   writeAll(blocker, "x");
   PathTimingCache cache((blocker / "precision-paths.json").string());  // a folder inside a file
-  cache.store(kKey, PrecisionMode::BF16Amp, {2, 1});
+  cache.store(kKey, PrecisionMode::BF16Amp, same(2, 1));
   EXPECT_FALSE(cache.writeProblem().empty());
   EXPECT_TRUE(cache.find(kKey, PrecisionMode::BF16Amp));
 }
 
 TEST(PathTimingCache, WithoutAFileTimingsLiveInMemory) {
   PathTimingCache cache("");
-  cache.store(kKey, PrecisionMode::BF16Amp, {2, 1});
+  cache.store(kKey, PrecisionMode::BF16Amp, same(2, 1));
   EXPECT_TRUE(cache.find(kKey, PrecisionMode::BF16Amp));
   EXPECT_TRUE(cache.writeProblem().empty());
 }

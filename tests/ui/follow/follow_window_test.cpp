@@ -190,6 +190,29 @@ TEST_F(WindowFixture, FollowingARunShowsTheTrainingPlotsALessonHid) {
   EXPECT_TRUE(histogram->isVisible());
 }
 
+// What the dialog does once accepted, without the dialog (a stream given on the command line): two
+// streams overlay as two follows, and the plots a lesson hid come back.
+TEST_F(WindowFixture, FollowingWithoutTheDialogDoesWhatTheDialogDoes) {
+  QDockWidget* loss = window.trainingWorkspace()->dock(QStringLiteral("loss"));
+  ASSERT_TRUE(loss);
+  loss->hide();
+  const std::string a = dir.filePath(QStringLiteral("a.jsonl")).toStdString();
+  const std::string b = dir.filePath(QStringLiteral("b.jsonl")).toStdString();
+  writeFile(a, header(probeSource("run-a", "00000000000000f1")) + lines(1, 6));
+  writeFile(b, header(probeSource("run-b", "00000000000000f2")) + lines(1, 4));
+  int started = 0;
+  QObject::connect(follow, &FollowWorkspace::followStarted, [&started] { ++started; });
+  const int first = follow->follow(fileTarget(a));
+  const int second = follow->follow(fileTarget(b), QStringLiteral("labelled"));
+  EXPECT_NE(first, second);
+  EXPECT_EQ(started, 2);
+  EXPECT_TRUE(loss->isVisible());
+  FollowController* controller = follow->controller();
+  ASSERT_TRUE(pollUntil(*controller, [controller] { return controller->runs().size() == 2; }));
+  EXPECT_EQ(controller->runs()[0].label, QStringLiteral("run-a"));
+  EXPECT_EQ(controller->runs()[1].label, QStringLiteral("labelled"));
+}
+
 TEST(FollowDialog, RefusesBadTargetsWithTheMessageAndAcceptsGoodOnes) {
   FollowDialog dialog;
   EXPECT_FALSE(dialog.acceptable());  // empty

@@ -183,6 +183,33 @@ TEST(SessionController, AFailedOpenReportsTheReasonAndKeepsTheCurrentSession) {
   EXPECT_TRUE(h.loaded.empty());
 }
 
+// The command line's session (app/gui/main.cpp) is opened before the window shows: its failure comes back
+// to the caller, for stderr, and no message box is shown.
+TEST(SessionController, AFailedOpenWithAnErrorOutParameterTellsTheCallerNotTheUser) {
+  Harness h;
+  const QString bad = h.dir.filePath(QStringLiteral("bad.ampscope"));
+  QFile file(bad);
+  ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+  file.write("{\"format\": \"ampscope-session\", \"version\": 99}");
+  file.close();
+  QString error = QStringLiteral("stale");
+  EXPECT_FALSE(h.controller.openFile(bad, &error));
+  EXPECT_TRUE(h.errors.isEmpty()) << h.errors.join('\n').toStdString();
+  EXPECT_TRUE(error.contains(QStringLiteral("bad.ampscope")) && error.contains(QStringLiteral("version 99")))
+      << error.toStdString();
+  EXPECT_TRUE(h.loaded.empty());
+
+  const QString good = h.dir.filePath(QStringLiteral("good.ampscope"));
+  Session session;
+  session.config = fp32Config();
+  session.records = steps(1, 4);
+  ASSERT_TRUE(SessionFile::save(good, session, &error)) << error.toStdString();
+  EXPECT_TRUE(h.controller.openFile(good, &error));
+  EXPECT_TRUE(error.isEmpty()) << error.toStdString();
+  ASSERT_EQ(h.loaded.size(), 1u);
+  EXPECT_EQ(h.controller.currentPath(), good);
+}
+
 TEST(SessionController, ExportsCsvJsonAndAPyTorchFolder) {
   Harness h;
   h.controller.onRunStarted(fp32Config());

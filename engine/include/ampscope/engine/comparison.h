@@ -52,10 +52,12 @@ class Comparison {
   std::unique_ptr<Impl> impl_;
 };
 
-// What the running LibTorch can do natively (probed once per process), and the path each mode takes
-// under `path` with `threads` intra-op threads: Auto times both paths where both exist and path timing
-// is on (path_timing.h), and keeps native otherwise.
+// What the running LibTorch can do natively (probed once per process, its GEMMs self-checked against an
+// exact reference: kernel_check.h), and the path each mode takes under `path` with `threads` intra-op
+// threads: Auto trains `model` on both paths where both exist and path timing is on, and takes the
+// emulation only where it is bit-identical and faster (path_timing.h); it keeps native otherwise.
 std::vector<ModeCapability> probeCapabilities(const std::vector<PrecisionMode>& modes,
-                                              PrecisionPath path = PrecisionPath::Auto, int threads = 1);
+                                              PrecisionPath path = PrecisionPath::Auto, int threads = 1,
+                                              ModelKind model = ModelKind::TinyMLP);
 
 }  // namespace ampscope
