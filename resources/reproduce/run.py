@@ -3,7 +3,13 @@
 
 Written by AmpScope's "Reproduce in PyTorch" export. It trains the same model from the same initial
 weights on the same batches as the app did, with torch.autocast / GradScaler as the chapter writes them
-(the FP8 and microscaling modes emulated in float32, exactly as AmpScope emulates them), and prints the loss of every step (and writes it as CSV), so the numbers can be compared with the app's.
+(the FP8 and microscaling modes emulated in float32, exactly as AmpScope emulates them), prints the loss
+of every step (and writes it as CSV), and says per mode whether it agrees with the app's losses.
+
+Each BF16/FP16 mode runs the way AmpScope ran it: natively (torch.autocast, model.half()) where the app
+used PyTorch's own kernels, emulated where the app emulated it (CONFIG['emulated_modes']), so the
+losses can agree to the last bit. What this PyTorch can do natively is found by trying it at start:
+torch 1.13's CPU autocast has no float16 and its CPU has no FP16 kernels; torch 2.x has both.
 
     python3 run.py                      # every exported step, every mode
     python3 run.py --steps 50 --modes fp32,bf16-amp
@@ -17,6 +23,7 @@ import ctypes
 import math
 import os
 import sys
+import warnings
 
 import numpy as np
 import torch
@@ -32,21 +39,25 @@ CONFIG = AMPSCOPE_CONFIG
 
 
 # ---------------------------------------------------------------------------------------------------
-# FP16 on a CPU-only PyTorch.
+# FP16 and BF16: native or emulated.
 #
-# CPU autocast accepts only bfloat16, and FP16 matmuls have no CPU kernel. So on a CPU the FP16 modes
-# run *emulated*, exactly as AmpScope does on such a machine: float32 arithmetic, with values rounded to
-# the nearest float16 (IEEE round-to-nearest-even, through Tensor.half()) where a real FP16 run would
-# hold float16 data, and the gradients flowing back through the same points rounded too. A value too
-# small for float16 becomes 0 there (underflow), one too large becomes inf (overflow).
-#   fp16-amp(-scaled): as CUDA autocast does: Linear and matmul take float16 inputs, weight and bias
-#     and give a float16 output; softmax, layer_norm and cross_entropy run in float32; GELU, additions
-#     and scalar products stay float16 when their inputs are.
-#   fp16-pure: as model.half(): every op's output is float16, and so is every in-place op of the
-#     optimizer's update (HalfAdamW, HalfSGD below).
-# On a CUDA device the same modes use real torch.autocast(dtype=torch.float16) / model.half().
-# The BF16 modes in CONFIG["emulated_bf16_modes"] (AmpScope ran them emulated on its CPU) are emulated the
-# same way on a CPU, rounding to bfloat16 instead of float16.
+# Natively a mode runs as the chapter writes it: torch.autocast(device, dtype) around forward and loss
+# for the AMP modes, model.half() / model.to(torch.bfloat16) for the pure ones. Where AmpScope ran a
+# mode *emulated* (CONFIG["emulated_modes"]: on torch 1.13's CPU build every FP16 mode, whose CPU
+# autocast accepts only bfloat16 and whose FP16 matmuls have no CPU kernel; a BF16 mode where the
+# emulation was the faster path or the config forced it), run.py emulates it the same way: float32
+# arithmetic, with values rounded to the nearest float16 / bfloat16 (IEEE round-to-nearest-even, through
+# Tensor.half() / Tensor.bfloat16()) where a real run would hold low-precision data, and the gradients
+# flowing back through the same points rounded too. A value too small for float16 becomes 0 there
+# (underflow), one too large becomes inf (overflow).
+#   fp16-amp(-scaled), bf16-amp: as CUDA autocast does: Linear and matmul take low-precision inputs,
+#     weight and bias and give a low-precision output; softmax, layer_norm and cross_entropy run in
+#     float32; GELU, additions and scalar products stay low-precision when their inputs are.
+#   fp16-pure, bf16-pure: as model.half(): every op's output is low-precision, and so is every in-place
+#     op of the optimizer's update (RoundedAdamW, HalfSGD below).
+# A mode AmpScope ran natively that this PyTorch cannot run natively (FP16 on torch 1.13's CPU) is
+# emulated too, and run.py says that its losses may then differ from the app's in the last bits.
+# On a CUDA device every mode uses real torch.autocast / model.half().
 # ---------------------------------------------------------------------------------------------------
 class RoundToLow(torch.autograd.Function):
     """Rounds to `low` (torch.float16 or torch.bfloat16, nearest even) forward and backward."""
@@ -185,9 +196,11 @@ def outlier_factors(t: Tensor):
 # ties to even, at the format's mantissa width; below its smallest normal, at its subnormal spacing),
 # saturate a magnitude beyond the largest finite value to that value (NaN stays NaN), and multiply by
 # the dequantisation factor in float32. torch 1.13 has no float8 dtypes, so the rounding works on the
-# float32 bit patterns with integer tensor ops; the scales are float32 arithmetic (numpy.float32), in
-# the same order as AmpScope computes them, because a last-bit difference in a scale changes which
-# values round which way.
+# float32 bit patterns with integer tensor ops (round_to_element_bits); where torch has them, E4M3 and
+# E5M2 are rounded by a clamp and a cast once float8_cast_problem() has found that exact (below, with
+# the other probes). E2M1 always uses the bit patterns. The scales are float32 arithmetic
+# (numpy.float32), in the same order as AmpScope computes them, because a last-bit difference in a
+# scale changes which values round which way.
 #   element formats (OCP 8-bit FP spec; FP4 E2M1 from the OCP MX spec 1.0):
 #     E4M3 max 448, smallest normal 2^-6;  E5M2 max 57344, 2^-14;  E2M1 max 6, 2^0 (subnormal 0.5)
 #   fp8-current: per tensor, scale = (max / amax) / 2^margin from the tensor's own amax; E4M3 for x and
@@ -217,7 +230,17 @@ def f32_bits(value: float) -> int:
 
 
 def round_to_element(y: Tensor, fmt: str) -> Tensor:
-    """Rounds float32 `y` to the element format `fmt` (RNE, saturating, NaN kept); float32 result."""
+    """Rounds float32 `y` to the element format `fmt` (RNE, saturating, NaN kept); float32 result:
+    torch's float8 cast after a clamp where float8_cast_problem() found it exact, else the bit patterns."""
+    dtype = ELEMENT_CASTS.get(fmt)
+    if dtype is not None:
+        largest = ELEMENT_FORMATS[fmt][2]
+        return y.clamp(-largest, largest).to(dtype).float()
+    return round_to_element_bits(y, fmt)
+
+
+def round_to_element_bits(y: Tensor, fmt: str) -> Tensor:
+    """round_to_element() on the float32 bit patterns with integer tensor ops (any torch)."""
     mantissa, min_normal_exp, max_value, _ = ELEMENT_FORMATS[fmt]
     shift = 23 - mantissa
     bits = y.contiguous().view(torch.int32).to(torch.int64) & 0xFFFFFFFF
@@ -440,7 +463,9 @@ class PortableGradScaler:
                     continue
                 if not torch.isfinite(p.grad).all():
                     found = True
-                p.grad.mul_(inv.to(p.grad.device, p.grad.dtype))
+                # A float32 0-dim multiplier: an FP16 gradient's product is computed in float32 and
+                # rounded once, as AmpScope's scaler and torch's unscale kernel do.
+                p.grad.mul_(inv.to(p.grad.device))
         self.found_inf = found
         self.unscaled = True
 
@@ -480,8 +505,10 @@ def make_grad_scaler(device: torch.device, native: bool):
                 enabled=s["enabled"])
     if native and device.type == "cuda":
         if hasattr(torch, "amp") and hasattr(torch.amp, "GradScaler"):
-            return torch.amp.GradScaler("cuda", **args), "torch.amp.GradScaler"
+            return torch.amp.GradScaler("cuda", **args), "torch.amp.GradScaler('cuda')"
         return torch.cuda.amp.GradScaler(**args), "torch.cuda.amp.GradScaler"
+    if native and cpu_grad_scaler_problem() is None:
+        return torch.amp.GradScaler("cpu", **args), "torch.amp.GradScaler('cpu')"
     return PortableGradScaler(**args), "PortableGradScaler (same rule as torch's GradScaler)"
 
 
@@ -506,18 +533,19 @@ def load_batches():
     return [np.load(os.path.join(HERE, path), mmap_mode="r") for _, path in CONFIG["batch"]]
 
 
-def make_optimizer(model: nn.Module, emulated_low=None):
+def make_optimizer(model: nn.Module, emulated_low=None, low_parameters=False):
     """torch.optim's AdamW / SGD, or with emulated_low (torch.float16 or torch.bfloat16) the emulated
-    optimizer on parameters that hold values of that format."""
+    optimizer on parameters that hold values of that format; LibTorch's op order where torch.optim
+    differs: AdamW on torch 2.x, and both on float16/bfloat16 parameters (low_parameters)."""
     if CONFIG["optimizer"] == "sgd":
-        if emulated_low is not None:
+        if emulated_low is not None or low_parameters:
             return HalfSGD(model.parameters(), emulated_low, lr=CONFIG["lr"], momentum=CONFIG["momentum"],
                            weight_decay=CONFIG["sgd_weight_decay"])
         return optim.SGD(model.parameters(), lr=CONFIG["lr"], momentum=CONFIG["momentum"],
                          weight_decay=CONFIG["sgd_weight_decay"])
-    if emulated_low is not None:
-        return HalfAdamW(model.parameters(), emulated_low, lr=CONFIG["lr"], eps=CONFIG["adam_eps"],
-                         weight_decay=CONFIG["weight_decay"])
+    if emulated_low is not None or low_parameters or adamw_problem() is not None:
+        return RoundedAdamW(model.parameters(), emulated_low, lr=CONFIG["lr"], eps=CONFIG["adam_eps"],
+                            weight_decay=CONFIG["weight_decay"])
     return optim.AdamW(model.parameters(), lr=CONFIG["lr"], eps=CONFIG["adam_eps"],
                        weight_decay=CONFIG["weight_decay"])
 
@@ -526,17 +554,32 @@ def make_optimizer(model: nn.Module, emulated_low=None):
 # torch.optim on model.half() parameters, emulated on a CPU: float32 tensors that hold float16 values,
 # and every in-place op of the optimizer's update rounded to float16, as it is when the tensors are
 # float16 (the kernels compute in float32 and round once when they store). The op sequence is that of
-# torch 1.13's single-tensor AdamW / SGD. So an update smaller than half a float16 ulp is lost, and
-# AdamW's eps = 1e-8 rounds to 0 in float16: where v underflows, the update divides by zero - the
-# well-known failure of model.half() with Adam. The same classes emulate model.to(torch.bfloat16) where
-# AmpScope emulated bf16-pure (the low format is a constructor argument).
+# torch 1.13's single-tensor AdamW / SGD, which is LibTorch's C++ AdamW / SGD's too. So an update
+# smaller than half a float16 ulp is lost, and AdamW's eps = 1e-8 rounds to 0 in float16: where v
+# underflows, the update divides by zero - the well-known failure of model.half() with Adam. The same
+# classes emulate model.to(torch.bfloat16) where AmpScope emulated bf16-pure (the low format is a
+# constructor argument).
+# RoundedAdamW without a low format is that op sequence unrounded: torch 2.x's Python AdamW updates
+# exp_avg with lerp_ instead of mul_ and add_, which rounds differently in the last bit, so where
+# torch.optim.AdamW is not LibTorch's AdamW to the bit (adamw_problem() tries it) run.py uses this one.
+# The in-place products with a number go through the Scalar overloads (scale_), as LibTorch's C++
+# optimizers call them: on a float16/bfloat16 tensor torch 2.x's Python t.mul_(0.9) multiplies by 0.9
+# in float32, the C++ mul_(Scalar) by 0.9 rounded to the tensor's dtype first (0.8984375 in bfloat16),
+# so model.half() / model.to(torch.bfloat16) run natively use these classes (unrounded) too. On float32
+# tensors the two are the same.
 # ---------------------------------------------------------------------------------------------------
+def scale_(t: Tensor, factor: float) -> Tensor:
+    """t.mul_(factor) through aten::mul_.Scalar, as LibTorch's C++ code calls it."""
+    return torch.ops.aten.mul_.Scalar(t, factor)
+
+
 def rounded(t: Tensor, low) -> Tensor:
-    """Rounds a float32 tensor in place to the nearest value of `low` (float16 or bfloat16)."""
-    return t.copy_(t.to(low).float())
+    """Rounds a float32 tensor in place to the nearest value of `low` (float16 or bfloat16); no-op
+    without a low format."""
+    return t if low is None else t.copy_(t.to(low).float())
 
 
-class HalfAdamW(optim.AdamW):
+class RoundedAdamW(optim.AdamW):
     def __init__(self, params, low, **options):
         super().__init__(params, **options)
         self.low = low
@@ -558,14 +601,14 @@ class HalfAdamW(optim.AdamW):
                 state["step"] += 1
                 m, v, t = state["exp_avg"], state["exp_avg_sq"], state["step"]
                 if group["weight_decay"] != 0:
-                    h(p.mul_(1 - lr * group["weight_decay"]))
-                h(m.mul_(beta1))
+                    h(scale_(p, 1 - lr * group["weight_decay"]))
+                h(scale_(m, beta1))
                 h(m.add_(grad, alpha=1 - beta1))
-                h(v.mul_(beta2))
+                h(scale_(v, beta2))
                 h(v.addcmul_(grad, grad, value=1 - beta2))
                 denom = h(v.sqrt())
-                h(denom.div_(math.sqrt(1 - beta2 ** t)))
-                h(denom.add_(group["eps"]))
+                h(torch.ops.aten.div_.Scalar(denom, math.sqrt(1 - beta2 ** t)))
+                h(torch.ops.aten.add_.Scalar(denom, group["eps"]))
                 h(p.addcdiv_(m, denom, value=-lr / (1 - beta1 ** t)))
 
 
@@ -590,15 +633,159 @@ class HalfSGD(optim.SGD):
                         state["momentum_buffer"] = direction.clone()
                     else:
                         buffer = state["momentum_buffer"]
-                        h(buffer.mul_(group["momentum"]))
+                        h(scale_(buffer, group["momentum"]))
                         h(buffer.add_(direction))
                         direction = buffer
                 h(p.add_(direction, alpha=-group["lr"]))
 
 
 # ---------------------------------------------------------------------------------------------------
+# What this PyTorch can do, found by trying it once (not read from its version number): each probe
+# returns None where the feature works, else one line saying why not.
+# ---------------------------------------------------------------------------------------------------
+_PROBED = {}
+
+
+def probed(name: str, probe):
+    if name not in _PROBED:
+        try:
+            with torch.random.fork_rng(devices=[]), warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                problem = probe()
+            if problem is not None and caught:
+                problem += " (%s)" % str(caught[0].message).splitlines()[0]
+        except Exception as error:  # noqa: BLE001 - a missing kernel is any of several exception types
+            problem = "%s: %s" % (type(error).__name__, str(error).splitlines()[0] if str(error) else "")
+        _PROBED[name] = problem
+    return _PROBED[name]
+
+
+def _probe_net(dtype=None):
+    net = nn.Sequential(nn.Linear(8, 8), nn.GELU(), nn.Linear(8, 4))
+    x = torch.linspace(-2, 2, 32).reshape(4, 8)
+    if dtype is not None:
+        net.to(dtype)
+        x = x.to(dtype)
+    return net, x, torch.tensor([0, 1, 2, 3])
+
+
+def autocast_problem(dtype) -> str:
+    """torch.autocast('cpu', dtype) around linear, GELU and cross_entropy, then backward."""
+    def probe():
+        net, x, targets = _probe_net()
+        with torch.autocast("cpu", dtype=dtype):
+            out = net(x)
+            loss = F.cross_entropy(out, targets)
+        if out.dtype != dtype:
+            return "CPU autocast gives %s, not %s" % (str(out.dtype)[6:], str(dtype)[6:])
+        loss.backward()
+        return None
+    return probed("autocast %s" % dtype, probe)
+
+
+def pure_problem(dtype) -> str:
+    """model.to(dtype) on a CPU: forward, cross_entropy, backward and an AdamW step in that dtype."""
+    def probe():
+        net, x, targets = _probe_net(dtype)
+        F.cross_entropy(net(x), targets).backward()
+        RoundedAdamW(net.parameters(), None, lr=1e-3).step()
+        optim.SGD(net.parameters(), lr=1e-3, momentum=0.9).step()
+        nn.utils.clip_grad_norm_(net.parameters(), 1.0)
+        return None
+    return probed("pure %s" % dtype, probe)
+
+
+def cpu_grad_scaler_problem() -> str:
+    """torch.amp.GradScaler('cpu'): scale, unscale_, step, update on float32 gradients."""
+    def probe():
+        if not hasattr(torch, "amp") or not hasattr(torch.amp, "GradScaler"):
+            return "torch.amp.GradScaler does not exist"
+        p = nn.Parameter(torch.ones(3))
+        opt = optim.SGD([p], lr=0.5)
+        scaler = torch.amp.GradScaler("cpu", init_scale=4.0, growth_interval=1)
+        scaler.scale((p * 3).sum()).backward()
+        scaler.unscale_(opt)
+        scaler.step(opt)
+        scaler.update()
+        if not torch.equal(p.detach(), torch.full((3,), -0.5)) or scaler.get_scale() != 8.0:
+            return "torch.amp.GradScaler('cpu') did not step as expected"
+        return None
+    return probed("cpu grad scaler", probe)
+
+
+def native_cpu_problem(mode: str, with_scaler: bool) -> str:
+    """None where this PyTorch runs `mode` natively on a CPU, else why not."""
+    dtype = torch.bfloat16 if mode.startswith("bf16") else torch.float16
+    if mode.endswith("-pure"):
+        return pure_problem(dtype)
+    problem = autocast_problem(dtype)
+    if problem is None and with_scaler:
+        problem = cpu_grad_scaler_problem()
+    return problem
+
+
+def adamw_problem() -> str:
+    """Whether torch.optim.AdamW is LibTorch's AdamW (RoundedAdamW without rounding) to the last bit."""
+    def probe():
+        g = torch.Generator().manual_seed(1)
+        start = torch.randn(4096, generator=g)
+        grads = [torch.randn(4096, generator=g) * 10.0 ** -k for k in range(4)]
+        params = [nn.Parameter(start.clone()), nn.Parameter(start.clone())]
+        opts = [optim.AdamW([params[0]], lr=1e-2, weight_decay=0.01, eps=1e-8),
+                RoundedAdamW([params[1]], None, lr=1e-2, weight_decay=0.01, eps=1e-8)]
+        for grad in grads:
+            for p, opt in zip(params, opts):
+                p.grad = grad.clone()
+                opt.step()
+        if not torch.equal(params[0].detach(), params[1].detach()):
+            return ("torch.optim.AdamW of torch %s rounds differently from LibTorch's C++ AdamW (exp_avg "
+                    "by lerp_, not mul_ and add_)" % torch.__version__)
+        return None
+    return probed("adamw", probe)
+
+
+# torch's float8 dtypes round to nearest even like the quantisers, but a magnitude beyond the largest
+# finite value becomes NaN (E4M3FN) or inf (E5M2) where the recipes saturate: so the cast is clamped
+# first. float8_cast_problem() checks that clamp-then-cast gives round_to_element_bits()'s bits on every
+# value of the format, the midpoints between neighbours and their float32 neighbours, subnormals, zeros,
+# values beyond the largest, inf and NaN; only then round_to_element() uses the cast.
+FLOAT8_DTYPES = {"e4m3": "float8_e4m3fn", "e5m2": "float8_e5m2"}
+ELEMENT_CASTS = {}  # element format -> torch dtype whose clamped cast is the exact rounding
+
+
+def float8_cast_problem(fmt: str) -> str:
+    def probe():
+        dtype = getattr(torch, FLOAT8_DTYPES[fmt], None)
+        if dtype is None:
+            return "torch %s has no torch.%s" % (torch.__version__, FLOAT8_DTYPES[fmt])
+        values = torch.arange(256, dtype=torch.int32).to(torch.uint8).view(dtype).float()
+        finite = values[torch.isfinite(values)].unique()  # sorted
+        mids = (finite[1:].double() + finite[:-1].double()) / 2  # exact in float64
+        grid = torch.cat([finite, mids.float(), torch.tensor([0.0, 2.0 ** -149, 1e-30, 1e30, 3e38])])
+        up = torch.nextafter(grid, torch.full_like(grid, float("inf")))
+        down = torch.nextafter(grid, torch.full_like(grid, float("-inf")))
+        scaled = [grid * 2.0 ** k for k in (-3, 0, 1, 7)]  # in and out of the format's range
+        x = torch.cat([grid, up, down] + scaled)
+        x = torch.cat([x, -x, torch.tensor([float("inf"), float("-inf"), float("nan")])])
+        largest = ELEMENT_FORMATS[fmt][2]
+        cast = x.clamp(-largest, largest).to(dtype).float()
+        bits = round_to_element_bits(x, fmt)
+        same = (cast.view(torch.int32) == bits.view(torch.int32)) | (torch.isnan(cast) & torch.isnan(bits))
+        if not bool(same.all()):
+            at = int((~same).nonzero()[0])
+            return "torch.%s rounds %r to %r where the recipe gives %r" % (
+                FLOAT8_DTYPES[fmt], x[at].item(), cast[at].item(), bits[at].item())
+        return None
+    return probed("float8 " + fmt, probe)
+
+
+# ---------------------------------------------------------------------------------------------------
 # One mode: how it is set up, and one training step in the chapter's order.
 # ---------------------------------------------------------------------------------------------------
+LOW_MODES = {"fp16-amp-scaled": torch.float16, "fp16-amp": torch.float16, "bf16-amp": torch.bfloat16,
+             "fp16-pure": torch.float16, "bf16-pure": torch.bfloat16}
+
+
 class ModeRun:
     def __init__(self, mode: str, device: torch.device, allow_emulation: bool):
         self.mode = mode
@@ -606,66 +793,81 @@ class ModeRun:
         self.model = build_model().to(device)
         load_initial_state(self.model)
         cpu = device.type != "cuda"
-        fp16 = mode in ("fp16-amp-scaled", "fp16-amp", "fp16-pure")
-        if fp16 and cpu and not allow_emulation:
-            raise RuntimeError("%s: FP16 autocast is not available on this CPU build of PyTorch %s "
-                               "(CPU autocast supports bfloat16 only); run with --device cuda, or drop "
-                               "--no-emulation to use the FP16 emulation described in README.txt"
-                               % (mode, torch.__version__))
+        uses_scaler = mode == "fp16-amp-scaled" or (mode == "fp16-pure" and CONFIG["scaler_for_pure_fp16"])
+        uses_scaler = uses_scaler and CONFIG["scaler"]["enabled"]
         self.ops = Ops()
         self.autocast_dtype = None
         self.input_dtype = None
         self.emulated_low = None  # the format a pure mode's emulated optimizer rounds to
-        # A BF16 mode that AmpScope ran emulated on this machine (its path choice: the faster one, or
-        # the one the config forced) is emulated here too, so the losses stay the app's to the last bit.
-        bf16_emulated = cpu and mode in CONFIG["emulated_bf16_modes"]
-        if mode in ("fp16-amp-scaled", "fp16-amp"):
-            if cpu:
-                self.ops = Ops(emulation="amp")
-                self.note = "FP16 autocast EMULATED (float32 math, exact rounding to float16)"
+        self.native = mode == "fp32"
+        self.path = "native" if mode == "fp32" else "emulated"  # what the agreement table shows
+        if mode in LOW_MODES:
+            low = LOW_MODES[mode]
+            pure = mode.endswith("-pure")
+            # The path AmpScope took (its precision-path choice, or no native kernels on its LibTorch):
+            # run.py takes the same one where it can, so the losses stay the app's to the last bit.
+            app_emulated = mode in CONFIG["emulated_modes"]
+            problem = None if not cpu else native_cpu_problem(mode, uses_scaler)
+            if not cpu:
+                self.native, why = True, ""
+            elif not allow_emulation:
+                if problem is not None:
+                    raise RuntimeError("%s: not available natively on the CPU of this PyTorch %s (%s); run "
+                                       "with --device cuda, or drop --no-emulation to use the emulation "
+                                       "described in README.txt" % (mode, torch.__version__, problem))
+                self.native = True
+                why = (" (--no-emulation; AmpScope emulated it: expect last-bit differences)"
+                       if app_emulated else ", as AmpScope ran it")
+            elif app_emulated:
+                self.native, why = False, " as AmpScope ran it"
+            elif problem is None:
+                self.native, why = True, ", as AmpScope ran it"
             else:
-                self.autocast_dtype = torch.float16
-                self.note = "torch.autocast('cuda', dtype=torch.float16)"
-        elif mode == "bf16-amp" and bf16_emulated:
-            self.ops = Ops(emulation="amp", low=torch.bfloat16)
-            self.note = "BF16 autocast EMULATED as AmpScope ran it (float32 math, exact rounding to bfloat16)"
-        elif mode == "bf16-amp":
-            self.autocast_dtype = torch.bfloat16
-            self.note = "torch.autocast('%s', dtype=torch.bfloat16)" % device.type
-        elif mode == "fp16-pure":
-            if cpu:
-                self.ops = Ops(emulation="pure")
-                self.emulated_low = torch.float16
+                self.native = False
+                why = (": AmpScope ran it natively, this PyTorch %s cannot (%s), so expect last-bit "
+                       "differences" % (torch.__version__, problem))
+            name = "float16" if low == torch.float16 else "bfloat16"
+            self.path = "native" if self.native else "emulated"
+            if self.native and pure:
+                self.model.to(low)
+                self.input_dtype = low
+                self.note = ("model.half()" if low == torch.float16 else "model.to(torch.bfloat16)") + why
+            elif self.native:
+                self.autocast_dtype = low
+                self.note = "torch.autocast('%s', dtype=torch.%s)%s" % (device.type, name, why)
+            elif pure:
+                self.ops = Ops(emulation="pure", low=low)
+                self.emulated_low = low
                 with torch.no_grad():
                     for p in self.model.parameters():
-                        p.copy_(p.half().float())
-                self.note = "model.half() EMULATED (float32 math, every value rounded to float16)"
+                        p.copy_(p.to(low).float())
+                self.note = "%s EMULATED%s (float32 math, every value rounded to %s)" % (
+                    "model.half()" if low == torch.float16 else "model.to(torch.bfloat16)", why, name)
             else:
-                self.model.half()
-                self.input_dtype = torch.float16
-                self.note = "model.half()"
+                self.ops = Ops(emulation="amp", low=low)
+                self.note = "%s autocast EMULATED%s (float32 math, exact rounding to %s)" % (
+                    "FP16" if low == torch.float16 else "BF16", why, name)
         elif mode in QUANTIZED_MODES:
             self.ops = Ops(quantizer=RecipeQuantizer(mode))
-            self.note = "%s EMULATED (quantised Linear GEMM inputs, float32 math, see README.txt)" % mode
-        elif mode == "bf16-pure" and bf16_emulated:
-            self.ops = Ops(emulation="pure", low=torch.bfloat16)
-            self.emulated_low = torch.bfloat16
-            with torch.no_grad():
-                for p in self.model.parameters():
-                    p.copy_(p.bfloat16().float())
-            self.note = "model.to(torch.bfloat16) EMULATED as AmpScope ran it (float32 math, every value rounded)"
-        elif mode == "bf16-pure":
-            self.model.to(torch.bfloat16)
-            self.input_dtype = torch.bfloat16
-            self.note = "model.to(torch.bfloat16)"
+            # The element formats the recipe rounds to (NVFP4's block scales are E4M3 values).
+            formats = {"nvfp4": ("e2m1", "e4m3"), "mxfp8": ("e4m3",)}.get(mode, ("e4m3", "e5m2"))
+            casts = [f for f in formats if f in ELEMENT_CASTS]
+            how = ("; %s rounded by torch.%s casts" % (", ".join(f.upper() for f in casts),
+                                                        "/".join(FLOAT8_DTYPES[f] for f in casts))
+                   if casts else "")
+            self.note = ("%s EMULATED (quantised Linear GEMM inputs, float32 math%s, see README.txt)"
+                         % (mode, how))
         else:
             self.note = "float32"
-        self.optimizer = make_optimizer(self.model, emulated_low=self.emulated_low)
-        uses_scaler = mode == "fp16-amp-scaled" or (mode == "fp16-pure" and CONFIG["scaler_for_pure_fp16"])
+        low_parameters = self.native and mode.endswith("-pure")
+        self.optimizer = make_optimizer(self.model, emulated_low=self.emulated_low,
+                                        low_parameters=low_parameters)
+        if isinstance(self.optimizer, (RoundedAdamW, HalfSGD)) and self.emulated_low is None:
+            self.note += "; %s in LibTorch's op order" % type(self.optimizer).__bases__[0].__name__
         self.scaler = None
-        if uses_scaler and CONFIG["scaler"]["enabled"]:
+        if uses_scaler:
             # torch's GradScaler refuses FP16 gradients (model.half()); the portable one accepts them.
-            native = mode == "fp16-amp-scaled" and not cpu
+            native = mode == "fp16-amp-scaled" and self.native
             self.scaler, name = make_grad_scaler(device, native)
             self.note += ", " + name
         self.diverged = False
@@ -739,6 +941,69 @@ def set_blas_threads(n: int) -> None:
             continue
 
 
+def same_loss(a: float, b: float) -> bool:
+    """Bit for bit, as float64 values; NaN agrees with NaN (the payload is not compared)."""
+    return a == b and math.copysign(1.0, a) == math.copysign(1.0, b) or (math.isnan(a) and math.isnan(b))
+
+
+def agreement(app: dict, python: dict, last_step: int):
+    """One mode: (first differing step or None, largest |difference| over the steps both have finite,
+    the step it is at, steps compared, note). A step one side has and the other lacks (one diverged
+    earlier) differs too."""
+    first = None
+    largest, largest_step, compared = 0.0, None, 0
+    notes = []
+    for step in range(1, last_step + 1):
+        a, b = app.get(step), python.get(step)
+        if a is None and b is None:
+            continue
+        if a is None or b is None:
+            if first is None:
+                first = step
+            notes.append("%s stops after step %d" % ("AmpScope" if a is None else "run.py", step - 1))
+            break
+        compared += 1
+        if same_loss(a, b):
+            continue
+        if first is None:
+            first = step
+        if math.isfinite(a) and math.isfinite(b):
+            if abs(a - b) > largest:
+                largest, largest_step = abs(a - b), step
+        elif not notes:
+            notes.append("step %d: AmpScope %r, run.py %r" % (step, a, b))
+    return first, largest, largest_step, compared, "; ".join(notes)
+
+
+def print_agreement(reference: str, runs, rows, last_step: int) -> None:
+    """Per mode: identical to the app's recorded losses, or the first step that differs and the largest
+    difference."""
+    app = {}
+    with open(reference, newline="") as f:
+        for r in csv.DictReader(f):
+            app.setdefault(r["mode"], {})[int(r["step"])] = float(r["loss"])
+    print("Agreement with AmpScope's losses (%s, AmpScope %s on LibTorch %s; this is PyTorch %s):"
+          % (os.path.basename(reference), CONFIG["ampscope_version"], CONFIG.get("libtorch_version", "?"),
+             torch.__version__))
+    for run in runs:
+        recorded = app.get(run.mode)
+        label = "  %-16s %-8s " % (run.mode, run.path)
+        if not recorded:
+            print(label + "no AmpScope losses recorded")
+            continue
+        python = {step: loss for step, mode, loss, _, _ in rows if mode == run.mode}
+        first, largest, at, compared, note = agreement(recorded, python, last_step)
+        if first is None:
+            steps = "the 1 step" if compared == 1 else "all %d steps" % compared
+            print(label + "identical: %s bit for bit" % steps)
+        else:
+            text = "DIFFERS from step %d" % first
+            if at is not None:
+                text += ", largest |difference| %.3g at step %d" % (largest, at)
+            text += " (%d step%s compared)" % (compared, "" if compared == 1 else "s")
+            print(label + text + ("; " + note if note else ""))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description="Rerun an AmpScope experiment in PyTorch.")
     parser.add_argument("--steps", type=int, default=CONFIG["steps"],
@@ -748,7 +1013,8 @@ def main() -> int:
     parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"],
                         help="where to train (default cpu, as AmpScope does)")
     parser.add_argument("--no-emulation", action="store_true",
-                        help="refuse FP16 modes on a CPU instead of emulating them")
+                        help="run every FP16/BF16 mode natively, AmpScope's path or not; refuse a mode "
+                             "this PyTorch cannot run natively instead of emulating it")
     parser.add_argument("--csv", default=os.path.join(HERE, "pytorch_loss.csv"),
                         help="where to write step,mode,loss,loss_scale,skipped")
     parser.add_argument("--quiet", action="store_true", help="print only the summary")
@@ -767,6 +1033,9 @@ def main() -> int:
     torch.set_num_threads(CONFIG["threads"])
     set_blas_threads(CONFIG["threads"])
     torch.manual_seed(CONFIG["seed"])
+    for fmt in FLOAT8_DTYPES:
+        if any(m in QUANTIZED_MODES for m in modes) and float8_cast_problem(fmt) is None:
+            ELEMENT_CASTS[fmt] = getattr(torch, FLOAT8_DTYPES[fmt])
 
     runs = []
     for m in modes:
@@ -780,6 +1049,12 @@ def main() -> int:
                                                         CONFIG["optimizer"]))
     for run in runs:
         print("  %-16s %s" % (run.mode, run.note))
+    if any(m in QUANTIZED_MODES for m in modes):
+        for fmt in FLOAT8_DTYPES:
+            problem = float8_cast_problem(fmt)
+            how = ("rounded by a clamp and torch.%s cast (checked exact)" % FLOAT8_DTYPES[fmt]
+                   if problem is None else "rounded on float32 bit patterns: " + problem)
+            print("  %-16s %s" % (fmt.upper(), how))
 
     batches = load_batches()
     rows = []
@@ -804,18 +1079,7 @@ def main() -> int:
 
     reference = os.path.join(HERE, "ampscope_loss.csv")
     if os.path.exists(reference):
-        app = {}
-        with open(reference, newline="") as f:
-            for r in csv.DictReader(f):
-                app[(int(r["step"]), r["mode"])] = float(r["loss"])
-        for run in runs:
-            diffs = [abs(loss - app[(step, mode)]) for step, mode, loss, _, _ in rows
-                     if mode == run.mode and (step, mode) in app
-                     and math.isfinite(loss) and math.isfinite(app[(step, mode)])]
-            if diffs:
-                worst = max(diffs)
-                print("%-16s largest |loss(PyTorch) - loss(AmpScope)| over %d steps: %.3g"
-                      % (run.mode, len(diffs), worst))
+        print_agreement(reference, runs, rows, args.steps)
     return 0
 
 

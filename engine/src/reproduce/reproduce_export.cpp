@@ -163,12 +163,16 @@ ReproduceExportResult exportReproduction(const RunConfig& config, int64_t steps,
       record(relative);
     }
 
-    std::vector<PrecisionMode> emulatedBf16;
+    // The FP16/BF16 modes the run took emulated; the quantised modes are always emulated (run.py knows).
+    std::vector<PrecisionMode> emulated;
     for (const ModeCapability& capability : comparison.capabilities()) {
-      const bool bf16 = capability.mode == PrecisionMode::BF16Amp || capability.mode == PrecisionMode::BF16Pure;
-      if (bf16 && !capability.native) emulatedBf16.push_back(capability.mode);
+      const PrecisionMode m = capability.mode;
+      const bool lowPrecision = m == PrecisionMode::FP16AmpScaled || m == PrecisionMode::FP16Amp ||
+                                m == PrecisionMode::BF16Amp || m == PrecisionMode::FP16Pure ||
+                                m == PrecisionMode::BF16Pure;
+      if (lowPrecision && !capability.native) emulated.push_back(m);
     }
-    const std::string script = reproduceScript(config, steps, parameters, batchNames, emulatedBf16);
+    const std::string script = reproduceScript(config, steps, parameters, batchNames, emulated);
     if (!reproduce::writeTextFile(root / "run.py", script, &error)) return fail(error);
     std::error_code permError;
     fs::permissions(root / "run.py", fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,

@@ -72,18 +72,20 @@ std::string modelCode(const RunConfig& config, const ParameterShapes& parameters
 // Every key of CONFIG is spelled here and nowhere else in C++.
 std::string configLiteral(const RunConfig& config, int64_t steps, const ParameterShapes& parameters,
                           const std::vector<std::string>& batchTensorNames,
-                          const std::vector<PrecisionMode>& emulatedBf16Modes) {
+                          const std::vector<PrecisionMode>& emulatedModes) {
   std::ostringstream py;
   py << "{\n";
   py << "    'ampscope_version': " << pyString(ampscopeVersion()) << ",\n";
+  py << "    'libtorch_version': " << pyString(libtorchVersion()) << ",\n";
   // Every RunConfig field, named and written by the schema; `steps` is the exported count.
   RunConfig exported = config;
   exported.steps = steps;
   py << pythonConfigDict(exported);
-  py << "    # the BF16 modes AmpScope ran emulated (its precision-path choice): emulated here too\n";
-  py << "    'emulated_bf16_modes': [";
-  for (std::size_t i = 0; i < emulatedBf16Modes.size(); ++i) {
-    py << (i ? ", " : "") << pyString(modeName(emulatedBf16Modes[i]));
+  py << "    # the FP16/BF16 modes AmpScope ran emulated (no native kernels, or its precision-path choice):\n";
+  py << "    # emulated here too; the others run natively where this PyTorch can\n";
+  py << "    'emulated_modes': [";
+  for (std::size_t i = 0; i < emulatedModes.size(); ++i) {
+    py << (i ? ", " : "") << pyString(modeName(emulatedModes[i]));
   }
   py << "],\n";
   py << "    # (state_dict name, file) in the engine's order\n";
@@ -110,11 +112,11 @@ namespace ampscope {
 std::string reproduceScript(const RunConfig& config, int64_t steps,
                             const std::vector<std::pair<std::string, std::vector<int64_t>>>& parameters,
                             const std::vector<std::string>& batchTensorNames,
-                            const std::vector<PrecisionMode>& emulatedBf16Modes) {
+                            const std::vector<PrecisionMode>& emulatedModes) {
   std::string script(reproduce::runPyTemplate());
   reproduce::fill(script, "AMPSCOPE_MODEL", reproduce::modelCode(config, parameters));
   reproduce::fill(script, "AMPSCOPE_CONFIG",
-                  reproduce::configLiteral(config, steps, parameters, batchTensorNames, emulatedBf16Modes));
+                  reproduce::configLiteral(config, steps, parameters, batchTensorNames, emulatedModes));
   return script;
 }
 

@@ -13,11 +13,11 @@ namespace ampscope::reproduce {
 
 using ParameterShapes = std::vector<std::pair<std::string, std::vector<int64_t>>>;
 
-// The CONFIG dict: the run's settings as run.py reads them, the BF16 modes to emulate, then the
+// The CONFIG dict: the run's settings as run.py reads them, the FP16/BF16 modes to emulate, then the
 // (name, file) lists of the parameters (engine order) and the batch tensors.
 std::string configLiteral(const RunConfig& config, int64_t steps, const ParameterShapes& parameters,
                           const std::vector<std::string>& batchTensorNames,
-                          const std::vector<PrecisionMode>& emulatedBf16Modes);
+                          const std::vector<PrecisionMode>& emulatedModes);
 
 // The nn.Module matching the engine's model and build_model(), sized from the parameter shapes.
 // Throws std::runtime_error when the shapes lack a parameter the model needs.

@@ -52,11 +52,12 @@ ReproduceExportResult checkReproduceFolder(const std::string& directory, bool fo
 
 // The run.py text alone (used by exportReproduction; exposed for tests and the UI's preview).
 // `parameters` are (name, shape) pairs in the engine's order; batch tensor names likewise.
-// emulatedBf16Modes: the BF16 modes the engine ran emulated (its path choice, Comparison::capabilities),
-// which run.py emulates too on a CPU instead of using PyTorch's BF16 kernels.
+// emulatedModes: the FP16/BF16 modes the engine ran emulated (Comparison::capabilities: no native kernels
+// on its LibTorch, or its precision-path choice), which run.py emulates too on a CPU; it runs the others
+// natively where its PyTorch can.
 std::string reproduceScript(const RunConfig& config, int64_t steps,
                             const std::vector<std::pair<std::string, std::vector<int64_t>>>& parameters,
                             const std::vector<std::string>& batchTensorNames,
-                            const std::vector<PrecisionMode>& emulatedBf16Modes = {});
+                            const std::vector<PrecisionMode>& emulatedModes = {});
 
 }  // namespace ampscope
