@@ -14,17 +14,27 @@
 #include "precision_context.h"
 #include "rounded_adamw.h"
 #include "synthetic_data.h"
+#include "torch_compat.h"
 
 namespace ampscope::detail {
 namespace {
 
-ModeCapability capabilityOf(PrecisionMode mode) { return probeCapabilities({mode}).front(); }
+ModeCapability capabilityOf(PrecisionMode mode, PrecisionPath path = PrecisionPath::Auto) {
+  return probeCapabilities({mode}, path).front();
+}
+
+// Whether this LibTorch runs FP16 natively on the CPU (autocast to float16, FP16 GEMM). 1.13 does not:
+// its CPU autocast takes bfloat16 only, so every FP16 mode is emulated there. PyTorch added float16 to
+// CPU autocast in 2.2 (pytorch/pytorch#112484; torch.autocast's documentation: CPU autocast supports
+// torch.bfloat16 and torch.float16), and the probe finds it on Debian 13's 2.6.
+constexpr bool kNativeCpuFp16 = AMPSCOPE_TORCH_AT_LEAST(2, 2);
 
 // A 1x1 linear layer (w = 1, x = 1) whose output gets the gradient 1e-8 * scale; returns the weight
 // gradient divided by the scale (what the optimizer would see after unscale_).
 float weightGradientOfTinyUpstreamGradient(PrecisionMode mode, double scale,
-                                           RoundingCounts* gradOutputCounts = nullptr) {
-  const ModeCapability capability = capabilityOf(mode);
+                                           RoundingCounts* gradOutputCounts = nullptr,
+                                           PrecisionPath path = PrecisionPath::Auto) {
+  const ModeCapability capability = capabilityOf(mode, path);
   PrecisionContext ctx(mode, capability.native);
   ctx.beginPass(/*instrument=*/true, /*recordOps=*/false, static_cast<float>(1.0 / scale));
   const torch::Tensor w = torch::ones({1, 1}).requires_grad_(true);
@@ -45,10 +55,18 @@ float weightGradientOfTinyUpstreamGradient(PrecisionMode mode, double scale,
 }
 
 // The chapter, section 5: 1e-8 is below FP16's smallest subnormal/2 (2^-25), so FP16 flushes it to zero.
+// The count is the emulation's (its rounding point "fc.grad_output"), so that path is asked for; it is
+// the only one on LibTorch 1.13. Where FP16 autocast is native the gradient must be 0 there too.
 TEST(PrecisionModes, TinyGradientIsZeroInFp16AmpWithoutScaler) {
   RoundingCounts counts;
-  EXPECT_EQ(weightGradientOfTinyUpstreamGradient(PrecisionMode::FP16Amp, 1.0, &counts), 0.0f);
+  EXPECT_EQ(weightGradientOfTinyUpstreamGradient(PrecisionMode::FP16Amp, 1.0, &counts, PrecisionPath::Emulated),
+            0.0f);
   EXPECT_EQ(counts.flushedToZero, 1);
+  EXPECT_EQ(capabilityOf(PrecisionMode::FP16Amp).native, kNativeCpuFp16);
+  if (kNativeCpuFp16) {
+    EXPECT_EQ(weightGradientOfTinyUpstreamGradient(PrecisionMode::FP16Amp, 1.0, nullptr, PrecisionPath::Native),
+              0.0f);
+  }
 }
 
 // The chapter, section 6: 1e-8 * 65536 = 6.5536e-04 is a normal FP16 value; dividing by the scale recovers
@@ -83,7 +101,9 @@ TEST(PrecisionModes, Fp16PureLosesUpdatesBelowHalfAnUlp) {
   config.lr = 1e-5;
   torch::manual_seed(0);
   auto reference = makeModel(ModelKind::TinyMLP);
-  ModeTrainer pure(config, capabilityOf(PrecisionMode::FP16Pure), *reference);
+  // The emulated path (FP32 tensors holding FP16 values, read below as floats): LibTorch 1.13's only
+  // one; a LibTorch with native CPU FP16 would otherwise hand the trainer real float16 tensors.
+  ModeTrainer pure(config, capabilityOf(PrecisionMode::FP16Pure, PrecisionPath::Emulated), *reference);
   ModeTrainer fp32(config, capabilityOf(PrecisionMode::FP32), *reference);
   SyntheticData data(ModelKind::TinyMLP, 0, config.batchSize);
   const Batch batch = data.batch(1);
