@@ -17,9 +17,10 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from compare_losses import first_difference, strip  # noqa: E402  (one record comparison for both tools)
+
 MODES = ["fp16-amp-scaled", "fp16-amp", "bf16-amp", "fp16-pure", "bf16-pure"]
-IGNORED = {"step-time-ms", "current-bytes", "peak-bytes", "wall-time", "seq", "step_time_ms",
-           "current_bytes", "peak_bytes"}
 
 
 def cpu_line():
@@ -48,30 +49,6 @@ def run(cli, model, mode, path, steps, optimizer, out):
     with open(out) as f:
         lines = f.read().splitlines()
     return [json.loads(line) for line in lines[1:]]
-
-
-def first_difference(a, b, where=""):
-    if type(a) != type(b):
-        return where or "."
-    if isinstance(a, dict):
-        for key in sorted(set(a) | set(b)):
-            if key in IGNORED:
-                continue
-            if key not in a or key not in b:
-                return f"{where}.{key}"
-            found = first_difference(a[key], b[key], f"{where}.{key}")
-            if found:
-                return found
-        return None
-    if isinstance(a, list):
-        if len(a) != len(b):
-            return f"{where}[len]"
-        for i, (x, y) in enumerate(zip(a, b)):
-            found = first_difference(x, y, f"{where}[{i}]")
-            if found:
-                return found
-        return None
-    return None if a == b else where
 
 
 def native_modes(cli):
@@ -111,9 +88,9 @@ def main():
                     la, lb = ra.get("loss"), rb.get("loss")
                     if isinstance(la, (int, float)) and isinstance(lb, (int, float)):
                         worst = max(worst, abs(la - lb))
-                    found = first_difference(ra, rb)
+                    found = first_difference(strip(ra), strip(rb))
                     if found and first is None:
-                        first, field = ra.get("step"), found
+                        first, field = ra.get("step"), found[:70]
                 verdict = "identical" if first is None and len(a) == len(b) else f"differs from step {first}"
                 rows.append((model, mode, verdict, field, f"{worst:.3g}" if first is not None else "0"))
     header = ("model", "mode", "native vs emulated", "first differing field", "largest loss difference")
