@@ -8,10 +8,13 @@ set -euo pipefail
 # The few names that differ between releases. Everything else below is the same name on both.
 codename=$( . /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}" ) || codename=
 case "$codename" in
-  bookworm)  # Debian 12: clang 14, LibTorch 1.13, Qt 6.4
-    clang_rt=libclang-rt-14-dev ;;
-  trixie)    # Debian 13: clang 19, LibTorch 2.6, Qt 6.8
-    clang_rt=libclang-rt-19-dev ;;
+  bookworm)  # Debian 12: clang 14, LibTorch 1.13, Qt 6.4 (libqt6svg6 holds Qt's SVG plugins)
+    clang_rt=libclang-rt-14-dev
+    svg_plugins=() ;;
+  trixie)    # Debian 13: clang 19, LibTorch 2.6, Qt 6.8 (the SVG icon engine and image plugin moved to
+             # qt6-svg-plugins; without it the app's SVG icon is empty)
+    clang_rt=libclang-rt-19-dev
+    svg_plugins=(qt6-svg-plugins) ;;
   *)
     echo "install-deps: unsupported release '${codename:-unknown}' (VERSION_CODENAME in /etc/os-release);" \
          "AmpScope's package list knows Debian 12 (bookworm) and Debian 13 (trixie)" >&2
@@ -23,7 +26,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git file ccache
   # Qt 6 (widgets, SVG, linguist tools, offscreen/xcb platform plugins, Qt's own translations)
   qt6-base-dev qt6-svg-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools qt6-translations-l10n
-  qt6-qpa-plugins libgl-dev
+  qt6-qpa-plugins libgl-dev "${svg_plugins[@]}"
   # plotting (GPL-3.0-or-later: AmpScope inherits the licence)
   libqcustomplot-dev libqcustomplot2.1-qt6
   # LibTorch CPU (1.13 on Debian 12, 2.6 on Debian 13), and the BLAS it should use (the reference BLAS is ~2x slower)
