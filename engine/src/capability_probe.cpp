@@ -23,6 +23,7 @@
 #include "ampscope/engine/number_text.h"
 #include "ampscope/engine/path_timing.h"
 #include "autocast_scope.h"
+#include "global_generator_guard.h"
 #include "kernel_check_cases.h"
 #include "mode_trainer.h"
 #include "models/model.h"
@@ -189,12 +190,7 @@ double nowUs() {
 PathTiming measurePaths(PrecisionMode mode, ModelKind model, int /*threads*/) {
   constexpr int kWarmSteps = 2;
   constexpr int kTimedSteps = 5;
-  auto generator = at::detail::getDefaultCPUGenerator();
-  at::Tensor generatorState;
-  {
-    std::lock_guard<std::mutex> lock(generator.mutex());
-    generatorState = generator.get_state();
-  }
+  detail::GlobalGeneratorGuard keepGenerator;
   RunConfig config = presetFor(model);
   config.modes = {mode};
   torch::manual_seed(0);
@@ -236,10 +232,6 @@ PathTiming measurePaths(PrecisionMode mode, ModelKind model, int /*threads*/) {
         break;
       }
     }
-  }
-  {
-    std::lock_guard<std::mutex> lock(generator.mutex());
-    generator.set_state(generatorState);
   }
   return best;
 }

@@ -14,11 +14,10 @@
 #include <set>
 
 #include "ampscope/engine/number_format.h"
+#include "global_generator_guard.h"
 #include "kernel_check_cases.h"
 #include "models/model.h"
-
-#define AMPSCOPE_KERNEL_CHECK_TORCH_AT_LEAST(major, minor) \
-  (TORCH_VERSION_MAJOR > (major) || (TORCH_VERSION_MAJOR == (major) && TORCH_VERSION_MINOR >= (minor)))
+#include "torch_compat.h"
 
 namespace ampscope {
 namespace detail {
@@ -113,23 +112,6 @@ torch::Tensor drawn(std::vector<int64_t> shape, double limit, torch::ScalarType 
   return t.to(dtype);
 }
 
-// Global generator untouched: the models are built only for their shapes.
-class KeepGlobalGenerator {
- public:
-  KeepGlobalGenerator() : generator_(at::detail::getDefaultCPUGenerator()) {
-    std::lock_guard<std::mutex> lock(generator_.mutex());
-    state_ = generator_.get_state();
-  }
-  ~KeepGlobalGenerator() {
-    std::lock_guard<std::mutex> lock(generator_.mutex());
-    generator_.set_state(state_);
-  }
-
- private:
-  at::Generator generator_;
-  at::Tensor state_;
-};
-
 }  // namespace
 
 torch::Tensor nativeLinear(const torch::Tensor& x, const torch::Tensor& w, const torch::Tensor& b) {
@@ -141,7 +123,7 @@ torch::Tensor nativeConv1d(const torch::Tensor& x, const torch::Tensor& w, const
 }
 
 std::vector<GemmShape> modelGemmShapes() {
-  KeepGlobalGenerator keep;
+  GlobalGeneratorGuard keep;  // the models are built only for their shapes
   std::set<std::pair<int64_t, int64_t>> seen;
   std::vector<GemmShape> shapes;
   for (ModelKind kind : {ModelKind::TinyMLP, ModelKind::DeepMLP, ModelKind::TinyTransformer}) {
@@ -338,7 +320,7 @@ std::vector<KernelCheck> checkFloat8Casts() {
   for (const auto& [name, format] : formats) {
     KernelCheck check;
     check.kernel = name;
-#if AMPSCOPE_KERNEL_CHECK_TORCH_AT_LEAST(2, 1)
+#if AMPSCOPE_TORCH_AT_LEAST(2, 1)
     try {
       const torch::ScalarType type = format == DType::FP8E4M3FN ? at::kFloat8_e4m3fn : at::kFloat8_e5m2;
       int64_t wrong = 0;

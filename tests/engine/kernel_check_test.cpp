@@ -14,6 +14,7 @@
 #include "ampscope/engine/number_format.h"
 #include "ampscope/engine/path_timing.h"
 #include "kernel_check_cases.h"
+#include "torch_compat.h"
 
 namespace ampscope::detail {
 namespace {
@@ -149,8 +150,8 @@ TEST(KernelCheck, ThisLibTorchsKernelsAreCheckedAndReported) {
   const KernelCheck* fp32 = findKernelCheck(checks, "fp32-linear");
   ASSERT_TRUE(fp32);
   EXPECT_TRUE(fp32->available);
-  const bool scalerKernels = TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 3);
-  const bool float8 = TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 1);
+  const bool scalerKernels = AMPSCOPE_TORCH_AT_LEAST(2, 3);
+  const bool float8 = AMPSCOPE_TORCH_AT_LEAST(2, 1);
   for (const char* name : {"amp-unscale", "amp-update-scale"}) {
     const KernelCheck* check = findKernelCheck(checks, name);
     EXPECT_EQ(check->available, scalerKernels) << kernelCheckLine(*check);
