@@ -117,9 +117,15 @@ QString AboutDialog::kernelTable() {
     rows += QStringLiteral("<tr><td><code>%1</code></td><td>%2</td><td>%3</td><td>%4</td></tr>")
                 .arg(QString::fromStdString(c.kernel).toHtmlEscaped(), verdict, detail.toHtmlEscaped(), used);
   }
+  const std::string source = nativeKernelChecksSource();
+  const QString when = source.empty()
+                           ? tr("Checked in this session.")
+                           : tr("Checked at the first start on this machine and kept in %1; "
+                                "<code>ampscope-cli kernels --recheck</code> checks again.")
+                                 .arg(QString::fromStdString(source).toHtmlEscaped());
   return tr("<p><b>Native kernels on this CPU</b>, each checked against an exact reference before a mode "
             "may use it:</p>") +
-         QStringLiteral("<table cellspacing='3'>%1</table>").arg(rows);
+         QStringLiteral("<table cellspacing='3'>%1</table><p>%2</p>").arg(rows, when);
 }
 
 QString AboutDialog::versionSummary() {

@@ -18,19 +18,23 @@ namespace ampscope::cli {
 namespace {
 
 void printHelp(std::ostream& out) {
-  out << "Usage: ampscope-cli kernels [--model tiny-mlp|deep-mlp|tiny-transformer] [--json]\n"
+  out << "Usage: ampscope-cli kernels [--model tiny-mlp|deep-mlp|tiny-transformer] [--recheck] [--json]\n"
          "\n"
          "Checks each native LibTorch kernel AmpScope would use (BF16/FP16/FP32 GEMMs on the models'\n"
          "layer shapes, FP32 conv1d, the GradScaler's CPU kernels, float8 casts) against an exact\n"
          "reference, and prints which path `--precision-path auto` takes for each low-precision mode on\n"
          "the model: native, or the emulation where it trains bit-identically and faster. A native\n"
-         "kernel that fails its check is not used; its mode runs the emulation.\n";
+         "kernel that fails its check is not used; its mode runs the emulation.\n"
+         "\n"
+         "The checks run at the first start on a machine and are kept in the user's cache folder\n"
+         "(kernel-checks.json beside precision-paths.json); --recheck runs them again and replaces them.\n";
 }
 
 }  // namespace
 
 int runKernelsCommand(const std::vector<std::string>& args) {
   bool json = false;
+  bool recheck = false;
   ModelKind model = ModelKind::TinyMLP;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -40,6 +44,8 @@ int runKernelsCommand(const std::vector<std::string>& args) {
     }
     if (a == "--json") {
       json = true;
+    } else if (a == "--recheck") {
+      recheck = true;
     } else if (a == "--model") {
       if (i + 1 >= args.size()) {
         std::cerr << "ampscope-cli kernels: --model needs a value (tiny-mlp, deep-mlp, tiny-transformer)\n";
@@ -59,7 +65,10 @@ int runKernelsCommand(const std::vector<std::string>& args) {
   }
 
   enablePathTiming({defaultPathTimingFile(), nullptr});
+  useKernelCheckCache(defaultKernelCheckFile(), recheck);
   const std::vector<KernelCheck>& checks = nativeKernelChecks();
+  const std::string source = nativeKernelChecksSource();
+  const std::string cacheProblem = kernelCheckCacheProblem();
   const std::vector<PrecisionMode> modes = {PrecisionMode::BF16Amp, PrecisionMode::BF16Pure, PrecisionMode::FP16Amp,
                                             PrecisionMode::FP16AmpScaled, PrecisionMode::FP16Pure};
   const std::vector<ModeCapability> caps = probeCapabilities(modes, PrecisionPath::Auto, 1, model);
@@ -68,22 +77,9 @@ int runKernelsCommand(const std::vector<std::string>& args) {
     std::string text;
     JsonWriter w(text, JsonWriter::Layout::Pretty);
     w.beginObject().field("libtorch", libtorchVersion()).field("model", modelName(model));
+    w.field("checks-from", source.empty() ? std::string("run now") : source).field("cache-problem", cacheProblem);
     w.key("kernels").beginArray();
-    for (const KernelCheck& c : checks) {
-      w.beginObject()
-          .field("kernel", c.kernel)
-          .field("used-by", c.usedBy)
-          .field("available", c.available)
-          .field("correct", c.correct)
-          .field("outputs", static_cast<long long>(c.outputs))
-          .field("differing-share", c.differingShare)
-          .field("max-ulps", c.maxUlps)
-          .field("worst-bound-ratio", c.worstBoundRatio);
-      if (c.comparedWithEmulation) {
-        w.field("emulation-differing-share", c.emulationDifferingShare).field("emulation-max-ulps", c.emulationMaxUlps);
-      }
-      w.field("note", c.note).endObject();
-    }
+    for (const KernelCheck& c : checks) writeKernelCheck(w, c);
     w.endArray().key("modes").beginArray();
     for (const ModeCapability& c : caps) {
       w.beginObject()
@@ -104,7 +100,9 @@ int runKernelsCommand(const std::vector<std::string>& args) {
     return kExitOk;
   }
 
-  std::cout << "LibTorch " << libtorchVersion() << ": native kernels checked against an exact reference\n";
+  std::cout << "LibTorch " << libtorchVersion() << ": native kernels checked against an exact reference"
+            << (source.empty() ? std::string(" (run now)") : " (kept from the first start in " + source + ")") << "\n";
+  if (!cacheProblem.empty()) std::cout << "  (cache file not used: " << cacheProblem << ")\n";
   for (const KernelCheck& c : checks) std::cout << "  " << kernelCheckLine(c) << "\n";
   std::cout << "\nPaths with --precision-path auto on " << modelName(model) << ":\n";
   for (const ModeCapability& c : caps) {

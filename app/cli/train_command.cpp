@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ampscope/engine/comparison.h"
+#include "ampscope/engine/kernel_check.h"
 #include "ampscope/engine/path_timing.h"
 #include "ampscope/engine/record_codec.h"
 #include "ampscope/engine/run_config.h"
@@ -155,8 +156,10 @@ int runTrainCommand(const std::vector<std::string>& args) {
     jsonl << recordStreamHeader(config);
   }
 
-  // auto's timing of native against emulated, kept per machine in the user's cache folder.
+  // auto's timing of native against emulated and the kernels' self-check, kept per machine in the
+  // user's cache folder.
   enablePathTiming({defaultPathTimingFile(), nullptr});
+  useKernelCheckCache(defaultKernelCheckFile());
   Comparison comparison(config);
   std::vector<ModeSummary> summaries;
   std::cout << "model " << modelName(config.model) << ", " << config.steps << " steps, batch "

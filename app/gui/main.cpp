@@ -15,6 +15,7 @@
 
 #include <unistd.h>
 
+#include "ampscope/engine/kernel_check.h"
 #include "ampscope/engine/path_timing.h"
 #include "ampscope/engine/version.h"
 #include "ui/about_dialog.h"
@@ -184,9 +185,10 @@ int main(int argc, char** argv) {
     qputenv("QT_QPA_PLATFORM", "offscreen");
   }
 
-  // auto's timing of native against emulated, kept per machine in the user's cache folder; done when
-  // a run first needs it.
+  // auto's timing of native against emulated and the native kernels' self-check, kept per machine in
+  // the user's cache folder; done when a run first needs them.
   ampscope::enablePathTiming({ampscope::defaultPathTimingFile(), nullptr});
+  ampscope::useKernelCheckCache(ampscope::defaultKernelCheckFile());
   QApplication app(argc, argv);
   QApplication::setApplicationName(QStringLiteral("AmpScope"));
   QApplication::setOrganizationName(QStringLiteral("AmpScope"));

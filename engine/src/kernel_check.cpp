@@ -14,6 +14,8 @@
 #include <set>
 
 #include "ampscope/engine/number_format.h"
+#include "ampscope/engine/path_timing.h"
+#include "ampscope/engine/version.h"
 #include "global_generator_guard.h"
 #include "kernel_check_cases.h"
 #include "models/model.h"
@@ -386,6 +388,10 @@ struct CheckState {
   bool done = false;
   int generation = 0;
   std::vector<KernelCheck> checks;
+  std::string cacheFile;
+  bool rerun = false;
+  std::string source;   // the cache file the checks came from; empty: run in this process
+  std::string problem;  // the cache file's read or write problem
 };
 CheckState& checkState() {
   static CheckState state;
@@ -411,11 +417,50 @@ std::vector<KernelCheck> runNativeKernelChecks() {
 const std::vector<KernelCheck>& nativeKernelChecks() {
   CheckState& state = checkState();
   std::lock_guard<std::mutex> lock(state.mutex);
-  if (!state.done) {
+  if (state.done) return state.checks;
+  // The intra-op thread count is in the key: a GEMM's blocking, and so its accumulation order, can
+  // depend on it.
+  static const std::pair<std::string, std::string> cpu = cpuIdentity();
+  const std::string key = machineKey(cpu.first, cpu.second, libtorchVersion(), at::get_num_threads(), "kernel-checks",
+                                     kKernelCheckRevision);
+  KernelCheckCache cache(state.cacheFile);
+  std::optional<std::vector<KernelCheck>> cached;
+  if (!state.rerun) cached = cache.find(key);
+  if (cached) {
+    state.checks = std::move(*cached);
+    state.source = state.cacheFile;
+  } else {
     state.checks = runNativeKernelChecks();
-    state.done = true;
+    state.source.clear();
+    if (!state.cacheFile.empty()) cache.store(key, state.checks);
+    state.rerun = false;
   }
+  state.problem = !cache.writeProblem().empty() ? cache.writeProblem() : cache.readProblem();
+  if (!state.problem.empty()) state.problem = state.cacheFile + ": " + state.problem;
+  state.done = true;
   return state.checks;
+}
+
+void useKernelCheckCache(std::string file, bool rerun) {
+  CheckState& state = checkState();
+  std::lock_guard<std::mutex> lock(state.mutex);
+  if (state.cacheFile == file && !rerun) return;
+  state.cacheFile = std::move(file);
+  state.rerun = rerun;
+  state.done = false;
+  ++state.generation;
+}
+
+std::string nativeKernelChecksSource() {
+  CheckState& state = checkState();
+  std::lock_guard<std::mutex> lock(state.mutex);
+  return state.source;
+}
+
+std::string kernelCheckCacheProblem() {
+  CheckState& state = checkState();
+  std::lock_guard<std::mutex> lock(state.mutex);
+  return state.problem;
 }
 
 namespace detail {
@@ -425,6 +470,7 @@ void replaceNativeKernelChecksForTest(std::optional<std::vector<KernelCheck>> ch
   std::lock_guard<std::mutex> lock(state.mutex);
   state.done = checks.has_value();
   state.checks = checks ? std::move(*checks) : std::vector<KernelCheck>{};
+  state.source.clear();
   ++state.generation;
 }
 

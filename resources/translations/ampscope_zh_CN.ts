@@ -65,6 +65,14 @@ LibTorch %4
         <source>&lt;p&gt;&lt;b&gt;Native kernels on this CPU&lt;/b&gt;, each checked against an exact reference before a mode may use it:&lt;/p&gt;</source>
         <translation>&lt;p&gt;&lt;b&gt;本机 CPU 上的原生内核&lt;/b&gt;，每个在被模式使用之前都与精确参考值核对：&lt;/p&gt;</translation>
     </message>
+    <message>
+        <source>Checked in this session.</source>
+        <translation>在本次运行中核对。</translation>
+    </message>
+    <message>
+        <source>Checked at the first start on this machine and kept in %1; &lt;code&gt;ampscope-cli kernels --recheck&lt;/code&gt; checks again.</source>
+        <translation>在本机首次启动时核对，结果保存在 %1；&lt;code&gt;ampscope-cli kernels --recheck&lt;/code&gt; 会重新核对。</translation>
+    </message>
 </context>
 <context>
     <name>AutosaveManager</name>

@@ -2,6 +2,9 @@
 // naming the flag.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <string>
 
 #include "cli_runner.h"
@@ -32,6 +35,28 @@ TEST(CliKernels, JsonIsValidAndNamesEachKernel) {
   EXPECT_NE(r.out.find("\"model\": \"deep-mlp\""), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\"kernel\": \"bf16-linear\""), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\"compared-steps\""), std::string::npos) << r.out;
+}
+
+// The first run checks and keeps the table in the cache folder; the next says it used the kept one;
+// --recheck runs the checks again.
+TEST(CliKernels, TheChecksAreKeptBetweenRunsUntilRecheck) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("ampscope-cli-kernels-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  CliRunner runner;
+  runner.setTimeoutSeconds(300).setEnvironment({"AMPSCOPE_CACHE_DIR=" + dir.string()});
+  CliResult r = runner.run({"kernels"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("exact reference (run now)"), std::string::npos) << r.out;
+  EXPECT_TRUE(fs::exists(dir / "kernel-checks.json"));
+  r = runner.run({"kernels", "--json"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("\"checks-from\": \"" + (dir / "kernel-checks.json").string() + "\""), std::string::npos)
+      << r.out;
+  r = runner.run({"kernels", "--recheck"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("exact reference (run now)"), std::string::npos) << r.out;
+  fs::remove_all(dir);
 }
 
 TEST(CliKernels, BadFlagsExit2NamingTheFlag) {

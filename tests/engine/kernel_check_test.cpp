@@ -6,8 +6,13 @@
 #include <torch/torch.h>
 #include <torch/version.h>
 
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "ampscope/engine/comparison.h"
 #include "ampscope/engine/kernel_check.h"
@@ -198,6 +203,65 @@ TEST(KernelCheck, AModeWhoseNativeGemmFailsItsCheckIsEmulatedAndSaysWhy) {
   }
   replaceNativeKernelChecksForTest(std::nullopt);
   EXPECT_TRUE(probeCapabilities({PrecisionMode::BF16Amp}, PrecisionPath::Native).front().native);
+}
+
+// The checks run once per machine: the first nativeKernelChecks() stores them in the cache file, the
+// next process reads them from there (what it reads is what it uses: a kernel the file says is wrong
+// stays unused), and a recheck runs them again and replaces the file.
+TEST(KernelCheck, TheChecksAreKeptInTheCacheFileUntilARecheck) {
+  namespace fs = std::filesystem;
+  disablePathTiming();
+  const fs::path dir = fs::temp_directory_path() / ("ampscope-kernel-cache-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const std::string file = (dir / "kernel-checks.json").string();
+  useKernelCheckCache(file);
+  const std::vector<KernelCheck> measured = nativeKernelChecks();
+  EXPECT_EQ(nativeKernelChecksSource(), "");
+  EXPECT_EQ(kernelCheckCacheProblem(), "");
+  ASSERT_TRUE(fs::exists(file));
+
+  // A later start on this machine: the file's table, kernel by kernel.
+  useKernelCheckCache("");
+  useKernelCheckCache(file);
+  const std::vector<KernelCheck> cached = nativeKernelChecks();
+  EXPECT_EQ(nativeKernelChecksSource(), file);
+  ASSERT_EQ(cached.size(), measured.size());
+  for (size_t i = 0; i < cached.size(); ++i) {
+    EXPECT_EQ(kernelCheckLine(cached[i]), kernelCheckLine(measured[i]));
+  }
+
+  // The file says native BF16 GEMM is wrong here: the next start believes it without running anything.
+  std::stringstream text;
+  text << std::ifstream(file).rdbuf();
+  std::string planted = text.str();
+  const auto gemm = planted.find("\"bf16-linear\"");
+  ASSERT_NE(gemm, std::string::npos);
+  const auto correct = planted.find("\"correct\": true", gemm);
+  ASSERT_NE(correct, std::string::npos) << planted;
+  planted.replace(correct, 15, "\"correct\": false");
+  std::ofstream(file, std::ios::trunc) << planted;
+  useKernelCheckCache("");
+  useKernelCheckCache(file);
+  const KernelCheck* wrong = findKernelCheck(nativeKernelChecks(), "bf16-linear");
+  ASSERT_TRUE(wrong);
+  EXPECT_FALSE(wrong->correct);
+  if (wrong->available) {
+    EXPECT_FALSE(probeCapabilities({PrecisionMode::BF16Amp}, PrecisionPath::Native).front().native);
+  }
+
+  // --recheck: run now, and the file holds the fresh table again.
+  useKernelCheckCache(file, true);
+  EXPECT_EQ(kernelCheckLine(*findKernelCheck(nativeKernelChecks(), "bf16-linear")),
+            kernelCheckLine(*findKernelCheck(measured, "bf16-linear")));
+  EXPECT_EQ(nativeKernelChecksSource(), "");
+  useKernelCheckCache("");
+  useKernelCheckCache(file);
+  EXPECT_EQ(kernelCheckLine(*findKernelCheck(nativeKernelChecks(), "bf16-linear")),
+            kernelCheckLine(*findKernelCheck(measured, "bf16-linear")));
+  EXPECT_EQ(nativeKernelChecksSource(), file);
+
+  useKernelCheckCache("");
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 
 #include "ampscope/engine/json.h"
 #include "ampscope/engine/number_text.h"
+#include "cache_file.h"
 
 namespace ampscope {
 namespace {
@@ -126,23 +127,10 @@ PathTimingCache::PathTimingCache(std::string file) : file_(std::move(file)) {}
 void PathTimingCache::load() {
   if (loaded_) return;
   loaded_ = true;
-  if (file_.empty()) return;
-  std::error_code ec;
-  if (!std::filesystem::exists(file_, ec)) return;
-  const auto size = std::filesystem::file_size(file_, ec);
-  if (ec || size > kMaxFileBytes) {
-    readProblem_ = ec ? ec.message() : "larger than a cache file can be";
-    return;
-  }
-  std::ifstream in(file_, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  if (!in.good() && !in.eof()) {
-    readProblem_ = "could not be read";
-    return;
-  }
+  const std::optional<std::string> text = detail::readCacheFile(file_, kMaxFileBytes, &readProblem_);
+  if (!text) return;
   JsonParseError error;
-  const auto doc = parseJson(text.str(), &error);
+  const auto doc = parseJson(*text, &error);
   if (!doc) {
     readProblem_ = error.where() + ": " + error.message;
     return;
@@ -234,29 +222,7 @@ void PathTimingCache::store(const std::string& key, PrecisionMode mode, const Pa
   w.endArray().endObject();
   text += "\n";
 
-  // Written beside the file and renamed over it, so a reader never sees half a file.
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const fs::path target(file_);
-  if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
-  const fs::path temporary = target.string() + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) {
-      writeProblem_ = "could not write " + temporary.string();
-      fs::remove(temporary, ec);
-      return;
-    }
-  }
-  fs::rename(temporary, target, ec);
-  if (ec) {
-    writeProblem_ = "could not replace " + file_ + ": " + ec.message();
-    fs::remove(temporary, ec);
-    return;
-  }
-  writeProblem_.clear();
+  writeProblem_ = detail::replaceCacheFile(file_, text);
 }
 
 }  // namespace ampscope

@@ -1,6 +1,7 @@
 // The precision-path choice and its per-machine cache, with made-up timings and comparisons (nothing is
-// timed or trained here).
+// timed or trained here), and the cache of the native kernels' self-check with made-up results.
 #include "ampscope/engine/path_timing.h"
+#include "ampscope/engine/kernel_check.h"
 #include "ampscope/engine/version.h"
 
 #include <gtest/gtest.h>
@@ -299,6 +300,122 @@ TEST(PathTimingCache, TheDefaultFileFollowsTheEnvironment) {
   for (int i = 0; i < 3; ++i) {
     if (saved[i]) ::setenv(names[i], keep[i].c_str(), 1); else ::unsetenv(names[i]);
   }
+}
+
+
+// Two made-up checks: a GEMM compared with the emulation and one the LibTorch lacks.
+std::vector<KernelCheck> madeUpChecks() {
+  KernelCheck gemm;
+  gemm.kernel = "bf16-linear";
+  gemm.usedBy = "bf16-amp, bf16-pure";
+  gemm.available = true;
+  gemm.correct = true;
+  gemm.outputs = 4352;
+  gemm.differingShare = 0.000125;
+  gemm.maxUlps = 1;
+  gemm.worstBoundRatio = 0.25;
+  gemm.comparedWithEmulation = true;
+  gemm.emulationDifferingShare = 0.0001;
+  gemm.emulationMaxUlps = 1;
+  KernelCheck missing;
+  missing.kernel = "amp-unscale";
+  missing.note = "needs torch >= 2.3";
+  return {gemm, missing};
+}
+
+void expectSameChecks(const std::vector<KernelCheck>& a, const std::vector<KernelCheck>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].kernel, b[i].kernel);
+    EXPECT_EQ(a[i].usedBy, b[i].usedBy);
+    EXPECT_EQ(a[i].available, b[i].available);
+    EXPECT_EQ(a[i].correct, b[i].correct);
+    EXPECT_EQ(a[i].outputs, b[i].outputs);
+    EXPECT_EQ(a[i].differingShare, b[i].differingShare);  // shortest round-trip text: bit for bit
+    EXPECT_EQ(a[i].maxUlps, b[i].maxUlps);
+    EXPECT_EQ(a[i].worstBoundRatio, b[i].worstBoundRatio);
+    EXPECT_EQ(a[i].comparedWithEmulation, b[i].comparedWithEmulation);
+    EXPECT_EQ(a[i].emulationDifferingShare, b[i].emulationDifferingShare);
+    EXPECT_EQ(a[i].emulationMaxUlps, b[i].emulationMaxUlps);
+    EXPECT_EQ(a[i].note, b[i].note);
+  }
+}
+
+TEST(KernelCheckCache, ChecksStoredAreFoundAgainByAFreshReaderOfTheFile) {
+  TempDir dir;
+  const fs::path file = dir / "sub" / "kernel-checks.json";
+  KernelCheckCache cache(file.string());
+  EXPECT_FALSE(cache.find(kKey));
+  cache.store(kKey, madeUpChecks());
+  EXPECT_TRUE(cache.writeProblem().empty()) << cache.writeProblem();
+  KernelCheckCache reread(file.string());
+  const auto found = reread.find(kKey);
+  ASSERT_TRUE(found);
+  expectSameChecks(*found, madeUpChecks());
+  EXPECT_FALSE(reread.find(kKey + "x"));  // another machine, LibTorch or thread count: run again
+}
+
+// Anything that is not a whole table of ours is ignored (and replaced at the next store): a table with
+// a check missing could let a wrong kernel through unchecked.
+TEST(KernelCheckCache, ADamagedFileOrAnIncompleteEntryIsNotUsed) {
+  TempDir dir;
+  const fs::path file = dir / "kernel-checks.json";
+  std::string good;
+  {
+    KernelCheckCache cache(file.string());
+    cache.store(kKey, madeUpChecks());
+    good = readAll(file);
+  }
+  const auto without = [&](const std::string& field) {
+    std::string text = good;
+    const auto at = text.find("\"" + field + "\"");
+    EXPECT_NE(at, std::string::npos) << field;
+    text.replace(at, 2 + field.size(), "\"renamed-" + field + "\"");
+    return text;
+  };
+  for (const std::string& damaged :
+       {good.substr(0, good.size() / 2), std::string("[]"), std::string("\x00\xff", 2),
+        std::string("{\"format\":\"ampscope-kernel-checks\",\"version\":2,\"machines\":[]}"),
+        without("correct"), without("outputs"), without("emulation-max-ulps"), without("kernel")}) {
+    writeAll(file, damaged);
+    KernelCheckCache cache(file.string());
+    EXPECT_FALSE(cache.find(kKey)) << damaged;
+    cache.store(kKey, madeUpChecks());
+    KernelCheckCache reread(file.string());
+    EXPECT_TRUE(reread.find(kKey));
+  }
+}
+
+TEST(KernelCheckCache, ACheckReadBackIsCorrectOnlyWhereItIsAvailable) {
+  std::string text;
+  JsonWriter w(text);
+  KernelCheck odd = madeUpChecks()[1];
+  odd.correct = true;  // a hand-edited file: available false, correct true
+  writeKernelCheck(w, odd);
+  JsonParseError error;
+  const auto doc = parseJson(text, &error);
+  ASSERT_TRUE(doc);
+  const auto check = readKernelCheck(*doc);
+  ASSERT_TRUE(check);
+  EXPECT_FALSE(check->correct);
+}
+
+TEST(KernelCheckCache, TheFileLiesBesideThePathTimings) {
+  const char* saved = std::getenv("AMPSCOPE_CACHE_DIR");
+  const std::string keep = saved ? saved : "";
+  ::setenv("AMPSCOPE_CACHE_DIR", "/tmp/a", 1);
+  EXPECT_EQ(defaultKernelCheckFile(), "/tmp/a/kernel-checks.json");
+  if (saved) ::setenv("AMPSCOPE_CACHE_DIR", keep.c_str(), 1); else ::unsetenv("AMPSCOPE_CACHE_DIR");
+}
+
+TEST(KernelCheckCache, AWriteThatFailsIsNotFatal) {
+  TempDir dir;
+  const fs::path blocker = dir / "a-file";
+  writeAll(blocker, "x");
+  KernelCheckCache cache((blocker / "kernel-checks.json").string());
+  cache.store(kKey, madeUpChecks());
+  EXPECT_FALSE(cache.writeProblem().empty());
+  EXPECT_TRUE(cache.find(kKey));
 }
 
 }  // namespace

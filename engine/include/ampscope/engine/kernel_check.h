@@ -12,14 +12,23 @@
 //                              documented semantics of torch.amp.GradScaler
 //   float8-e4m3fn-cast, float8-e5m2-cast   torch's float8 dtypes (torch >= 2.1): all 256 bit patterns
 //                              decoded, and float32 values rounded, against the engine's formats
+// The results are kept in a cache file (kernel-checks.json beside the precision-path cache), keyed by the
+// CPU, its flags, the LibTorch version, the intra-op thread count, AmpScope's version and the checks'
+// revision, so they run at the first start on a machine only (`ampscope-cli kernels --recheck` runs
+// them again).
 // No torch in this header: the UI and the CLI show the results.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ampscope {
+
+class JsonValue;
+class JsonWriter;
 
 struct KernelCheck {
   std::string kernel;       // "bf16-linear", see above
@@ -40,8 +49,46 @@ struct KernelCheck {
   std::string note;         // why unavailable, or what was wrong, in one line; empty when correct
 };
 
-// The checks of the running LibTorch on this CPU, run on first use and kept for the process.
+// Raised when a check changes (a kernel added, other shapes or data, another bound): results cached by
+// an older revision are not used.
+constexpr int kKernelCheckRevision = 1;
+
+// The checks of the running LibTorch on this CPU: from the cache file where it holds them for this
+// machine, else run now (and stored there); kept for the process.
 const std::vector<KernelCheck>& nativeKernelChecks();
+// Use `file` as the cache from the next nativeKernelChecks() on (empty: none, the checks run once per
+// process). rerun: ignore what the file holds, run the checks and replace it.
+void useKernelCheckCache(std::string file, bool rerun = false);
+// Beside defaultPathTimingFile(): ".../kernel-checks.json"; empty when that is.
+std::string defaultKernelCheckFile();
+// Where nativeKernelChecks() has its results from: the cache file, or empty when they ran in this process.
+std::string nativeKernelChecksSource();
+// Why the cache file was not read or written, in one line; empty when it was (or there is none).
+std::string kernelCheckCacheProblem();
+
+// One check as a JSON object (the cache file's entries and `ampscope-cli kernels --json`), and back:
+// nullopt when a field is missing or has the wrong type.
+void writeKernelCheck(JsonWriter& w, const KernelCheck& check);
+std::optional<KernelCheck> readKernelCheck(const JsonValue& value);
+
+// The cache file: {"format":"ampscope-kernel-checks","version":1,"machines":[{"key":"<key>","checks":
+// [<writeKernelCheck objects>]}]}. A damaged or foreign file is ignored and replaced at the next store().
+class KernelCheckCache {
+ public:
+  explicit KernelCheckCache(std::string file);
+  std::optional<std::vector<KernelCheck>> find(const std::string& key);
+  void store(const std::string& key, const std::vector<KernelCheck>& checks);
+  const std::string& readProblem() const { return readProblem_; }
+  const std::string& writeProblem() const { return writeProblem_; }
+
+ private:
+  void load();
+  std::string file_;
+  bool loaded_ = false;
+  std::string readProblem_;
+  std::string writeProblem_;
+  std::vector<std::pair<std::string, std::vector<KernelCheck>>> machines_;
+};
 // The check of `kernel` in `checks`, or null.
 const KernelCheck* findKernelCheck(const std::vector<KernelCheck>& checks, const std::string& kernel);
 // One line: "bf16-linear: correct; 0.013 % of 4352 outputs differ from the exact rounding, by at most
