@@ -1,12 +1,10 @@
 #include "autocast_scope.h"
 
 #include <ATen/autocast_mode.h>
-#include <torch/version.h>
 
 #include <stdexcept>
 
-#define AMPSCOPE_TORCH_AT_LEAST(major, minor) \
-  (TORCH_VERSION_MAJOR > (major) || (TORCH_VERSION_MAJOR == (major) && TORCH_VERSION_MINOR >= (minor)))
+#include "torch_compat.h"
 
 namespace ampscope::detail {
 namespace {
