@@ -159,7 +159,11 @@ TEST_F(MainWindowTest, SavesTheLayoutOnCloseAndRestoresItAtTheNextStart) {
   second.show();
   ASSERT_TRUE(QTest::qWaitForWindowExposed(&second));
   EXPECT_TRUE(second.numberFormatsDock()->isFloating());
-  EXPECT_EQ(second.size(), savedSize);
+  // Qt 6.8's offscreen platform (Debian 13) gives the restored window back 3 px shorter than it was
+  // saved (909x774 for 909x777); Qt 6.4's is exact. A few pixels of frame are not the layout: a size
+  // that was not restored is the default one, hundreds of pixels away.
+  EXPECT_NEAR(second.size().width(), savedSize.width(), 4);
+  EXPECT_NEAR(second.size().height(), savedSize.height(), 4);
 
   second.resetLayout();
   EXPECT_FALSE(second.numberFormatsDock()->isFloating());
