@@ -46,7 +46,7 @@ def run(steps, variant, out_dir, device, dtype, use_scaler):
     scaler = torch.cuda.amp.GradScaler() if use_scaler else None
     probe = None
     if every:
-        extra = {"activations": "*", "rounding_cost": True} if activations else {}
+        extra = {"activations": "*", "rounding_cost": activations == "cost"} if activations else {}
         probe = Probe(model, optimizer=optimizer, scaler=scaler, every=every,
                       out=os.path.join(out_dir, "every%d-%d.jsonl" % (every, time.monotonic_ns())), **extra)
     data = batches(device)
@@ -96,9 +96,10 @@ def main():
         print("gpu: %s" % torch.cuda.get_device_name())
     print("model: examples/train_with_probe.py TinyTransformer (%s autocast%s), %d steps x %d rounds"
           % ("fp16" if cuda else "bf16", " + GradScaler" if cuda else "", args.steps, args.rounds))
-    # (every, activations): activations on = every module's output and its gradient (activations="*")
-    # with the rounding costs of every tensor (rounding_cost=True).
-    times = {(0, False): [], (1, False): [], (10, False): [], (1, True): [], (10, True): []}
+    # (every, activations): "act" = every module's output and its gradient (activations="*"), "cost" = the
+    # same with the rounding costs of every tensor (rounding_cost=True).
+    times = {(0, False): [], (1, False): [], (10, False): [], (1, "act"): [], (10, "act"): [], (1, "cost"): [],
+             (10, "cost"): []}
     with tempfile.TemporaryDirectory() as out_dir:
         for _ in range(args.rounds):
             for variant in times:  # interleaved, so drift in machine load hits every variant alike
@@ -108,7 +109,7 @@ def main():
     print("no probe : wall %.3f ms/step, cpu %.3f ms/step" % (base[0], base[1]))
     for every, activations in list(times)[1:]:
         t = [statistics.median(x[i] for x in times[(every, activations)]) for i in (0, 1)]
-        label = "every=%d%s" % (every, " +act" if activations else "")
+        label = "every=%d%s" % (every, " +" + activations if activations else "")
         print("%-14s: wall %.3f ms/step (ratio %.3f), cpu %.3f ms/step (ratio %.3f)"
               % (label, t[0], t[0] / base[0], t[1], t[1] / base[1]))
 
