@@ -114,7 +114,7 @@ TEST(CliTrain, ShortRunWritesCsvJsonlAndSummary) {
   for (const auto& line : jsonl) EXPECT_TRUE(checker.check(line)) << checker.error() << "\n" << line;
   // The header (docs/record-format.md): format, version 3, the app, the source, then the config with
   // every field.
-  EXPECT_EQ(jsonl[0].rfind(R"({"format":"ampscope-records","version":3,"app":"AmpScope )", 0), 0u) << jsonl[0];
+  EXPECT_EQ(jsonl[0].rfind(R"({"format":"ampscope-records","version":4,"app":"AmpScope )", 0), 0u) << jsonl[0];
   EXPECT_NE(jsonl[0].find(R"(,"source":"engine","config":{)"), std::string::npos) << jsonl[0];
   EXPECT_NE(jsonl[0].find(R"("config":{"model":"tiny-mlp",)"), std::string::npos) << jsonl[0];
   EXPECT_NE(jsonl[0].find(R"("fp32","fp16-amp-scaled","bf16-amp")"), std::string::npos) << jsonl[0];

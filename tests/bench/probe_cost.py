@@ -38,15 +38,17 @@ def cpu_description():
     return model, flags
 
 
-def run(steps, every, out_dir, device, dtype, use_scaler):
+def run(steps, variant, out_dir, device, dtype, use_scaler):
+    every, activations = variant
     torch.manual_seed(0)
     model = TinyTransformer().to(device)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
     scaler = torch.cuda.amp.GradScaler() if use_scaler else None
     probe = None
     if every:
+        extra = {"activations": "*", "rounding_cost": activations == "cost"} if activations else {}
         probe = Probe(model, optimizer=optimizer, scaler=scaler, every=every,
-                      out=os.path.join(out_dir, "every%d-%d.jsonl" % (every, time.monotonic_ns())))
+                      out=os.path.join(out_dir, "every%d-%d.jsonl" % (every, time.monotonic_ns())), **extra)
     data = batches(device)
     warmup = 10
     for step in range(warmup + steps):
@@ -94,18 +96,22 @@ def main():
         print("gpu: %s" % torch.cuda.get_device_name())
     print("model: examples/train_with_probe.py TinyTransformer (%s autocast%s), %d steps x %d rounds"
           % ("fp16" if cuda else "bf16", " + GradScaler" if cuda else "", args.steps, args.rounds))
-    times = {0: [], 1: [], 10: []}
+    # (every, activations): "act" = every module's output and its gradient (activations="*"), "cost" = the
+    # same with the rounding costs of every tensor (rounding_cost=True).
+    times = {(0, False): [], (1, False): [], (10, False): [], (1, "act"): [], (10, "act"): [], (1, "cost"): [],
+             (10, "cost"): []}
     with tempfile.TemporaryDirectory() as out_dir:
         for _ in range(args.rounds):
-            for every in times:  # interleaved, so drift in machine load hits every variant alike
-                times[every].append(run(args.steps, every, out_dir, device, dtype, cuda))
+            for variant in times:  # interleaved, so drift in machine load hits every variant alike
+                times[variant].append(run(args.steps, variant, out_dir, device, dtype, cuda))
     # Wall time, and the process's CPU time (less disturbed by other work on a shared machine).
-    base = [statistics.median(t[i] for t in times[0]) for i in (0, 1)]
+    base = [statistics.median(t[i] for t in times[(0, False)]) for i in (0, 1)]
     print("no probe : wall %.3f ms/step, cpu %.3f ms/step" % (base[0], base[1]))
-    for every in (1, 10):
-        t = [statistics.median(x[i] for x in times[every]) for i in (0, 1)]
-        print("every=%-3d: wall %.3f ms/step (ratio %.3f), cpu %.3f ms/step (ratio %.3f)"
-              % (every, t[0], t[0] / base[0], t[1], t[1] / base[1]))
+    for every, activations in list(times)[1:]:
+        t = [statistics.median(x[i] for x in times[(every, activations)]) for i in (0, 1)]
+        label = "every=%d%s" % (every, " +" + activations if activations else "")
+        print("%-14s: wall %.3f ms/step (ratio %.3f), cpu %.3f ms/step (ratio %.3f)"
+              % (label, t[0], t[0] / base[0], t[1], t[1] / base[1]))
 
 
 if __name__ == "__main__":

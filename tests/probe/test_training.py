@@ -1,5 +1,5 @@
 """Runs tests/probe/train_with_probe.py (CPU, BF16 autocast, 200 steps, every=10) and checks its
-stream and cross-check directory: the stream parses, the header carries the version-3 probe fields,
+stream and cross-check directory: the stream parses, the header carries the version-4 probe fields,
 there is one record per instrumented step (1, 11, ..., 191), each histogram counts every element, and
 the saved gradients rebuild the stream's histograms."""
 import os
@@ -41,7 +41,7 @@ class TrainingRun(unittest.TestCase):
     def test_header(self):
         h = self.header
         self.assertEqual(set(h), HEADER_KEYS)
-        self.assertEqual((h["format"], h["version"], h["source"]), ("ampscope-records", 3, "probe"))
+        self.assertEqual((h["format"], h["version"], h["source"]), ("ampscope-records", 4, "probe"))
         self.assertEqual((h["rank"], h["world-size"], h["ranks"], h["device"], h["every"]),
                          (0, 1, "single", "cpu", 10))
         self.assertEqual(h["run"], "ci-train")

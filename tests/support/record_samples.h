@@ -81,8 +81,8 @@ inline std::vector<StepRecord> records(const RunConfig& c, int64_t steps = 6) {
         s.rounding = {1000, 10, 20, 1, 2};
         s.roundingPoints.push_back({"fc1.input", "fc1", false, {500, 5, 6, 0, 0}});
         s.roundingPoints.push_back({"fc1.grad_input", "fc1", true, {500, 5, 14, 1, 2}});
-        s.tensors.push_back({"net.0.weight", true, 65536, histogram(1), histogram(2)});
-        s.tensors.push_back({"act:fc1.out \"quoted\"\n", false, 2048, histogram(3), histogram(4)});
+        s.tensors.push_back({"net.0.weight", true, 65536, histogram(1), histogram(2), TensorRole::Gradient, {}});
+        s.tensors.push_back({"act:fc1.out \"quoted\"\n", false, 2048, histogram(3), histogram(4), TensorRole::Gradient, {}});
       }
       record.modes.push_back(s);
     }
@@ -166,6 +166,19 @@ inline void expectSameStep(const ModeStep& a, const ModeStep& b, bool withDetail
     EXPECT_EQ(a.tensors[i].numel, b.tensors[i].numel);
     expectSameHistogram(a.tensors[i].scaled, b.tensors[i].scaled);
     expectSameHistogram(a.tensors[i].unscaled, b.tensors[i].unscaled);
+    EXPECT_EQ(tensorRole(a.tensors[i]), tensorRole(b.tensors[i]));
+    ASSERT_EQ(a.tensors[i].roundingCost.size(), b.tensors[i].roundingCost.size());
+    for (size_t j = 0; j < a.tensors[i].roundingCost.size(); ++j) {
+      const auto& x = a.tensors[i].roundingCost[j];
+      const auto& y = b.tensors[i].roundingCost[j];
+      EXPECT_EQ(x.format, y.format);
+      EXPECT_EQ(x.elements, y.elements);
+      EXPECT_EQ(x.changed, y.changed);
+      EXPECT_EQ(x.flushed, y.flushed);
+      EXPECT_EQ(x.subnormal, y.subnormal);
+      EXPECT_EQ(x.overflowed, y.overflowed);
+      EXPECT_EQ(x.sqnrDb, y.sqnrDb);
+    }
   }
 }
 
@@ -222,7 +235,7 @@ inline std::vector<ModeStep> probeSteps(int64_t count, int64_t firstSeq = 1) {
     s.seq = firstSeq + i;
     s.wallTime = 1764550000.125 + static_cast<double>(s.seq);
     s.instrumented = true;
-    s.tensors.push_back({"net.0.weight", true, 4096, histogramWithFormats(1), histogramWithFormats(2)});
+    s.tensors.push_back({"net.0.weight", true, 4096, histogramWithFormats(1), histogramWithFormats(2), TensorRole::Gradient, {}});
     if (s.seq % 3 == 0) {
       s.skipped = true;
       s.foundInf = true;

@@ -2,6 +2,8 @@
 
 #include <array>
 #include <charconv>
+#include <cmath>
+#include <utility>
 #include <system_error>
 
 #include "ampscope/engine/config_schema.h"
@@ -34,8 +36,20 @@ enum StepKey : std::size_t {
 enum CountsKey : std::size_t { kElements, kFlushedToZero, kSubnormal, kOverflowed, kNan, kCountsKeyCount };
 enum PointKey : std::size_t { kPointName, kPointLayer, kPointBackward, kPointCounts, kPointKeyCount };
 enum TensorKey : std::size_t {
-  kTensorName, kTensorIsParameter, kTensorNumel, kTensorScaled, kTensorUnscaled, kTensorKeyCount
+  kTensorName, kTensorIsParameter, kTensorNumel, kTensorScaled, kTensorUnscaled,
+  kTensorRole, kTensorRoundingCost,  // version 4 (not in version 1's spelling)
+  kTensorKeyCount
 };
+// A tensor's "rounding-cost": the six formats of rounding_cost.h, all six with every key when present.
+constexpr std::array<std::string_view, 6> kCostFormatKeys = {"fp16", "bf16", "fp8-e4m3", "fp8-e5m2", "mxfp8",
+                                                             "nvfp4"};
+enum CostKey : std::size_t {
+  kCostElements, kCostChanged, kCostFlushed, kCostSubnormal, kCostOverflowed, kCostSqnrDb, kCostKeyCount
+};
+constexpr std::array<std::string_view, kCostKeyCount> kCostKeys = {"elements", "changed", "flushed",
+                                                                   "subnormal", "overflowed", "sqnr-db"};
+constexpr std::array<TensorRole, 4> kTensorRoles = {TensorRole::Gradient, TensorRole::Activation,
+                                                    TensorRole::ActivationGradient, TensorRole::Weight};
 enum HistogramKey : std::size_t {
   kBins, kZero, kPosInf, kNegInf, kHistNan, kTargetSubnormal, kTargetUnderflow,
   kFormats,  // version 3 (not in version 1's spelling)
@@ -62,6 +76,7 @@ struct Spelling {
   bool binsAsObject;  // version 1: "exponents": {"-24": count}; now "bins": [[-24, count]]
   std::size_t stepKeys;       // how many of `step` this spelling knows (version 1 lacks the newer ones)
   std::size_t histogramKeys;  // the same for `histogram`
+  std::size_t tensorKeys;     // the same for `tensor`
 };
 
 constexpr Spelling kKebab{
@@ -71,11 +86,12 @@ constexpr Spelling kKebab{
      "found-inf-per-device", "quantized"},
     {"elements", "flushed-to-zero", "subnormal", "overflowed", "nan"},
     {"name", "layer", "backward", "counts"},
-    {"name", "is-parameter", "numel", "scaled", "unscaled"},
+    {"name", "is-parameter", "numel", "scaled", "unscaled", "role", "rounding-cost"},
     {"bins", "zero", "pos-inf", "neg-inf", "nan", "target-subnormal", "target-underflow", "formats"},
     false,
     kStepKeyCount,
-    kHistogramKeyCount};
+    kHistogramKeyCount,
+    kTensorKeyCount};
 
 constexpr Spelling kSnakeV1{
     {"mode", "step", "loss", "loss_scale", "skipped", "found_inf", "grad_norm_before_clip",
@@ -83,11 +99,12 @@ constexpr Spelling kSnakeV1{
      "diverged", "instrumented", "rounding", "rounding_points", "tensors", {}, {}, {}, {}, {}},
     {"elements", "flushed_to_zero", "subnormal", "overflowed", "nan"},
     {"name", "layer", "backward", "counts"},
-    {"name", "parameter", "numel", "scaled", "unscaled"},
+    {"name", "parameter", "numel", "scaled", "unscaled", {}, {}},
     {"exponents", "zero", "pos_inf", "neg_inf", "nan", "target_subnormal", "target_underflow", {}},
     true,
     kSeq,
-    kFormats};
+    kFormats,
+    kTensorRole};
 
 // ---- writing ----
 
@@ -245,14 +262,61 @@ RoundingPointStats readRoundingPoint(const JsonValue& v, const Path& path, const
   return point;
 }
 
+TensorRole readRole(const JsonValue& v, const Path& path) {
+  const std::string& text = data::readString(v, path);
+  for (const TensorRole role : kTensorRoles) {
+    if (text == tensorRoleKey(role)) return role;
+  }
+  failAt(path, "unknown tensor role \"" + text + "\" (gradient, activation, activation-gradient, weight)");
+}
+
+std::vector<FormatCostStats> readRoundingCost(const JsonValue& v, const Path& path) {
+  const ObjectFields formats(v, path, kCostFormatKeys.data(), kCostFormatKeys.size());
+  std::vector<FormatCostStats> out;
+  for (std::size_t i = 0; i < kCostFormatKeys.size(); ++i) {
+    const Path formatPath = formats.at(i);  // ObjectFields keeps a reference to its path
+    const ObjectFields c(formats.required(i), formatPath, kCostKeys.data(), kCostKeys.size());
+    FormatCostStats cost;
+    cost.format = std::string(kCostFormatKeys[i]);
+    cost.elements = field(c, kCostElements, data::readCount);
+    cost.changed = field(c, kCostChanged, data::readCount);
+    cost.flushed = field(c, kCostFlushed, data::readCount);
+    cost.subnormal = field(c, kCostSubnormal, data::readCount);
+    cost.overflowed = field(c, kCostOverflowed, data::readCount);
+    cost.sqnrDb = field(c, kCostSqnrDb, data::readDouble);
+    if (std::isnan(cost.sqnrDb)) failAt(c.at(kCostSqnrDb), "expected a number, \"inf\" or \"-inf\"");
+    for (const auto& [key, count] : {std::pair{kCostChanged, cost.changed}, std::pair{kCostFlushed, cost.flushed},
+                                    std::pair{kCostSubnormal, cost.subnormal},
+                                    std::pair{kCostOverflowed, cost.overflowed}}) {
+      if (count > cost.elements) failAt(c.at(key), "more than the elements (" + std::to_string(cost.elements) + ")");
+    }
+    out.push_back(std::move(cost));
+  }
+  return out;
+}
+
 TensorStats readTensor(const JsonValue& v, const Path& path, const Spelling& sp) {
-  const ObjectFields f(v, path, sp.tensor.data(), sp.tensor.size());
+  const ObjectFields f(v, path, sp.tensor.data(), sp.tensorKeys);
   TensorStats tensor;
   tensor.name = field(f, kTensorName, data::readString);
   tensor.isParameter = field(f, kTensorIsParameter, data::readBool);
   tensor.numel = field(f, kTensorNumel, data::readCount);
   tensor.scaled = readHistogram(f.required(kTensorScaled), f.at(kTensorScaled), sp);
   tensor.unscaled = readHistogram(f.required(kTensorUnscaled), f.at(kTensorUnscaled), sp);
+  tensor.role = tensor.isParameter ? TensorRole::Gradient : TensorRole::ActivationGradient;
+  if (sp.tensorKeys > kTensorRole) {
+    if (const JsonValue* role = f.get(kTensorRole)) {
+      tensor.role = readRole(*role, f.at(kTensorRole));
+      // is-parameter means "a parameter's gradient": only that role has it.
+      if (tensor.isParameter != (tensor.role == TensorRole::Gradient)) {
+        failAt(f.at(kTensorIsParameter), std::string(tensor.isParameter ? "true" : "false") + " with role \"" +
+                                             tensorRoleKey(tensor.role) + "\" (true only for \"gradient\")");
+      }
+    }
+    if (const JsonValue* cost = f.get(kTensorRoundingCost)) {
+      tensor.roundingCost = readRoundingCost(*cost, f.at(kTensorRoundingCost));
+    }
+  }
   return tensor;
 }
 
@@ -604,6 +668,23 @@ void writeModeStepJson(JsonWriter& out, const ModeStep& s) {
       writeHistogram(out, t.scaled);
       out.key(tk[kTensorUnscaled]);
       writeHistogram(out, t.unscaled);
+      // Written only where the reader's default would differ, so a version 3 tensor keeps its bytes.
+      const TensorRole role = tensorRole(t);
+      if (role == TensorRole::Activation || role == TensorRole::Weight) out.field(tk[kTensorRole], tensorRoleKey(role));
+      if (!t.roundingCost.empty()) {
+        out.key(tk[kTensorRoundingCost]).beginObject();
+        for (const FormatCostStats& c : t.roundingCost) {
+          out.key(c.format).beginObject();
+          out.field(kCostKeys[kCostElements], static_cast<long long>(c.elements));
+          out.field(kCostKeys[kCostChanged], static_cast<long long>(c.changed));
+          out.field(kCostKeys[kCostFlushed], static_cast<long long>(c.flushed));
+          out.field(kCostKeys[kCostSubnormal], static_cast<long long>(c.subnormal));
+          out.field(kCostKeys[kCostOverflowed], static_cast<long long>(c.overflowed));
+          out.field(kCostKeys[kCostSqnrDb], c.sqnrDb);
+          out.endObject();
+        }
+        out.endObject();
+      }
       out.endObject();
     }
     out.endArray();

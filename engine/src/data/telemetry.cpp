@@ -12,6 +12,21 @@ const char* rangeFormatKey(RangeFormat format) {
   return "fp16";
 }
 
+const char* tensorRoleKey(TensorRole role) {
+  switch (role) {
+    case TensorRole::Gradient: return "gradient";
+    case TensorRole::Activation: return "activation";
+    case TensorRole::ActivationGradient: return "activation-gradient";
+    case TensorRole::Weight: return "weight";
+  }
+  return "gradient";
+}
+
+TensorRole tensorRole(const TensorStats& tensor) {
+  if (tensor.isParameter) return TensorRole::Gradient;
+  return tensor.role == TensorRole::Gradient ? TensorRole::ActivationGradient : tensor.role;
+}
+
 const char* quantFormatKey(QuantFormat format) {
   switch (format) {
     case QuantFormat::E4M3: return "e4m3";

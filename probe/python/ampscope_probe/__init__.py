@@ -10,7 +10,7 @@
 The stream (a JSON Lines file or a TCP server) is read by `ampscope` (File > Follow Run) and
 `ampscope-cli follow`. Needs torch only.
 """
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 from .probe import Probe  # noqa: E402
 

@@ -1,4 +1,5 @@
 """The Probe: hooks into a PyTorch AMP training loop and writes one record per instrumented step."""
+import fnmatch
 import math
 import os
 import secrets
@@ -7,16 +8,18 @@ import time
 
 import torch
 
-from . import histogram, records, transport
+from . import histogram, records, rounding_cost, transport
 
 _RANKS = ("merged", "per-rank")
 
-# Layout of one parameter's row in the packed tensor: the scaled histogram, the unscaled histogram,
-# the sum of squares of the unscaled gradient, and the gradient's element count (0: no gradient).
+# Layout of one tensor's row in the packed tensor: the scaled histogram, the unscaled histogram,
+# the sum of squares of the unscaled gradient (parameters' gradients only), the element count (0: no
+# gradient, or the tensor was not seen), and with rounding_cost=True the rounding_cost slots. The rows of
+# the parameters' gradients come first, then one row per activation, activation gradient and weight.
 _H = histogram.HISTOGRAM_SLOTS
-_ROW = 2 * _H + 2
 _SUMSQ = 2 * _H
 _NUMEL = 2 * _H + 1
+_COST = 2 * _H + 2
 # After the rows: loss, skipped (0/1), and how many ranks contributed.
 _TAIL = 3
 
@@ -53,7 +56,8 @@ class Probe:
     """
 
     def __init__(self, model, optimizer=None, scaler=None, every=10, out=None, mode=None, name=None,
-                 ranks="merged", history=10000, overwrite=False, queue_lines=1024):
+                 ranks="merged", history=10000, overwrite=False, queue_lines=1024, activations=None,
+                 activations_every=None, weights=False, rounding_cost=False):
         if not isinstance(model, torch.nn.Module):
             raise ValueError("model: expected a torch.nn.Module, got %s" % type(model).__name__)
         if isinstance(every, bool) or not isinstance(every, int) or every < 1:
@@ -72,6 +76,22 @@ class Probe:
             raise ValueError("optimizer: expected a torch.optim.Optimizer")
         if scaler is not None and not (hasattr(scaler, "get_scale") and hasattr(scaler, "is_enabled")):
             raise ValueError("scaler: expected a GradScaler (get_scale, is_enabled)")
+        if isinstance(activations, str):
+            activations = [activations]
+        if activations is not None:
+            activations = list(activations)
+            if not activations or not all(isinstance(p, str) and p for p in activations):
+                raise ValueError("activations: expected a module name pattern or a list of them, got %r"
+                                 % (activations,))
+        if activations_every is None:
+            activations_every = every
+        if (isinstance(activations_every, bool) or not isinstance(activations_every, int)
+                or activations_every < 1):
+            raise ValueError("activations_every: expected an integer >= 1, got %r" % (activations_every,))
+        if not isinstance(weights, bool):
+            raise ValueError("weights: expected True or False, got %r" % (weights,))
+        if not isinstance(rounding_cost, bool):
+            raise ValueError("rounding_cost: expected True or False, got %r" % (rounding_cost,))
         target = transport.parse_out(out) if out is not None else None
         if target is None:
             raise ValueError("out: give a file path or tcp://HOST:PORT")
@@ -83,6 +103,26 @@ class Probe:
         self._parameters = list(model.named_parameters())
         if not self._parameters:
             raise ValueError("model: it has no parameters")
+        self._cost = rounding_cost
+        self._row = _COST + (_cost_slots() if rounding_cost else 0)
+        self._modules = []
+        if activations is not None:
+            self._modules = [(n, m) for n, m in model.named_modules()
+                             if n and any(fnmatch.fnmatchcase(n, p) for p in activations)]
+            if not self._modules:
+                raise ValueError("activations: no module name matches %s (names look like %s)" % (
+                    ", ".join(activations), ", ".join(n for n, _ in list(model.named_modules())[1:4])))
+        self._activations_every = activations_every
+        self._extra_keys = []
+        for n, _ in self._modules:
+            self._extra_keys += [("activation", n), ("activation-gradient", n)]
+        if weights:
+            self._extra_keys += [("weight", n) for n, _ in self._parameters]
+        self._extra_index = {key: i for i, key in enumerate(self._extra_keys)}
+        self._weights = weights
+        self._extra = None       # the extra rows of an armed step, filled by the hooks
+        self._hooks = []         # forward hook handles while armed
+        self._armed_inv_scale = 1.0
         first = self._parameters[0][1]
         self._device = first.device
         if mode is None:
@@ -154,6 +194,7 @@ class Probe:
         self._last_record_step = 0
         self._reduced = None     # the last all-reduced tensor (see _record)
         self._closed = False
+        self._arm(1)
 
     # ------------------------------------------------------------------------------------------
     @property
@@ -196,6 +237,7 @@ class Probe:
             if hook is not None:
                 hook.remove()
         self._hook = self._pre_hook = None
+        self._disarm()
         if self._sink is not None:
             self._sink.close()
 
@@ -205,7 +247,9 @@ class Probe:
         if self._closed:
             raise RuntimeError("after_backward: the probe is closed")
         step = self._steps + 1
-        planned = (step - 1) % self._every == 0
+        armed = self._extra is not None
+        self._disarm_hooks()
+        planned = (step - 1) % self._every == 0 or armed
         if isinstance(loss, torch.Tensor):
             self._loss = loss.detach()
         else:
@@ -232,13 +276,20 @@ class Probe:
             self._pending = (self._rows(scaled=True, scale=scale, inv_scale=inv_scale), scale, inv_scale)
         else:
             self._pending = None
+            self._extra = None
 
     def after_step(self):
         """Call after the optimizer step (after scaler.update() with a GradScaler)."""
         if self._closed:
             raise RuntimeError("after_step: the probe is closed")
         self._steps += 1
-        step = self._steps
+        try:
+            self._after_step(self._steps)
+        finally:
+            self._disarm()
+            self._arm(self._steps + 1)
+
+    def _after_step(self, step):
         now = time.perf_counter()
         if self._last_record_time is None:
             self._last_record_time = now
@@ -326,13 +377,14 @@ class Probe:
             return None
 
     def _rows(self, scaled, scale, inv_scale):
-        """One row per parameter (see _ROW), stacked on the parameters' device; zeros without a grad."""
+        """One row per parameter (layout above) and one per extra tensor, stacked on the parameters' device;
+        zeros without a grad."""
         rows = []
         with torch.no_grad():
             for _, parameter in self._parameters:
                 grad = parameter.grad
                 if grad is None:
-                    rows.append(torch.zeros(_ROW, dtype=torch.float64, device=parameter.device))
+                    rows.append(torch.zeros(self._row, dtype=torch.float64, device=parameter.device))
                     continue
                 if grad.is_sparse:
                     grad = grad.to_dense()
@@ -343,18 +395,91 @@ class Probe:
                 else:
                     unscaled = x
                     seen = x * _float32(scale) if scale != 1.0 else x
-                counts_seen = histogram.histogram_counts(seen)
-                counts_unscaled = (histogram.histogram_counts(unscaled) if unscaled is not seen
-                                   else counts_seen)
                 wide = unscaled.double()
-                extra = torch.stack((torch.sum(wide * wide),
-                                     torch.tensor(float(x.numel()), dtype=torch.float64,
-                                                  device=x.device)))
-                rows.append(torch.cat((counts_seen.double(), counts_unscaled.double(), extra)))
+                rows.append(self._row_of(seen, unscaled, torch.sum(wide * wide)))
+            extra = self._extra
+            if extra is None and self._extra_keys:
+                extra = torch.zeros(len(self._extra_keys), self._row, dtype=torch.float64,
+                                    device=self._device)
+            if self._weights and self._extra is not None:
+                for name, parameter in self._parameters:
+                    x = histogram.as_float32(parameter)
+                    extra[self._extra_index[("weight", name)]] += self._row_of(x, x, None).to(extra.device)
+        self._extra = None
         devices = {row.device for row in rows}
+        if extra is not None:
+            devices.add(extra.device)
         if len(devices) > 1:
             rows = [row.cpu() for row in rows]
-        return torch.stack(rows)
+            extra = extra.cpu() if extra is not None else None
+        stacked = torch.stack(rows)
+        return torch.cat((stacked, extra)) if extra is not None else stacked
+
+    def _row_of(self, seen, unscaled, sumsq):
+        """One row (the layout above) of a 1-D float32 tensor as seen and unscaled."""
+        counts_seen = histogram.histogram_counts(seen)
+        counts_unscaled = (histogram.histogram_counts(unscaled) if unscaled is not seen else counts_seen)
+        if sumsq is None:
+            sumsq = torch.zeros((), dtype=torch.float64, device=seen.device)
+        pieces = [counts_seen.double(), counts_unscaled.double(),
+                  torch.stack((sumsq, torch.tensor(float(seen.numel()), dtype=torch.float64,
+                                                   device=seen.device)))]
+        if self._cost:
+            pieces.append(rounding_cost.cost_counts(seen))
+        return torch.cat(pieces)
+
+    # -- activations, their gradients and weights (armed on the steps that record them) --------------
+    def _arm(self, step):
+        """Hooks the matched modules for `step` when it records activations (or weights)."""
+        due = (step - 1) % self._activations_every == 0 and bool(self._modules)
+        due = due or (self._weights and (step - 1) % self._every == 0)
+        if not due or self._closed:
+            return
+        self._extra = torch.zeros(len(self._extra_keys), self._row, dtype=torch.float64, device=self._device)
+        self._armed_inv_scale = 1.0
+        if self._modules and self._scaler_enabled():
+            # The scale the coming backward uses: one device read on an armed step only.
+            self._armed_inv_scale = _float32(1.0 / float(self._scaler.get_scale()))
+        if (step - 1) % self._activations_every == 0:
+            for name, module in self._modules:
+                self._hooks.append(module.register_forward_hook(self._forward_hook(name)))
+
+    def _disarm_hooks(self):
+        for handle in self._hooks:
+            handle.remove()
+        self._hooks = []
+
+    def _disarm(self):
+        self._disarm_hooks()
+        self._extra = None
+
+    def _forward_hook(self, name):
+        def hook(module, inputs, output):
+            tensor = _first_tensor(output)
+            if tensor is None or self._extra is None:
+                return None
+            self._add_extra(("activation", name), tensor, 1.0)
+            if tensor.requires_grad:
+                # The gradient arriving at the output (grad_output), through a tensor hook: a module
+                # full backward hook would wrap the forward and fails when an in-place op follows.
+                extra = self._extra
+                inv = self._armed_inv_scale
+
+                def grad_hook(grad):
+                    if self._extra is extra:
+                        self._add_extra(("activation-gradient", name), grad, inv)
+                    return None
+                tensor.register_hook(grad_hook)
+            return None
+        return hook
+
+    def _add_extra(self, key, tensor, inv_scale):
+        with torch.no_grad():
+            x = histogram.as_float32(tensor)
+            unscaled = x * inv_scale if inv_scale != 1.0 else x
+            row = self._row_of(x, unscaled, None)
+            index = self._extra_index[key]
+            self._extra[index] += row.to(self._extra.device)
 
     def _record(self, step, rows, scale, skipped, step_time_ms, per_device):
         loss = self._loss
@@ -390,8 +515,9 @@ class Probe:
         tensors = []
         nonfinite = []
         sumsq = 0.0
+        width = self._row
         for index, (name, _) in enumerate(self._parameters):
-            row = values[index * _ROW:(index + 1) * _ROW]
+            row = values[index * width:(index + 1) * width]
             numel = int(row[_NUMEL])
             if numel == 0:
                 continue
@@ -400,11 +526,12 @@ class Probe:
             sumsq += row[_SUMSQ]
             if histogram.nonfinite(seen_counts) or histogram.nonfinite(unscaled_counts):
                 nonfinite.append(name)
-            tensors.append({
-                "name": name, "is-parameter": True, "numel": numel,
-                "scaled": histogram.decode(seen_counts, self._target_format),
-                "unscaled": histogram.decode(unscaled_counts, self._target_format),
-            })
+            tensors.append(self._tensor(name, "gradient", row))
+        base = len(self._parameters)
+        for index, (role, name) in enumerate(self._extra_keys):
+            row = values[(base + index) * width:(base + index + 1) * width]
+            if int(row[_NUMEL]) > 0:
+                tensors.append(self._tensor(name, role, row))
         # Merged: the mean over ranks of the squared norm (DDP's ranks hold equal gradients, so this is
         # each rank's norm); inf and NaN stay as they are.
         norm = math.sqrt(sumsq / contributors) if sumsq == sumsq else float("nan")
@@ -426,6 +553,16 @@ class Probe:
             record["found-inf-per-device"] = per_device
         self._sink.write(records.line(record))
 
+    def _tensor(self, name, role, row):
+        tensor = {
+            "name": name, "is-parameter": role == "gradient", "role": role, "numel": int(row[_NUMEL]),
+            "scaled": histogram.decode(row[:_H], self._target_format),
+            "unscaled": histogram.decode(row[_H:2 * _H], self._target_format),
+        }
+        if self._cost:
+            tensor["rounding-cost"] = rounding_cost.decode(row[_COST:], records.number)
+        return tensor
+
     def _lr(self):
         if self._optimizer is None or not self._optimizer.param_groups:
             return float("nan")
@@ -443,6 +580,21 @@ class Probe:
     def _reset_peak(self):
         if self._device.type == "cuda" and torch.cuda.is_available():
             torch.cuda.reset_peak_memory_stats(self._device)
+
+
+def _cost_slots():
+    return rounding_cost.COST_SLOTS
+
+
+def _first_tensor(output):
+    """A module's output tensor: the output itself, or the first tensor of a tuple or list."""
+    if isinstance(output, torch.Tensor):
+        return output
+    if isinstance(output, (tuple, list)):
+        for item in output:
+            if isinstance(item, torch.Tensor):
+                return item
+    return None
 
 
 def _version():

@@ -1,4 +1,4 @@
-"""JSON text of the record stream (version 3): the header line and ModeStep lines.
+"""JSON text of the record stream (version 4): the header line and ModeStep lines.
 
 JSON has no NaN or infinity: a non-finite double is written as the string "nan", "inf" or "-inf",
 as the rest of AmpScope does. Finite doubles use Python's repr, the shortest text that reads back as
@@ -8,7 +8,7 @@ import json
 import math
 
 FORMAT = "ampscope-records"
-VERSION = 3
+VERSION = 4
 MODES = ("fp32", "fp16-amp-scaled", "fp16-amp", "bf16-amp", "fp16-pure", "bf16-pure")
 
 

@@ -87,7 +87,7 @@ TEST(RecordCodec, HistogramsAreSparseExponentCountPairs) {
   h.counts.set(-149, 1);
   h.counts.set(-24, 5);
   h.zero = 2;
-  s.tensors.push_back({"w", true, 8, h, h});
+  s.tensors.push_back({"w", true, 8, h, h, TensorRole::Gradient, {}});
   std::string out;
   JsonWriter json(out);
   writeModeStepJson(json, s);
@@ -167,7 +167,7 @@ TEST(RecordStream, TheHeaderComesFirstThenOneModeStepPerLine) {
   const auto records = samples::records(config);
   const std::string text = streamOf(config, records);
   const auto firstLine = text.substr(0, text.find('\n'));
-  EXPECT_EQ(firstLine.rfind(R"({"format":"ampscope-records","version":3,"app":"AmpScope )", 0), 0u) << firstLine;
+  EXPECT_EQ(firstLine.rfind(R"({"format":"ampscope-records","version":4,"app":"AmpScope )", 0), 0u) << firstLine;
   EXPECT_NE(firstLine.find(R"(,"source":"engine",)"), std::string::npos) << firstLine;
   EXPECT_NE(firstLine.find(",\"config\":" + configText(config) + "}"), std::string::npos) << firstLine;
   size_t lines = 0;
@@ -177,7 +177,7 @@ TEST(RecordStream, TheHeaderComesFirstThenOneModeStepPerLine) {
   RecordError error;
   const auto stream = readRecordStream(text, &error);
   ASSERT_TRUE(stream) << error.text();
-  EXPECT_EQ(stream->version, 3);
+  EXPECT_EQ(stream->version, 4);
   EXPECT_EQ(stream->source.source, "engine");
   ASSERT_TRUE(stream->config.has_value());
   EXPECT_EQ(configText(*stream->config), configText(config));
@@ -201,8 +201,8 @@ TEST(RecordStream, DamagedStreamsAreRefusedNamingTheLineAndField) {
             "line 2: loss: expected a number or \"nan\", \"inf\", \"-inf\"");
   EXPECT_EQ(streamError(replaced(R"("diverged":false,)", R"("diverged":false,"colour":1,)")),
             "line 2: colour: unknown key");
-  EXPECT_EQ(streamError(replaced(R"("version":3)", R"("version":4)")),
-            "line 1: version: record stream version 4; this AmpScope reads versions 1 to 3 (written by a newer AmpScope)");
+  EXPECT_EQ(streamError(replaced(R"("version":4)", R"("version":5)")),
+            "line 1: version: record stream version 5; this AmpScope reads versions 1 to 4 (written by a newer AmpScope)");
   EXPECT_EQ(streamError(replaced(R"("format":"ampscope-records")", R"("format":"ampscope-session")")),
             "line 1: format: not an AmpScope record stream (expected \"ampscope-records\")");
   EXPECT_EQ(streamError(replaced(R"("model":"deep-mlp")", R"("model":"huge-mlp")")).rfind("line 1: config.model", 0), 0u);

@@ -125,7 +125,7 @@ TEST(RecordStreamReader, AnOversizedLineIsDiscardedWithoutBeingBuffered) {
 
 TEST(RecordStreamReader, ANewerVersionIsReportedWithBothNumbersAndItsRecordsSkipped) {
   std::string header = probeHeaderLine();
-  header.replace(header.find("\"version\":3"), 11, "\"version\":9");
+  header.replace(header.find("\"version\":4"), 11, "\"version\":9");
   RecordStreamReader reader;
   reader.feed(header + streamLines(samples::probeSteps(3)));
   EXPECT_FALSE(reader.hasHeader());
@@ -134,7 +134,7 @@ TEST(RecordStreamReader, ANewerVersionIsReportedWithBothNumbersAndItsRecordsSkip
   const auto errors = reader.takeErrors();
   ASSERT_EQ(errors.size(), 4u);
   EXPECT_EQ(errors[0].text(),
-            "line 1: version: record stream version 9; this AmpScope reads versions 1 to 3 (written by a newer AmpScope)");
+            "line 1: version: record stream version 9; this AmpScope reads versions 1 to 4 (written by a newer AmpScope)");
   EXPECT_EQ(errors[1].text(), "line 2: skipped (the stream's header did not read)");
 }
 
@@ -218,6 +218,41 @@ TEST(RecordStreamReader, AVersion1FileReadsAsReadRecordStreamReadsIt) {
   for (size_t i = 0; i < read.size(); ++i) samples::expectSameStep(read[i], whole->steps[i]);
 }
 #endif
+
+}  // namespace
+}  // namespace ampscope
+
+namespace ampscope {
+namespace {
+
+// Version 4 tensors as the probe writes them while a viewer follows: every role reads; a line whose
+// role this AmpScope does not know is skipped with the field and the reason, and the lines around it read.
+TEST(RecordStreamReader, Version4RolesReadAndAnUnknownRoleSkipsItsLineWithTheReason) {
+  auto steps = samples::probeSteps(3);
+  TensorStats activation{"fc1", false, 16, {}, {}, TensorRole::Activation, {}};
+  TensorStats weight{"fc1.weight", false, 16, {}, {}, TensorRole::Weight, {}};
+  for (auto& s : steps) {
+    s.tensors.push_back(activation);
+    s.tensors.push_back(weight);
+  }
+  std::string lines = streamLines(steps);
+  const auto second = lines.find('\n') + 1;
+  const auto role = lines.find(R"("role":"weight")", second);
+  ASSERT_NE(role, std::string::npos);
+  lines.replace(role, 15, R"("role":"optimizer-state")");
+  RecordStreamReader reader;
+  reader.feed(probeHeaderLine() + lines);
+  const auto read = reader.takeSteps();
+  ASSERT_EQ(read.size(), 2u);
+  EXPECT_EQ(tensorRole(read[0].tensors[read[0].tensors.size() - 2]), TensorRole::Activation);
+  EXPECT_EQ(tensorRole(read[1].tensors.back()), TensorRole::Weight);
+  EXPECT_EQ(reader.malformed(), 1);
+  const auto errors = reader.takeErrors();
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].text().find("line 3: tensors["), std::string::npos) << errors[0].text();
+  EXPECT_NE(errors[0].text().find("].role: unknown tensor role \"optimizer-state\""), std::string::npos)
+      << errors[0].text();
+}
 
 }  // namespace
 }  // namespace ampscope

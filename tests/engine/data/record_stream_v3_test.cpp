@@ -51,7 +51,7 @@ TEST(RecordStreamV3, AProbeStreamReadsBackEveryFieldAndHasNoConfig) {
   RecordError error;
   const auto stream = readRecordStream(text, &error);
   ASSERT_TRUE(stream) << error.text();
-  EXPECT_EQ(stream->version, 3);
+  EXPECT_EQ(stream->version, 4);
   EXPECT_EQ(stream->app, "ampscope_probe 0.2.0");
   EXPECT_FALSE(stream->config.has_value());
   expectSameSource(stream->source, samples::probeSource());
@@ -65,7 +65,7 @@ TEST(RecordStreamV3, AProbeStreamReadsBackEveryFieldAndHasNoConfig) {
 TEST(RecordStreamV3, TheProbeHeaderHasTheSpecifiedKeysInOrder) {
   const std::string header = probeStreamHeader(samples::probeSource(), "ampscope_probe 0.2.0");
   EXPECT_EQ(header,
-            R"({"format":"ampscope-records","version":3,"app":"ampscope_probe 0.2.0","source":"probe",)"
+            R"({"format":"ampscope-records","version":4,"app":"ampscope_probe 0.2.0","source":"probe",)"
             R"("run":"my-run \"quoted\"","run-id":"5f0c2a9e1b7d4c3a","rank":1,"world-size":2,"ranks":"per-rank",)"
             R"("device":"cuda:1","torch":"2.4.1","every":10,"parameters":["net.0.weight","net.0.bias","net.2.weight"]})"
             "\n");
@@ -130,8 +130,8 @@ TEST(RecordStreamV3, HeadersAreCheckedKeyByKey) {
             "source: expected \"engine\" or \"probe\", found \"notebook\"");
   EXPECT_EQ(headerError(replaced(probe, R"("source":"probe",)", "")), "source: missing");
   EXPECT_EQ(headerError(replaced(probe, R"("every":10)", R"("every":0)")), "every: must be at least 1");
-  EXPECT_EQ(headerError(replaced(probe, R"("version":3)", R"("version":4)")),
-            "version: record stream version 4; this AmpScope reads versions 1 to 3 (written by a newer AmpScope)");
+  EXPECT_EQ(headerError(replaced(probe, R"("version":4)", R"("version":5)")),
+            "version: record stream version 5; this AmpScope reads versions 1 to 4 (written by a newer AmpScope)");
   EXPECT_EQ(headerError(R"({"mode":"fp32"})"), "not a record stream header (no \"format\")");
   EXPECT_EQ(headerError("{\"format\":"), headerError("{\"format\":"));  // not JSON: reported, no crash
   EXPECT_EQ(headerError("{\"format\":").rfind("column ", 0), 0u);
@@ -139,9 +139,9 @@ TEST(RecordStreamV3, HeadersAreCheckedKeyByKey) {
   // The engine's header needs its config; a version 2 header knows none of the version 3 keys.
   const std::string engine = recordStreamHeader(samples::config());
   EXPECT_EQ(headerError(engine.substr(0, engine.find(",\"config\"")) + "}"), "config: missing");
-  std::string v2 = replaced(replaced(engine, R"("version":3)", R"("version":2)"), R"("source":"engine",)", "");
+  std::string v2 = replaced(replaced(engine, R"("version":4)", R"("version":2)"), R"("source":"engine",)", "");
   EXPECT_TRUE(readRecordStreamHeader(v2, nullptr).has_value()) << v2;
-  EXPECT_EQ(headerError(replaced(engine, R"("version":3)", R"("version":2)")),
+  EXPECT_EQ(headerError(replaced(engine, R"("version":4)", R"("version":2)")),
             "source: unknown key (in a version 2 header)");
   const auto read = readRecordStreamHeader(engine, nullptr);
   ASSERT_TRUE(read);
@@ -152,7 +152,7 @@ TEST(RecordStreamV3, HeadersAreCheckedKeyByKey) {
 TEST(RecordStreamV3, AVersion2StreamStillReads) {
   // A version 2 stream as AmpScope 0.2's `train --jsonl` wrote it: no "source", no version 3 fields.
   std::string text = recordStreamHeader(samples::config());
-  text = replaced(replaced(text, R"("version":3)", R"("version":2)"), R"("source":"engine",)", "");
+  text = replaced(replaced(text, R"("version":4)", R"("version":2)"), R"("source":"engine",)", "");
   for (const auto& record : samples::records(samples::config(), 3)) {
     for (const auto& step : record.modes) appendRecordStreamLine(text, step);
   }

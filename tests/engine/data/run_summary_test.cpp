@@ -51,8 +51,8 @@ TEST(RunSummary, RoundingTotalsAndZeroGradientShareComeFromInstrumentedSteps) {
   weight.zero = 2;  // 2 of 8 parameter gradient elements are zero
   ExponentHistogram activation;
   activation.zero = 100;   // not a parameter: not counted
-  s.tensors.push_back({"net.0.weight", true, 8, weight, weight});
-  s.tensors.push_back({"act:fc1.out", false, 100, activation, activation});
+  s.tensors.push_back({"net.0.weight", true, 8, weight, weight, TensorRole::Gradient, {}});
+  s.tensors.push_back({"act:fc1.out", false, 100, activation, activation, TensorRole::Gradient, {}});
   summary.add(s);
   EXPECT_EQ(summary.backward.elements, 80);       // 50 + 30
   EXPECT_EQ(summary.backward.flushedToZero, 8);   // 5 + 3

@@ -35,7 +35,7 @@ std::vector<StepRecord> steps(int64_t first, int64_t last, bool instrumented = f
     s.step = step;
     s.loss = 1.0 / static_cast<double>(step);
     s.instrumented = instrumented;
-    if (instrumented) s.tensors.push_back({"net.0.weight", true, 1, {}, {}});
+    if (instrumented) s.tensors.push_back({"net.0.weight", true, 1, {}, {}, TensorRole::Gradient, {}});
     record.modes.push_back(s);
     records.push_back(record);
   }

@@ -41,7 +41,7 @@ Session twoModeSession(int steps) {
         s.rounding = {100, 1, 2, 3, 4};
         ExponentHistogram h;
         h.counts.set(-10, 5);
-        s.tensors.push_back({"net.0.weight", true, 5, h, h});
+        s.tensors.push_back({"net.0.weight", true, 5, h, h, TensorRole::Gradient, {}});
       }
       record.modes.push_back(s);
     }

@@ -8,13 +8,15 @@
 // "rounding" is written on instrumented steps (or when any count is non-zero), "rounding-points" and
 // "tensors" when they are not empty; a reader takes their absence as empty.
 //
-// The record stream (JSON Lines, version 3): the first line is a header
-//   {"format":"ampscope-records","version":3,"app":"AmpScope <version>","source":"engine","config":{...}}
+// The record stream (JSON Lines, version 4): the first line is a header
+//   {"format":"ampscope-records","version":4,"app":"AmpScope <version>","source":"engine","config":{...}}
 // and every further line one ModeStep. A stream written by a training script's probe has
 // "source":"probe", no config, and the run's identity (run, run-id, rank, world-size, ranks, device,
 // torch, every, parameters). Version 2 had the engine's header without "source"; version 1 (AmpScope
 // 0.1.0's `train --jsonl`) had no header and snake_case keys, with histograms' exponents as an object
-// {"-24": count}. readRecordStream() reads all three; a newer version is refused naming both numbers.
+// {"-24": count}. Version 4 adds a tensor's optional "role" (gradient, activation, activation-gradient,
+// weight) and "rounding-cost". readRecordStream() reads all four; a newer version is refused naming both
+// numbers.
 //
 // CSV: a header row and one row per ModeStep with its scalars and rounding totals (no histograms);
 // numbers through numberText, booleans as 0 and 1.
@@ -53,7 +55,7 @@ std::optional<StepRecord> readStepRecordJson(const JsonValue& value, const std::
 // ---- the JSON Lines record stream ----
 
 inline constexpr std::string_view kRecordStreamFormat = "ampscope-records";
-inline constexpr int kRecordStreamVersion = 3;
+inline constexpr int kRecordStreamVersion = 4;
 
 // The header's identity fields: who wrote the stream and which run (and rank) it follows.
 struct StreamSource {

@@ -67,14 +67,38 @@ struct RoundingCounts {
   void add(const RoundingCounts& other);
 };
 
-// One instrumented tensor: a parameter's gradient or a tapped activation gradient.
+// What an instrumented tensor is (record stream version 4's "role"): a parameter's gradient, a module's
+// output in forward, the gradient arriving at a module's output in backward, or a parameter's value.
+enum class TensorRole { Gradient, Activation, ActivationGradient, Weight };
+const char* tensorRoleKey(TensorRole role);  // "gradient", "activation", "activation-gradient", "weight"
+
+// What rounding the tensor into one format would cost (rounding_cost.h in ampscope_formats computes it;
+// a probe writes it): record stream version 4's "rounding-cost".
+struct FormatCostStats {
+  std::string format;     // "fp16", "bf16", "fp8-e4m3", "fp8-e5m2", "mxfp8", "nvfp4"
+  int64_t elements = 0;   // finite values
+  int64_t changed = 0;
+  int64_t flushed = 0;
+  int64_t subnormal = 0;
+  int64_t overflowed = 0;
+  double sqnrDb = 0;      // +inf when nothing changed, -inf when a value became inf or NaN
+};
+
+// One instrumented tensor: a parameter's gradient, a tapped activation gradient, or (probe, version 4)
+// a module's output, the gradient at it, or a weight.
 struct TensorStats {
-  std::string name;        // "net.0.weight" or "act:fc1.out"
-  bool isParameter = true;
+  std::string name;        // "net.0.weight", "act:fc1.out" (a tapped activation gradient), "fc1" (a module)
+  bool isParameter = true; // a parameter's gradient (role Gradient); false for every other role
   int64_t numel = 0;
   ExponentHistogram scaled;    // as the GradScaler saw them (equal to unscaled when no scaler)
   ExponentHistogram unscaled;
+  TensorRole role = TensorRole::Gradient;  // read it through tensorRole(): absent from a stream, and left
+                                           // at Gradient on a non-parameter tensor, it is
+                                           // ActivationGradient (the tapped gradients before version 4)
+  std::vector<FormatCostStats> roundingCost;  // empty, or the six formats in the order above
 };
+// Gradient for a parameter's gradient; otherwise the role, Gradient read as ActivationGradient.
+TensorRole tensorRole(const TensorStats& tensor);
 
 // Rounding counts of one rounding point (a layer's input, weight, output or its gradient).
 // Names: "<layer>.input|weight|bias|other|output" in forward, "<layer>.grad_input|grad_weight|
