@@ -614,7 +614,9 @@ TEST(ReproduceExport, PyTorchRerunOfAnOutlierFeatureMatchesTheEngineBitForBit) {
 }
 
 // ... and that comparison can fail: run.py with the outlier left out (its multiplier all ones) gives
-// other losses, FP32's included (by rounding only: the function is the same).
+// other MXFP8 losses (the outlier sets its block's shared scale). FP32's may differ by rounding only
+// (the function is the same): LibTorch 1.13's do, 2.6's happen to agree over these steps, so FP32 is
+// printed, not required to differ.
 TEST(ReproduceExport, OutlierComparisonSeesARunPyWithoutTheOutlier) {
   if (!pythonHas("numpy, torch"))
     GTEST_SKIP() << kPython << " lacks numpy or torch (apt install python3-torch)";
@@ -649,8 +651,9 @@ TEST(ReproduceExport, OutlierComparisonSeesARunPyWithoutTheOutlier) {
   }
   for (const char* mode : {"fp32", "mxfp8"}) {
     std::printf("[ reproduce ] run.py without the outlier, %s: largest loss difference %.3g\n", mode, largest[mode]);
-    EXPECT_GT(largest[mode], 0.0) << mode;
   }
+  EXPECT_EQ(largest.count("fp32"), 1u) << output;
+  EXPECT_GT(largest["mxfp8"], 0.0) << output;
 }
 
 // The comparison above can fail: the same export with run.py's element rounding broken (ties no longer
