@@ -263,6 +263,29 @@ TEST(SessionCodecV2, ASessionOfFollowedRunsAloneNeedsNoConfig) {
             "field \"followed\": unknown key (in a version 1 session)");
 }
 
+TEST(SessionCodecV2, AFollowedEngineStreamKeepsItsRunIdAndReadsBack) {
+  // A followed `train --jsonl` stream: source "engine" with the run-id of its header, and the name it was
+  // shown under. The probe's identity keys have no engine value and are not written (an "every" of 0
+  // would be refused on reading: "must be at least 1").
+  Session session;
+  FollowedRun run;
+  run.source.source = "engine";
+  run.source.run = "train.jsonl";
+  run.source.runId = "00000000000000cd";
+  run.target = "train.jsonl";
+  run.steps = samples::probeSteps(2);
+  session.followed = {run};
+  const std::string json = encodeSession(session);
+  EXPECT_NE(json.find(R"({"source":{"source":"engine","run":"train.jsonl","run-id":"00000000000000cd"},"target")"),
+            std::string::npos)
+      << json;
+  SessionError error;
+  const auto decoded = decodeSession(json, &error);
+  ASSERT_TRUE(decoded) << error.text();
+  ASSERT_EQ(decoded->followed.size(), 1u);
+  expectSameFollowed(decoded->followed[0], run);
+}
+
 TEST(SessionCodecV2, DamagedFollowedRunsAreRefusedNamingTheField) {
   Session session = sampleSession();
   session.followed = {followedRun(3, "run.jsonl")};
