@@ -487,7 +487,8 @@ StreamSource readSourceFields(const ObjectFields& f, std::size_t first, bool req
   if (const JsonValue* v = value(kHeaderTorch)) source.torch = data::readString(*v, f.at(at(kHeaderTorch)));
   if (const JsonValue* v = value(kHeaderEvery)) {
     source.every = data::readInt(*v, f.at(at(kHeaderEvery)));
-    if (source.every < 1) failAt(f.at(at(kHeaderEvery)), "must be at least 1");
+    // (An engine source's 0 is what sessions written before engine sources left out these keys hold.)
+    if (source.every < (probe ? 1 : 0)) failAt(f.at(at(kHeaderEvery)), probe ? "must be at least 1" : "must not be negative");
   }
   if (const JsonValue* v = value(kHeaderParameters)) {
     const Path path = f.at(at(kHeaderParameters));

@@ -284,6 +284,39 @@ TEST(SessionCodecV2, AFollowedEngineStreamKeepsItsRunIdAndReadsBack) {
   ASSERT_TRUE(decoded) << error.text();
   ASSERT_EQ(decoded->followed.size(), 1u);
   expectSameFollowed(decoded->followed[0], run);
+  // As the writer before this spelled it (every identity key, "every":0): such a session still opens.
+  const std::string before = replaced(json, R"("run-id":"00000000000000cd"})",
+                                      R"("run-id":"00000000000000cd","rank":0,"world-size":1,"ranks":"single",)"
+                                      R"("device":"","torch":"","every":0,"parameters":[]})");
+  const auto old = decodeSession(before, &error);
+  ASSERT_TRUE(old) << error.text();
+  expectSameFollowed(old->followed[0], run);
+}
+
+TEST(SessionCodecV2, AFollowedRunJournalIsASessionOfThatRunWithoutItsFooter) {
+  // session_codec.h: followedJournalHeaderJson + appendFollowedStepJson per step + the footer decodes as
+  // a version 2 session holding that run alone; its run text is the one encodeSession writes.
+  const FollowedRun run = followedRun(5, "127.0.0.1:5000");
+  std::string journal = followedJournalHeaderJson(run.source, run.target);
+  for (size_t i = 0; i < run.steps.size(); ++i) appendFollowedStepJson(journal, run.steps[i], i);
+  EXPECT_EQ(journal.rfind(R"({"format":"ampscope-session","version":2,)", 0), 0u) << journal.substr(0, 80);
+  Session one;
+  one.followed = {run};
+  const std::string whole = encodeSession(one);
+  const std::string runText = whole.substr(whole.find("\n{\"source\""));
+  EXPECT_EQ(journal.substr(journal.find("\n{\"source\"")) + std::string(kFollowedJournalFooterJson), runText);
+  SessionError error;
+  const auto decoded = decodeSession(journal + std::string(kFollowedJournalFooterJson), &error);
+  ASSERT_TRUE(decoded) << error.text();
+  EXPECT_TRUE(decoded->records.empty());
+  ASSERT_EQ(decoded->followed.size(), 1u);
+  expectSameFollowed(decoded->followed[0], run);
+  // A run with no step yet.
+  const auto empty = decodeSession(followedJournalHeaderJson(run.source, run.target) +
+                                       std::string(kFollowedJournalFooterJson), &error);
+  ASSERT_TRUE(empty) << error.text();
+  ASSERT_EQ(empty->followed.size(), 1u);
+  EXPECT_TRUE(empty->followed[0].steps.empty());
 }
 
 TEST(SessionCodecV2, DamagedFollowedRunsAreRefusedNamingTheField) {
