@@ -4,6 +4,7 @@
 // (by seq for a probe, by each mode's step for the engine's `train --jsonl` stream, which has no seq).
 #include <gtest/gtest.h>
 
+#include <QCoreApplication>
 #include <QFile>
 #include <QFileInfo>
 #include <QSignalSpy>
@@ -66,11 +67,17 @@ RunConfig fp32Config() {
   return config;
 }
 
+// One write of everything pending, finished and reported. (Waiting for a `saved` signal alone is not
+// enough: an earlier write's report may still be queued and arrive first.)
 bool flushed(AutosaveManager& autosave) {
-  autosave.waitForWrite();  // a tick's write may still be finishing
+  autosave.waitForWrite();
+  QCoreApplication::processEvents();  // the reports of earlier writes
   QSignalSpy saved(&autosave, &AutosaveManager::saved);
+  QSignalSpy failed(&autosave, &AutosaveManager::saveFailed);
   if (!autosave.saveNow()) return false;
-  return saved.wait(30000);
+  autosave.waitForWrite();
+  QCoreApplication::processEvents();  // this write's report
+  return saved.count() == 1 && failed.isEmpty();
 }
 
 TEST(AutosaveManager, AFollowedRunIsAppendedToItsOwnJournalAndRecovered) {
