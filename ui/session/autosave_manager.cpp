@@ -233,12 +233,14 @@ bool AutosaveManager::flush(bool sync) {
       const std::lock_guard<std::mutex> lock(finishedMutex_);
       finished_.push_back({ok, failure, path_});
     }
+    // Done before the report is queued: a flush that its saved() signal prompts finds no write running
+    // (it joins this thread before starting another).
+    if (!ok) failed_ = true;
+    writing_ = false;
     // Called by name: the results cross threads under finishedMutex_, not inside a functor that Qt's
     // event queue hands over (a hand-over ThreadSanitizer cannot see in an uninstrumented Qt). The
     // destructor joins this thread before `this` goes, so the queued call always has a target.
     QMetaObject::invokeMethod(this, "reportFinishedWrites", Qt::QueuedConnection);
-    if (!ok) failed_ = true;
-    writing_ = false;
   });
   return true;
 }
