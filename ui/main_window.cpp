@@ -116,6 +116,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(run, &RunController::recordsDrained, nonFinite,
           [nonFinite, engineRun](const std::vector<StepRecord>& batch) { nonFinite->addRecords(engineRun, batch); });
   m_session->setFollowedRunsProvider([this] { return m_follow->controller()->followedRuns(); });
+  m_session->autosave()->setFollowedSource([this] { return m_follow->controller()->journalViews(); });
   m_session->setLoadHandler([this, nonFinite, engineRun](const Session& session) {
     m_follow->controller()->clear();
     nonFinite->clear();

@@ -90,6 +90,12 @@ LibTorch %4
             <numerusform>日志的最后一行在 AmpScope 停止时被截断，已将其丢弃；已恢复 %n 个步骤。</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>The last line of the journal of the followed run %1 was cut short when AmpScope stopped and was dropped; %n step(s) were restored.</source>
+        <translation>
+            <numerusform>跟踪运行 %1 的日志的最后一行在 AmpScope 停止时被截断，已将其丢弃；已恢复 %n 个步骤。</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>BitCellsWidget</name>
