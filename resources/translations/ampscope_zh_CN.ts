@@ -168,6 +168,66 @@ LibTorch %4
 <context>
     <name>ConfigSchema</name>
     <message>
+        <source>must be a finite number in %1 (got %2)</source>
+        <translation>必须是 %1 内的有限数（收到 %2）</translation>
+    </message>
+    <message>
+        <source>must be &gt; %1 (got %2)</source>
+        <translation>必须 &gt; %1（收到 %2）</translation>
+    </message>
+    <message>
+        <source>must be &gt;= %1 (got %2)</source>
+        <translation>必须 &gt;= %1（收到 %2）</translation>
+    </message>
+    <message>
+        <source>must be &lt; %1 (got %2)</source>
+        <translation>必须 &lt; %1（收到 %2）</translation>
+    </message>
+    <message>
+        <source>must be &lt;= %1 (got %2)</source>
+        <translation>必须 &lt;= %1（收到 %2）</translation>
+    </message>
+    <message>
+        <source>at least one precision mode is needed</source>
+        <translation>至少需要一种精度模式</translation>
+    </message>
+    <message>
+        <source>unknown mode &apos;%1&apos; (known: %2)</source>
+        <translation>未知模式 &apos;%1&apos;（已知：%2）</translation>
+    </message>
+    <message>
+        <source>mode %1 is listed twice</source>
+        <translation>模式 %1 列出了两次</translation>
+    </message>
+    <message>
+        <source>unknown value &apos;%1&apos; (known: %2)</source>
+        <translation>未知值 &apos;%1&apos;（已知：%2）</translation>
+    </message>
+    <message>
+        <source>not an integer (got &apos;%1&apos;)</source>
+        <translation>不是整数（收到 &apos;%1&apos;）</translation>
+    </message>
+    <message>
+        <source>must be in %1 (got %2)</source>
+        <translation>必须在 %1 内（收到 %2）</translation>
+    </message>
+    <message>
+        <source>not a number (got &apos;%1&apos;)</source>
+        <translation>不是数字（收到 &apos;%1&apos;）</translation>
+    </message>
+    <message>
+        <source>expected true or false (got &apos;%1&apos;)</source>
+        <translation>应为 true 或 false（收到 &apos;%1&apos;）</translation>
+    </message>
+    <message>
+        <source>unknown value</source>
+        <translation>未知值</translation>
+    </message>
+    <message>
+        <source>one step would need about %1 (%2, %3 parameters, %4 mode(s), batch %5), more than the %6 a step may use; at most batch %7 fits</source>
+        <translation>一步大约需要 %1（%2，%3 个参数，%4 种模式，batch %5），超过了一步可用的 %6；最多只能用 batch %7</translation>
+    </message>
+    <message>
         <source>The model to train; choosing one loads its preset first</source>
         <translation>要训练的模型；选择模型会先载入它的预设</translation>
     </message>
