@@ -193,9 +193,16 @@ void HistogramPlot::addFormatZones() {
   const QColor red(170, 0, 0), amber(130, 100, 0), green(0, 110, 0);
   const QColor mainColors[] = {red, amber, green, red};
   const Qt::Alignment mainAlign[] = {Qt::AlignRight, Qt::AlignHCenter, Qt::AlignHCenter, Qt::AlignLeft};
+  // The labels are drawn over the bars (layer "axes"), on a light backing: a bar that reaches up into
+  // them (a short plot, or a view that does not follow the data) does not hide them.
+  const auto overBars = [](QCPItemText* label) {
+    label->setLayer(QStringLiteral("axes"));
+    label->setBrush(QColor(255, 255, 255, 190));
+    return label;
+  };
   for (int i = 0; i < 4; ++i)
-    addZoneLabel(zoneLabel(p, 0, kLabelTop, mainAlign[i] | Qt::AlignTop, QString(), mainColors[i], small), 0, 0, {},
-                 true);
+    addZoneLabel(overBars(zoneLabel(p, 0, kLabelTop, mainAlign[i] | Qt::AlignTop, QString(), mainColors[i], small)),
+                 0, 0, {}, true);
 
   // The second format: a strip along the top, same colours.
   const double stripTop = 0.0, stripBottom = 0.065;
@@ -203,8 +210,8 @@ void HistogramPlot::addFormatZones() {
   // One label per zone (normal, subnormal, flush), placed in the middle of the zone's visible part by
   // fitZoneLabels.
   for (const QColor& c : {green, amber, red})
-    addZoneLabel(zoneLabel(p, 0, kStripMid, Qt::AlignHCenter | Qt::AlignVCenter, QString(), c, small), 0, 0, {},
-                 false);
+    addZoneLabel(overBars(zoneLabel(p, 0, kStripMid, Qt::AlignHCenter | Qt::AlignVCenter, QString(), c, small)), 0,
+                 0, {}, false);
 }
 
 namespace {
@@ -309,9 +316,15 @@ void HistogramPlot::fitZoneLabels() {
     if (!z.checkHeight) stripLabelBottom = std::max(stripLabelBottom, kStripMid * area.height() + QFontMetricsF(z.item->font()).height() / 2 + 4);
   const double hangRatio = std::max(kLabelTop, stripLabelBottom / area.height());
   double labelsBottom = stripLabelBottom / area.height();
+  // A quantised tensor's view covers the format zones: their labels go with them.
+  const bool quantShown = quantCover_ && quantCover_->visible();
   for (ZoneLabel& z : zoneLabels_) {
     if (z.checkHeight) z.item->position->setCoords(z.item->position->key(), hangRatio);
     const bool isZero = z.item == zeroLabel_;
+    if (quantShown && !isZero) {
+      z.item->setVisible(false);
+      continue;
+    }
     const double lo = isZero ? x->range().lower : std::max(z.x0, zonesFrom);
     const double hi = std::min(isZero ? zeroKey_ + 1.5 : z.x1, x->range().upper);
     const double room = x->coordToPixel(hi) - x->coordToPixel(lo) - 2 * margin;
