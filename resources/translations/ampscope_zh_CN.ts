@@ -977,6 +977,10 @@ LibTorch %4
 <context>
     <name>HistogramPlot</name>
     <message>
+        <source>%1: %2 gradient blocks, windows %3 … %4 (%5 values per %6 scale)</source>
+        <translation>%1：%2 梯度块，窗口 %3 … %4（每 %5 个值共用一个 %6 scale）</translation>
+    </message>
+    <message>
         <source>Scaled (as the GradScaler saw them)</source>
         <translation>缩放后（GradScaler 看到的）</translation>
     </message>

@@ -659,6 +659,10 @@ void HistogramPlot::fitToData() {
   // Always keep the main format's landmarks (flush edge to max) in view: they are the lesson.
   lo = std::min(lo, static_cast<int>(mainZones_.flushLog2) - 4);
   hi = std::max(hi, static_cast<int>(std::ceil(mainZones_.overflowLog2)) + 8);  // room for the overflow label
+  for (const auto& [key, window] : blockWindows_) {  // a block mode's gradient windows, whole
+    lo = std::min(lo, static_cast<int>(std::floor(window.first)) - 2);
+    hi = std::max(hi, static_cast<int>(std::ceil(window.second)) + 2);
+  }
   for (const auto& [key, window] : windows_) {  // a quantised tensor's windows, whole
     lo = std::min(lo, static_cast<int>(std::floor(window.first)) - 2);
     hi = std::max(hi, static_cast<int>(std::ceil(window.second)) + 2);
@@ -714,9 +718,13 @@ void HistogramPlot::drawQuantWindows(const std::vector<SeriesKey>& shown) {
     quantCover_->setLayer(QStringLiteral("grid"));
   }
   quantCover_->setVisible(quant);
-  if (!quant) return;
   QFont small = font();
   small.setPointSizeF(small.pointSizeF() * 0.85);
+  blockWindows_.clear();
+  if (!quant) {
+    drawBlockWindows(shown, small);
+    return;
+  }
   const double from = zeroKey_ + 1.5;
   int row = 0;
   for (SeriesKey key : shown) {
@@ -760,6 +768,50 @@ void HistogramPlot::drawQuantWindows(const std::vector<SeriesKey>& shown) {
       t->setLayer(QStringLiteral("main"));
       quantItems_.push_back(t);
     }
+    ++row;
+  }
+}
+
+void HistogramPlot::drawBlockWindows(const std::vector<SeriesKey>& shown, const QFont& font) {
+  // A block mode's gradients meet its element format through their blocks' scales: the union of the
+  // blocks' windows at the latest instrumented step (formatWindow of each quantised gradient), as a band
+  // along the bottom with its range.
+  int row = 0;
+  for (SeriesKey key : shown) {
+    const ModeFormats formats = modeFormats(key.mode);
+    const ModeSeries* s = store()->series(key);
+    if (formats.blockSize == 0 || !s) continue;
+    bool any = false;
+    double low = 0, high = 0;
+    for (const QuantSeries& q : s->quantized) {
+      if (!q.backward || q.latestMeasuredStep == 0) continue;
+      const FormatWindow w = formatWindow(q.latestMeasured);
+      low = any ? std::min(low, w.lowLog2) : w.lowLog2;
+      high = any ? std::max(high, w.highLog2) : w.highLog2;
+      any = true;
+    }
+    if (!any) continue;
+    blockWindows_[key] = {low, high};
+    const QColor c = ModePalette::color(key.mode);
+    const double bottom = 1.0 - 0.045 * row, top = bottom - 0.025;
+    QColor fill = c;
+    fill.setAlpha(90);
+    QCPItemRect* band = zoneRect(plot(), edgeOf(low), edgeOf(high), top, bottom, fill);
+    band->setLayer(QStringLiteral("axes"));
+    band->setPen(QPen(c.darker(130), 1));
+    quantItems_.push_back(band);
+    QCPItemText* label = zoneLabel(
+        plot(), 0.5 * (edgeOf(low) + edgeOf(high)), top - 0.005, Qt::AlignHCenter | Qt::AlignBottom,
+        tr("%1: %2 gradient blocks, windows %3 … %4 (%5 values per %6 scale)")
+            .arg(SeriesStyle::label(*store(), key), zoneFormatName(formats.gradient),
+                 PowerOfTwoTicker::label(static_cast<int>(std::floor(low))),
+                 PowerOfTwoTicker::label(static_cast<int>(std::ceil(high))))
+            .arg(formats.blockSize)
+            .arg(zoneFormatName(formats.blockScale)),
+        c.darker(160), font);
+    label->setLayer(QStringLiteral("axes"));
+    label->setBrush(QColor(255, 255, 255, 190));
+    quantItems_.push_back(label);
     ++row;
   }
 }

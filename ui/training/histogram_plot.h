@@ -31,6 +31,7 @@ class QCPBarsGroup;
 class QCPItemRect;
 class QCPItemStraightLine;
 class QCPItemText;
+class QFont;
 class QLabel;
 class QMenu;
 class QToolButton;
@@ -73,6 +74,14 @@ class HistogramPlot : public PlotPanel {
   // saturate (false when none: no such tensor in that series or no instrumented step yet).
   QString quantTensor() const;
   bool shownWindow(SeriesKey key, double* lowLog2, double* highLog2) const;
+  // In the gradient view: the union of a block mode's gradient blocks' windows (false for other modes).
+  bool shownBlockWindow(SeriesKey key, double* lowLog2, double* highLog2) const {
+    const auto it = blockWindows_.find(key);
+    if (it == blockWindows_.end()) return false;
+    *lowLog2 = it->second.first;
+    *highLog2 = it->second.second;
+    return true;
+  }
 
  protected:
   QString emptyNote() const override;
@@ -105,6 +114,7 @@ class HistogramPlot : public PlotPanel {
   const QuantTensorStats* shownQuant(SeriesKey key) const;
   int64_t shownStep(SeriesKey key) const;
   void drawQuantWindows(const std::vector<SeriesKey>& shown);
+  void drawBlockWindows(const std::vector<SeriesKey>& shown, const QFont& font);
   QString quantNote(SeriesKey key, const QString& name) const;
 
   QComboBox* scaledCombo_;
@@ -137,6 +147,9 @@ class HistogramPlot : public PlotPanel {
   QCPItemRect* quantCover_ = nullptr;
   std::vector<QCPAbstractItem*> quantItems_;
   std::map<SeriesKey, std::pair<double, double>> windows_;
+  // The gradient view's block windows of the block modes (log2 |g| from the lowest block's smallest
+  // subnormal to the highest block's max).
+  std::map<SeriesKey, std::pair<double, double>> blockWindows_;
 };
 
 }  // namespace ampscope::ui

@@ -291,6 +291,28 @@ TEST(HistogramPlot, TheFp8LessonsHistogramDrawsE5M2Zones) {
   EXPECT_EQ(heat.landmarks().name, QStringLiteral("FP16"));
 }
 
+// mxfp8's gradients meet E4M3 through their blocks' E8M0 scales: the gradient view draws the union of the
+// blocks' windows. The synthetic block factors span 2^-12 ... 2^-4, so the windows span E4M3's smallest
+// subnormal 2^-9 times 2^-12 to its max 448 times 2^-4 (OFP8 table 1; MX v1.0 6.3: x = 2^X * element).
+TEST(HistogramPlot, ABlockModesGradientViewShowsItsBlockWindows) {
+  TelemetryStore store;
+  HistogramPlot plot(&store);
+  SyntheticOptions o;
+  o.modes = {PrecisionMode::Fp8Delayed, PrecisionMode::MXFP8};
+  feed(store, 1, 10, o, [](StepRecord& r) {
+    for (ModeStep& m : r.modes)
+      m.quantized = {m.mode == PrecisionMode::MXFP8
+                         ? quant("fc1.grad_output", true, QuantFormat::E4M3, ScalingKind::MxBlock, 1, r.step, -20)
+                         : quant("fc1.grad_output", true, QuantFormat::E5M2, ScalingKind::Delayed, 1024, r.step, -20)};
+  });
+  plot.onDataAppended();
+  double low = 0, high = 0;
+  ASSERT_TRUE(plot.shownBlockWindow(kMx, &low, &high));
+  EXPECT_EQ(low, -9.0 - 12.0);
+  EXPECT_DOUBLE_EQ(high, std::log2(448.0) - 4);
+  EXPECT_FALSE(plot.shownBlockWindow(kDelayed, &low, &high));  // one scale per tensor: no blocks
+}
+
 // Each mode's own format: nvfp4's E2M1 (MX v1.0 5.3.3: smallest subnormal 0.5, max 6), mxfp8's E4M3
 // (OFP8: smallest subnormal 2^-9), and FP16 first where a run has no quantised mode.
 TEST(HistogramPlot, ZonesFollowTheRunsModes) {
