@@ -977,6 +977,14 @@ LibTorch %4
 <context>
     <name>HistogramPlot</name>
     <message>
+        <source>Click a bar: its bin&apos;s value in the number formats panel</source>
+        <translation>点击柱子：在数值格式面板中查看该区间的值</translation>
+    </message>
+    <message>
+        <source>formats panel: %1 (bin %2)</source>
+        <translation>数值格式面板：%1（区间 %2）</translation>
+    </message>
+    <message>
         <source>%1: %2 gradient blocks, windows %3 … %4 (%5 values per %6 scale)</source>
         <translation>%1：%2 梯度块，窗口 %3 … %4（每 %5 个值共用一个 %6 scale）</translation>
     </message>

@@ -169,6 +169,25 @@ HistogramPlot::HistogramPlot(TelemetryStore* store, QWidget* parent) : PlotPanel
   // Narrower than its label, the zero column says just "0".
   addZoneLabel(zeroLabel_, -kFar, zeroKey_ + 1.5, {zeroLabel_->text(), QStringLiteral("0")}, true);
   connect(plot(), &QCustomPlot::beforeReplot, this, &HistogramPlot::fitZoneLabels);
+  // A click on a bar opens its bin's value in the formats panel (MainWindow wires binActivated).
+  connect(plot(), &QCustomPlot::plottableClick, this, [this](QCPAbstractPlottable* p, int index, QMouseEvent*) {
+    auto* b = qobject_cast<QCPBars*>(p);
+    if (!b || index < 0 || index >= b->data()->size()) return;
+    activateBin(static_cast<int>(std::lround((b->data()->constBegin() + index)->key)));
+  });
+  markLine_ = new QCPItemStraightLine(plot());
+  markLine_->setLayer(QStringLiteral("axes"));
+  markLine_->setPen(QPen(QColor(40, 40, 160), 2, Qt::DotLine));
+  markLine_->setSelectable(false);
+  markLine_->setVisible(false);
+  markLabel_ = new QCPItemText(plot());
+  markLabel_->setLayer(QStringLiteral("axes"));
+  markLabel_->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+  markLabel_->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+  markLabel_->setColor(QColor(40, 40, 160));
+  markLabel_->setBrush(QColor(255, 255, 255, 210));
+  markLabel_->setSelectable(false);
+  markLabel_->setVisible(false);
   setLogCounts(true);
   refillLayerCombo();
 }
@@ -689,6 +708,7 @@ QString HistogramPlot::readoutAt(double key, double) const {
     const double n = (it != b->data()->constEnd() && static_cast<int>(it->key) == e) ? it->value : 0.0;
     lines << QStringLiteral("%1: %2").arg(b->name()).arg(static_cast<qint64>(n));
   }
+  lines << tr("Click a bar: its bin's value in the number formats panel");
   return lines.join(QLatin1Char('\n'));
 }
 
@@ -832,6 +852,43 @@ QString HistogramPlot::quantNote(SeriesKey key, const QString& name) const {
       .arg(q->numel)
       .arg(scale, QString::fromStdString(numberText(q->amax)), shareText(q->saturated, q->numel),
            shareText(q->flushed, q->numel));
+}
+
+void HistogramPlot::activateBin(int exponent) {
+  if (exponent == static_cast<int>(zeroKey_)) {
+    emit binActivated(0.0);
+    return;
+  }
+  if (exponent < ExponentHistogram::kMinExponent || exponent > ExponentHistogram::kMaxExponent) return;
+  emit binActivated(std::ldexp(1.0, exponent));  // the bin's lower edge, exact
+}
+
+void HistogramPlot::markValue(double value) {
+  markedValue_ = value;
+  int e = 0;
+  marked_ = std::isfinite(value) && value != 0;
+  if (marked_) {
+    e = static_cast<int>(std::floor(std::log2(std::fabs(value))));
+    // log2 rounds near a power of two: the bin is the one whose [2^e, 2^(e+1)) holds |value|.
+    if (std::ldexp(1.0, e) > std::fabs(value)) --e;
+    if (std::ldexp(1.0, e + 1) <= std::fabs(value)) ++e;
+    marked_ = e >= ExponentHistogram::kMinExponent && e <= ExponentHistogram::kMaxExponent;
+  }
+  markLine_->setVisible(marked_);
+  markLabel_->setVisible(marked_);
+  if (marked_) {
+    markLine_->point1->setCoords(e, 0);
+    markLine_->point2->setCoords(e, 1);
+    markLabel_->position->setCoords(e + 0.6, 0.97);
+    markLabel_->setText(tr("formats panel: %1 (bin %2)").arg(QString::fromStdString(numberText(value))).arg(e));
+  }
+  replotQueued();
+}
+
+bool HistogramPlot::markedBin(int* exponent) const {
+  if (!marked_) return false;
+  if (exponent) *exponent = static_cast<int>(std::lround(markLine_->point1->key()));
+  return true;
 }
 
 QString HistogramPlot::emptyNote() const { return tr("Run to see the gradient exponents."); }

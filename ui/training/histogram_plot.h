@@ -83,6 +83,15 @@ class HistogramPlot : public PlotPanel {
     return true;
   }
 
+  // From a bin to its bits and back: clicking a bar emits binActivated with the bin's lower edge 2^e (0
+  // for the exact zeros); markValue draws where a value (the formats panel's) falls: a line on its bin.
+  void markValue(double value);
+  bool markedBin(int* exponent) const;  // false when nothing is marked (0, inf, NaN or no value)
+  void activateBin(int exponent);        // as a click on bin e (zeroKey() for the exact zeros)
+
+ signals:
+  void binActivated(double value);
+
  protected:
   QString emptyNote() const override;
   void rebuildFromStore() override;
@@ -150,6 +159,11 @@ class HistogramPlot : public PlotPanel {
   // The gradient view's block windows of the block modes (log2 |g| from the lowest block's smallest
   // subnormal to the highest block's max).
   std::map<SeriesKey, std::pair<double, double>> blockWindows_;
+  // The formats panel's value: a line on its bin, and its label.
+  QCPItemStraightLine* markLine_ = nullptr;
+  QCPItemText* markLabel_ = nullptr;
+  double markedValue_ = 0;
+  bool marked_ = false;
 };
 
 }  // namespace ampscope::ui

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <QComboBox>
+#include <QSignalSpy>
 #include <QTest>
 #include <cmath>
 #include <memory>
@@ -311,6 +312,50 @@ TEST(HistogramPlot, ABlockModesGradientViewShowsItsBlockWindows) {
   EXPECT_EQ(low, -9.0 - 12.0);
   EXPECT_DOUBLE_EQ(high, std::log2(448.0) - 4);
   EXPECT_FALSE(plot.shownBlockWindow(kDelayed, &low, &high));  // one scale per tensor: no blocks
+}
+
+// From a bin to its bits and back (issue 46 item 3): a click on a bar emits its bin's lower edge 2^e
+// (exact, so the formats panel shows the binade's first value), and a value marks the bin whose
+// [2^e, 2^(e+1)) holds it: 0.1 lies in [2^-4, 2^-3), 0.25 = 2^-2 starts bin -2.
+TEST(HistogramPlot, ABinClickedOpensItsValueAndAValueMarksItsBin) {
+  TelemetryStore store;
+  HistogramPlot plot(&store);
+  SyntheticOptions o;
+  o.modes = {PrecisionMode::FP16Amp};
+  feed(store, 1, 3, o);
+  plot.onDataAppended();
+  plot.resize(900, 500);
+  plot.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&plot));
+  plot.plot()->replot();
+  QSignalSpy spy(&plot, &HistogramPlot::binActivated);
+  // The tallest bar of the synthetic histogram, clicked in its middle.
+  QCPBars* bars = plot.bars(PrecisionMode::FP16Amp);
+  ASSERT_NE(bars, nullptr);
+  auto tallest = bars->data()->constBegin();
+  for (auto it = bars->data()->constBegin(); it != bars->data()->constEnd(); ++it)
+    if (it->value > tallest->value) tallest = it;
+  const QPointF centre(plot.plot()->xAxis->coordToPixel(tallest->key),
+                       plot.plot()->yAxis->coordToPixel(std::sqrt(tallest->value * 0.5)));
+  QTest::mouseClick(plot.plot(), Qt::LeftButton, Qt::NoModifier, centre.toPoint());
+  ASSERT_EQ(spy.count(), 1);
+  EXPECT_EQ(spy.takeFirst().at(0).toDouble(), std::ldexp(1.0, static_cast<int>(tallest->key)));
+  plot.activateBin(static_cast<int>(plot.zeroKey()));
+  ASSERT_EQ(spy.count(), 1);
+  EXPECT_EQ(spy.takeFirst().at(0).toDouble(), 0.0);
+
+  int bin = 0;
+  plot.markValue(0.1);
+  ASSERT_TRUE(plot.markedBin(&bin));
+  EXPECT_EQ(bin, -4);
+  plot.markValue(-0.25);
+  ASSERT_TRUE(plot.markedBin(&bin));
+  EXPECT_EQ(bin, -2);
+  plot.markValue(std::ldexp(1.0, -149));  // float32's smallest subnormal has a bin of its own
+  ASSERT_TRUE(plot.markedBin(&bin));
+  EXPECT_EQ(bin, -149);
+  plot.markValue(0.0);
+  EXPECT_FALSE(plot.markedBin(&bin));
 }
 
 // Each mode's own format: nvfp4's E2M1 (MX v1.0 5.3.3: smallest subnormal 0.5, max 6), mxfp8's E4M3
