@@ -54,7 +54,8 @@ FormatZones formatZones(DType dtype, bool saturates) {
   z.flushLog2 = z.subnormalLog2 - 1;
   z.normalLog2 = std::log2(f.smallestNormal);
   z.max = f.max;
-  z.overflowLog2 = std::log2(f.max + 0.5 * ulp(dtype, f.max));
+  z.overflowFrom = f.max + 0.5 * ulp(dtype, f.max);
+  z.overflowLog2 = std::log2(z.overflowFrom);
   z.saturates = saturates;
   return z;
 }

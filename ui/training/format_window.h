@@ -39,6 +39,7 @@ struct FormatZones {
   double normalLog2 = 0;
   double overflowLog2 = 0;
   double max = 0;          // the largest finite value
+  double overflowFrom = 0; // max + half its ulp: from here a value overflows (or saturates)
   bool saturates = false;  // beyond max: ±max (quantised modes), not ±inf / NaN
 };
 FormatZones formatZones(DType dtype, bool saturates);

@@ -277,7 +277,7 @@ void HistogramPlot::setZoneFormats(const std::vector<ZoneFormat>& formats) {
   }
   const QString name = main.name;
   const QString flushAt = PowerOfTwoTicker::label(static_cast<int>(main.flushLog2));
-  const QString overflowAt = QString::fromStdString(numberText(std::exp2(main.overflowLog2)));
+  const QString overflowAt = maxText(main.overflowFrom);
   const QString texts[] = {
       tr("%1 → 0\n|g| < %2\n(%2 ties to 0)").arg(name, flushAt),
       tr("%1\nsubnormal\n%2 … %3")
