@@ -215,6 +215,7 @@ void HistogramPlot::addFormatZones() {
   // The labels are drawn over the bars (layer "axes"), on a light backing: a bar that reaches up into
   // them (a short plot, or a view that does not follow the data) does not hide them.
   const auto overBars = [](QCPItemText* label) {
+    label->setObjectName(QStringLiteral("zoneLabel"));
     label->setLayer(QStringLiteral("axes"));
     label->setBrush(QColor(255, 255, 255, 190));
     return label;

@@ -300,6 +300,7 @@ TEST(HistogramPlot, TheFp8LessonsHistogramDrawsE5M2Zones) {
 TEST(HistogramPlot, ABlockModesGradientViewShowsItsBlockWindows) {
   TelemetryStore store;
   HistogramPlot plot(&store);
+  plot.show();
   SyntheticOptions o;
   o.modes = {PrecisionMode::Fp8Delayed, PrecisionMode::MXFP8};
   feed(store, 1, 10, o, [](StepRecord& r) {
