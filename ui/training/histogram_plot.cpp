@@ -336,6 +336,13 @@ void HistogramPlot::fitZoneLabels() {
     if (!z.checkHeight) stripLabelBottom = std::max(stripLabelBottom, kStripMid * area.height() + QFontMetricsF(z.item->font()).height() / 2 + 4);
   const double hangRatio = std::max(kLabelTop, stripLabelBottom / area.height());
   double labelsBottom = stripLabelBottom / area.height();
+  // The formats panel's mark: its label on the side of the line with more room.
+  if (marked_) {
+    const double e = markLine_->point1->key();
+    const bool left = x->coordToPixel(e) > area.center().x();
+    markLabel_->setPositionAlignment((left ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignBottom);
+    markLabel_->position->setCoords(left ? e - 0.6 : e + 0.6, 0.97);
+  }
   // A quantised tensor's view covers the format zones: their labels go with them.
   const bool quantShown = quantCover_ && quantCover_->visible();
   for (ZoneLabel& z : zoneLabels_) {
