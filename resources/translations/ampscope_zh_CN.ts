@@ -985,8 +985,8 @@ LibTorch %4
         <translation>数值格式面板：%1（区间 %2）</translation>
     </message>
     <message>
-        <source>%1: %2 gradient blocks, windows %3 … %4 (%5 values per %6 scale)</source>
-        <translation>%1：%2 梯度块，窗口 %3 … %4（每 %5 个值共用一个 %6 scale）</translation>
+        <source>%1: %2 gradient blocks %3 … %4, %5 per %6 scale</source>
+        <translation>%1：%2 梯度块 %3 … %4，每 %5 个值一个 %6 scale</translation>
     </message>
     <message>
         <source>Scaled (as the GradScaler saw them)</source>

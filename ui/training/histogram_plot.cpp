@@ -828,15 +828,18 @@ void HistogramPlot::drawBlockWindows(const std::vector<SeriesKey>& shown, const 
     band->setLayer(QStringLiteral("axes"));
     band->setPen(QPen(c.darker(130), 1));
     quantItems_.push_back(band);
+    // The label at the plot's left edge, above its band: the band may be wider than the view.
     QCPItemText* label = zoneLabel(
-        plot(), 0.5 * (edgeOf(low) + edgeOf(high)), top - 0.005, Qt::AlignHCenter | Qt::AlignBottom,
-        tr("%1: %2 gradient blocks, windows %3 … %4 (%5 values per %6 scale)")
+        plot(), 0, top - 0.005, Qt::AlignLeft | Qt::AlignBottom,
+        tr("%1: %2 gradient blocks %3 … %4, %5 per %6 scale")
             .arg(SeriesStyle::label(*store(), key), zoneFormatName(formats.gradient),
                  PowerOfTwoTicker::label(static_cast<int>(std::floor(low))),
                  PowerOfTwoTicker::label(static_cast<int>(std::ceil(high))))
             .arg(formats.blockSize)
             .arg(zoneFormatName(formats.blockScale)),
         c.darker(160), font);
+    label->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
+    label->position->setCoords(0.01, top - 0.005);
     label->setLayer(QStringLiteral("axes"));
     label->setBrush(QColor(255, 255, 255, 190));
     quantItems_.push_back(label);
