@@ -340,8 +340,10 @@ void HistogramPlot::fitZoneLabels() {
   if (marked_) {
     const double e = markLine_->point1->key();
     const bool left = x->coordToPixel(e) > area.center().x();
-    markLabel_->setPositionAlignment((left ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignBottom);
-    markLabel_->position->setCoords(left ? e - 0.6 : e + 0.6, 0.97);
+    // At the bottom, or under the zone labels where block windows take the bottom rows.
+    const bool below = blockWindows_.empty();
+    markLabel_->setPositionAlignment((left ? Qt::AlignRight : Qt::AlignLeft) | (below ? Qt::AlignBottom : Qt::AlignTop));
+    markLabel_->position->setCoords(left ? e - 0.6 : e + 0.6, below ? 0.97 : std::min(0.8, labelsBottom_ + 0.02));
   }
   // A quantised tensor's view covers the format zones: their labels go with them.
   const bool quantShown = quantCover_ && quantCover_->visible();
