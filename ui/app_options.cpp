@@ -20,7 +20,9 @@ namespace ampscope::ui {
 
 namespace {
 
-QString tr(const char* text) { return QCoreApplication::translate("ampscope::ui::AppOptions", text); }
+// The context lupdate records for tr() in a free function of this namespace (the catalogue's), so that
+// any translator finds these messages, not only ContextFallbackTranslator.
+QString tr(const char* text) { return QCoreApplication::translate("ampscope::ui", text); }
 
 AppOptions error(const QString& message) {
   AppOptions options;
@@ -107,6 +109,16 @@ QSize parseSize(const QString& text) {
   const int height = match.captured(2).toInt();
   if (width <= 0 || height <= 0) return {};
   return {width, height};
+}
+
+QString languageArgument(const QStringList& arguments) {
+  for (qsizetype i = 1; i < arguments.size(); ++i) {
+    const QString& a = arguments[i];
+    if (a == QLatin1String("--")) break;
+    if (a == QLatin1String("--lang") && i + 1 < arguments.size()) return arguments[i + 1];
+    if (a.startsWith(QLatin1String("--lang="))) return a.mid(7);
+  }
+  return {};
 }
 
 AppOptions parseAppOptions(const QStringList& arguments) {

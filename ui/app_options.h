@@ -71,6 +71,9 @@ inline constexpr qint64 kMaxHeadlessSteps = 10000000;
 // `arguments` includes the program name first, as QCoreApplication::arguments() does. Works before a
 // QApplication exists (main() needs --scale before creating it).
 AppOptions parseAppOptions(const QStringList& arguments);
+// The value of --lang (empty when not given), read without checking the rest: main() parses again in
+// that language to report an error in it.
+QString languageArgument(const QStringList& arguments);
 
 // "1400x900" -> QSize(1400, 900); an invalid QSize if the text is not WxH with positive integers.
 QSize parseSize(const QString& text);

@@ -23,8 +23,10 @@
 #include "ui/follow/follow_controller.h"
 #include "ui/follow/follow_workspace.h"
 #include "ui/follow/nonfinite_table.h"
+#include "ui/formats/format_text.h"
 #include "ui/formats/number_formats_panel.h"
 #include "ui/session/session_controller.h"
+#include "ui/training/histogram_plot.h"
 #include "ui/training/run_controller.h"
 #include "ui/training/training_workspace.h"
 
@@ -85,6 +87,16 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
   // Live-training workspace (ui/training): constructed here, after the number-format panel.
   m_training = new TrainingWorkspace(this, m_viewMenu);
+  // From a histogram bin to its bits and back: a clicked bin's value opens in the formats panel, whose
+  // value marks its bin on the histogram.
+  connect(m_training->histogramPlot(), &HistogramPlot::binActivated, this, [this](double value) {
+    m_formatsPanel->setValueText(formats::shortestText(value));
+    m_formatsDock->show();
+    m_formatsDock->raise();
+  });
+  connect(m_formatsPanel, &formats::NumberFormatsPanel::valueChanged, m_training->histogramPlot(),
+          &HistogramPlot::markValue);
+  m_formatsPanel->setValueText(m_formatsPanel->valueText());  // the value shown now marks its bin too
   ExportManager::install(this, m_fileMenu);  // File -> Export..., every plot's context menu (ui/export)
 
   // Sessions (ui/session): the File menu's Open/Save/Recent/Export/Reproduce commands, autosave while
@@ -116,6 +128,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(run, &RunController::recordsDrained, nonFinite,
           [nonFinite, engineRun](const std::vector<StepRecord>& batch) { nonFinite->addRecords(engineRun, batch); });
   m_session->setFollowedRunsProvider([this] { return m_follow->controller()->followedRuns(); });
+  m_session->autosave()->setFollowedSource([this] { return m_follow->controller()->journalViews(); });
   m_session->setLoadHandler([this, nonFinite, engineRun](const Session& session) {
     m_follow->controller()->clear();
     nonFinite->clear();

@@ -153,7 +153,7 @@ int runTrainCommand(const std::vector<std::string>& args) {
       std::cerr << kPrefix << "cannot write --jsonl file '" << options.jsonlPath << "'\n";
       return kExitFailure;
     }
-    jsonl << recordStreamHeader(config);
+    jsonl << recordStreamHeader(config, newRunId());  // a viewer that re-follows the file continues this run
   }
 
   // auto's timing of native against emulated and the kernels' self-check, kept per machine in the

@@ -2,6 +2,7 @@
 // the files given on the command line, then runs the event loop, or trains and renders one screenshot
 // (ScreenshotRenderer) and exits.
 #include <QApplication>
+#include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QIcon>
@@ -11,6 +12,7 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <memory>
 #include <optional>
 
 #include <unistd.h>
@@ -151,14 +153,30 @@ int main(int argc, char** argv) {
   for (int i = 0; i < argc; ++i) arguments << QString::fromLocal8Bit(argv[i]);
   const AppOptions options = ampscope::ui::parseAppOptions(arguments);
   switch (options.action) {
-    case AppOptions::Action::Error:
-      printLine(stderr, QStringLiteral("ampscope: %1\nTry 'ampscope --help'.").arg(options.message));
+    case AppOptions::Action::Error: {
+      // The message in the user's language (--lang where it names one, else the saved or the system's):
+      // the arguments are parsed again with the catalogue installed.
+      QString message = options.message;
+      {
+        QCoreApplication core(argc, argv);
+        QCoreApplication::setApplicationName(QStringLiteral("AmpScope"));
+        QCoreApplication::setOrganizationName(QStringLiteral("AmpScope"));
+        using ampscope::ui::LanguageManager;
+        QString code = ampscope::ui::languageArgument(arguments);
+        if (!LanguageManager::isAvailable(code)) code = LanguageManager::preferredLanguage();
+        const std::unique_ptr<QTranslator> catalogue = LanguageManager::appCatalogue(code);
+        if (catalogue) QCoreApplication::installTranslator(catalogue.get());
+        message = ampscope::ui::parseAppOptions(arguments).message;
+        if (catalogue) QCoreApplication::removeTranslator(catalogue.get());
+      }
+      printLine(stderr, QStringLiteral("ampscope: %1\nTry 'ampscope --help'.").arg(message));
       if (options.fileError && noTerminalToTell(options)) {
         QApplication app(argc, argv);
         QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/ampscope.svg")));
-        showFileError(options.message);
+        showFileError(message);
       }
       return ampscope::ui::kExitUsageError;
+    }
     case AppOptions::Action::ShowHelp:
       printLine(stdout, options.message);
       return ampscope::ui::kExitOk;

@@ -90,6 +90,12 @@ LibTorch %4
             <numerusform>日志的最后一行在 AmpScope 停止时被截断，已将其丢弃；已恢复 %n 个步骤。</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>The last line of the journal of the followed run %1 was cut short when AmpScope stopped and was dropped; %n step(s) were restored.</source>
+        <translation>
+            <numerusform>跟踪运行 %1 的日志的最后一行在 AmpScope 停止时被截断，已将其丢弃；已恢复 %n 个步骤。</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>BitCellsWidget</name>
@@ -167,6 +173,66 @@ LibTorch %4
 </context>
 <context>
     <name>ConfigSchema</name>
+    <message>
+        <source>must be a finite number in %1 (got %2)</source>
+        <translation>必须是 %1 内的有限数（收到 %2）</translation>
+    </message>
+    <message>
+        <source>must be &gt; %1 (got %2)</source>
+        <translation>必须 &gt; %1（收到 %2）</translation>
+    </message>
+    <message>
+        <source>must be &gt;= %1 (got %2)</source>
+        <translation>必须 &gt;= %1（收到 %2）</translation>
+    </message>
+    <message>
+        <source>must be &lt; %1 (got %2)</source>
+        <translation>必须 &lt; %1（收到 %2）</translation>
+    </message>
+    <message>
+        <source>must be &lt;= %1 (got %2)</source>
+        <translation>必须 &lt;= %1（收到 %2）</translation>
+    </message>
+    <message>
+        <source>at least one precision mode is needed</source>
+        <translation>至少需要一种精度模式</translation>
+    </message>
+    <message>
+        <source>unknown mode &apos;%1&apos; (known: %2)</source>
+        <translation>未知模式 &apos;%1&apos;（已知：%2）</translation>
+    </message>
+    <message>
+        <source>mode %1 is listed twice</source>
+        <translation>模式 %1 列出了两次</translation>
+    </message>
+    <message>
+        <source>unknown value &apos;%1&apos; (known: %2)</source>
+        <translation>未知值 &apos;%1&apos;（已知：%2）</translation>
+    </message>
+    <message>
+        <source>not an integer (got &apos;%1&apos;)</source>
+        <translation>不是整数（收到 &apos;%1&apos;）</translation>
+    </message>
+    <message>
+        <source>must be in %1 (got %2)</source>
+        <translation>必须在 %1 内（收到 %2）</translation>
+    </message>
+    <message>
+        <source>not a number (got &apos;%1&apos;)</source>
+        <translation>不是数字（收到 &apos;%1&apos;）</translation>
+    </message>
+    <message>
+        <source>expected true or false (got &apos;%1&apos;)</source>
+        <translation>应为 true 或 false（收到 &apos;%1&apos;）</translation>
+    </message>
+    <message>
+        <source>unknown value</source>
+        <translation>未知值</translation>
+    </message>
+    <message>
+        <source>one step would need about %1 (%2, %3 parameters, %4 mode(s), batch %5), more than the %6 a step may use; at most batch %7 fits</source>
+        <translation>一步大约需要 %1（%2，%3 个参数，%4 种模式，batch %5），超过了一步可用的 %6；最多只能用 batch %7</translation>
+    </message>
     <message>
         <source>The model to train; choosing one loads its preset first</source>
         <translation>要训练的模型；选择模型会先载入它的预设</translation>
@@ -888,16 +954,20 @@ LibTorch %4
         <translation>每个区间的数值个数</translation>
     </message>
     <message>
-        <source>FP16 flush to 0 below</source>
-        <translation>FP16 在此以下冲为 0</translation>
+        <source>%1 flush to 0 below</source>
+        <translation>%1 在此以下冲为 0</translation>
     </message>
     <message>
-        <source>FP16 subnormal below</source>
-        <translation>FP16 在此以下为次正规数</translation>
+        <source>%1 subnormal below</source>
+        <translation>%1 在此以下为次正规数</translation>
     </message>
     <message>
-        <source>FP16 overflow above</source>
-        <translation>FP16 在此以上溢出</translation>
+        <source>%1 overflow above</source>
+        <translation>%1 在此以上溢出</translation>
+    </message>
+    <message>
+        <source>%1 saturates above</source>
+        <translation>%1 在此以上饱和</translation>
     </message>
     <message>
         <source>step %1
@@ -912,6 +982,18 @@ LibTorch %4
 </context>
 <context>
     <name>HistogramPlot</name>
+    <message>
+        <source>Click a bar: its bin&apos;s value in the number formats panel</source>
+        <translation>点击柱子：在数值格式面板中查看该区间的值</translation>
+    </message>
+    <message>
+        <source>formats panel: %1 (bin %2)</source>
+        <translation>数值格式面板：%1（区间 %2）</translation>
+    </message>
+    <message>
+        <source>%1: %2 gradient blocks %3 … %4, %5 per %6 scale</source>
+        <translation>%1：%2 梯度块 %3 … %4，每 %5 个值一个 %6 scale</translation>
+    </message>
     <message>
         <source>Scaled (as the GradScaler saw them)</source>
         <translation>缩放后（GradScaler 看到的）</translation>
@@ -937,8 +1019,8 @@ LibTorch %4
         <translation>模式</translation>
     </message>
     <message>
-        <source>Values with no exponent bin: exact zeros, infinities and NaNs. &quot;Would flush&quot; counts finite values that round to 0 in the mode&apos;s low-precision format (FP16 for FP32 modes, to show what would happen).</source>
-        <translation>没有指数区间的值：精确的零、无穷大和 NaN。“将被冲为 0”统计在该模式的低精度格式中会舍入为 0 的有限值（FP32 模式按 FP16 计算，用来展示会发生什么）。</translation>
+        <source>Values with no exponent bin: exact zeros, infinities and NaNs. &quot;Would flush&quot; counts finite values that round to 0 in the format it names: the mode&apos;s own (E5M2 or E4M3 for the FP8 modes, at scale 1), FP16 for FP32 modes, to show what would happen.</source>
+        <translation>没有指数区间的值：精确的零、无穷大和 NaN。“将被冲为 0”统计在其所注明的格式中会舍入为 0 的有限值：该模式自己的格式（FP8 模式为 E5M2 或 E4M3，按 scale 1 计算），FP32 模式按 FP16 计算，用来展示会发生什么。</translation>
     </message>
     <message>
         <source>binary exponent e = ⌊log₂|g|⌋   (bar e counts |g| in [2ᵉ, 2ᵉ⁺¹))</source>
@@ -949,46 +1031,54 @@ LibTorch %4
         <translation>每个区间的数值个数（计数）</translation>
     </message>
     <message>
-        <source>FP16 → 0
-|g| &lt; 2⁻²⁵
-(2⁻²⁵ ties to 0)</source>
-        <translation>FP16 → 0
-|g| &lt; 2⁻²⁵
-（2⁻²⁵ 平局舍入为 0）</translation>
+        <source>%1 → 0
+|g| &lt; %2
+(%2 ties to 0)</source>
+        <translation>%1 → 0
+|g| &lt; %2
+（%2 平局舍入为 0）</translation>
     </message>
     <message>
-        <source>FP16
+        <source>%1
 subnormal
-2⁻²⁴ … 2⁻¹⁴</source>
-        <translation>FP16
+%2 … %3</source>
+        <translation>%1
 次正规数
-2⁻²⁴ … 2⁻¹⁴</translation>
+%2 … %3</translation>
     </message>
     <message>
-        <source>FP16 normal
-2⁻¹⁴ … 65504</source>
-        <translation>FP16 正规数
-2⁻¹⁴ … 65504</translation>
+        <source>%1 normal
+%2 … %3</source>
+        <translation>%1 正规数
+%2 … %3</translation>
     </message>
     <message>
-        <source>FP16 → inf
-|g| ≥ 65520
-(max 65504)</source>
-        <translation>FP16 → inf
-|g| ≥ 65520
-（最大值 65504）</translation>
+        <source>%1 → inf
+|g| ≥ %2
+(max %3)</source>
+        <translation>%1 → inf
+|g| ≥ %2
+（最大值 %3）</translation>
     </message>
     <message>
-        <source>BF16 normal 2⁻¹²⁶ … 3.4·10³⁸</source>
-        <translation>BF16 正规数 2⁻¹²⁶ … 3.4·10³⁸</translation>
+        <source>%1 → ±%2
+|g| ≥ %3
+(saturates)</source>
+        <translation>%1 → ±%2
+|g| ≥ %3
+（饱和）</translation>
     </message>
     <message>
-        <source>BF16 subnormal</source>
-        <translation>BF16 次正规数</translation>
+        <source>%1 normal %2 … %3</source>
+        <translation>%1 正规数 %2 … %3</translation>
     </message>
     <message>
-        <source>BF16 → 0</source>
-        <translation>BF16 → 0</translation>
+        <source>%1 subnormal</source>
+        <translation>%1 次正规数</translation>
+    </message>
+    <message>
+        <source>%1 → 0</source>
+        <translation>%1 → 0</translation>
     </message>
     <message>
         <source>All layers (parameter gradients)</source>
@@ -999,12 +1089,12 @@ subnormal
         <translation>所有激活梯度</translation>
     </message>
     <message>
-        <source>&lt;span style=&apos;color:%1&apos;&gt;■&lt;/span&gt; &lt;b&gt;%2&lt;/b&gt; (step %3): %4 values · zero %5 · +inf %6 · −inf %7 · NaN %8 · would flush %9 (%10%)</source>
-        <translation>&lt;span style=&apos;color:%1&apos;&gt;■&lt;/span&gt; &lt;b&gt;%2&lt;/b&gt;（第 %3 步）：%4 个值 · 零 %5 · +inf %6 · −inf %7 · NaN %8 · 将被冲为 0 %9（%10%）</translation>
+        <source>&lt;span style=&apos;color:%1&apos;&gt;■&lt;/span&gt; &lt;b&gt;%2&lt;/b&gt; (step %3): %4 values · zero %5 · +inf %6 · −inf %7 · NaN %8 · would flush in %11: %9 (%10%)</source>
+        <translation>&lt;span style=&apos;color:%1&apos;&gt;■&lt;/span&gt; &lt;b&gt;%2&lt;/b&gt;（第 %3 步）：%4 个值 · 零 %5 · +inf %6 · −inf %7 · NaN %8 · 在 %11 中将被冲为 0 %9（%10%）</translation>
     </message>
     <message>
         <source>No instrumented step yet (see &quot;Instrument every&quot; in the run panel).</source>
-        <translation>尚无采样的步骤（见运行面板中的“采样间隔”）。</translation>
+        <translation>还没有采样步骤（见运行面板中的“采样间隔”）。</translation>
     </message>
     <message>
         <source>bin %1: |g| in [%2, %3)</source>
@@ -2663,8 +2753,8 @@ Read %2 of %3 MB; decoded %n record(s).</source>
         <translation>舍入后成为次正规数的元素：它们只保留了部分精度（虚线）。</translation>
     </message>
     <message>
-        <source>Elements that were finite before a rounding point and ±inf after it (dotted line).</source>
-        <translation>在舍入点之前有限、之后为 ±inf 的元素（点线）。</translation>
+        <source>Elements that were finite before a rounding point and ±inf after it (dotted line). The FP8 and FP4 modes count their quantised GEMM operands in their own formats (E4M3, E5M2, E2M1): a saturated value (clamped to the format&apos;s largest) counts as overflowed; their subnormals are not counted.</source>
+        <translation>在舍入点之前有限、之后为 ±inf 的元素（点线）。FP8 和 FP4 模式统计其量化后的 GEMM 操作数，按它们自己的格式（E4M3、E5M2、E2M1）计算：饱和的值（被截断到格式的最大值）计为溢出；它们的次正规数不统计。</translation>
     </message>
     <message>
         <source>count</source>

@@ -112,10 +112,16 @@ TEST(CliTrain, ShortRunWritesCsvJsonlAndSummary) {
   ASSERT_EQ(jsonl.size(), 1u + 12u * 3u);
   JsonSyntaxChecker checker;
   for (const auto& line : jsonl) EXPECT_TRUE(checker.check(line)) << checker.error() << "\n" << line;
-  // The header (docs/record-format.md): format, version 3, the app, the source, then the config with
+  // The header (docs/record-format.md): format, version 4, the app, the source, then the config with
   // every field.
   EXPECT_EQ(jsonl[0].rfind(R"({"format":"ampscope-records","version":4,"app":"AmpScope )", 0), 0u) << jsonl[0];
-  EXPECT_NE(jsonl[0].find(R"(,"source":"engine","config":{)"), std::string::npos) << jsonl[0];
+  // The run-id: 16 lowercase hex digits after "source" (docs/record-format.md, header keys).
+  const std::string idKey = R"(,"source":"engine","run-id":")";
+  const std::size_t idAt = jsonl[0].find(idKey);
+  ASSERT_NE(idAt, std::string::npos) << jsonl[0];
+  const std::string runId = jsonl[0].substr(idAt + idKey.size(), 16);
+  EXPECT_EQ(runId.find_first_not_of("0123456789abcdef"), std::string::npos) << runId;
+  EXPECT_EQ(jsonl[0].compare(idAt + idKey.size() + 16, 11, R"(","config":)"), 0) << jsonl[0];
   EXPECT_NE(jsonl[0].find(R"("config":{"model":"tiny-mlp",)"), std::string::npos) << jsonl[0];
   EXPECT_NE(jsonl[0].find(R"("fp32","fp16-amp-scaled","bf16-amp")"), std::string::npos) << jsonl[0];
   EXPECT_NE(jsonl[2].find("\"mode\":\"fp16-amp-scaled\""), std::string::npos);

@@ -1,8 +1,11 @@
 // ampscope_gui_bench: what the live-training GUI costs, measured. Not a test.
 //
-//   ampscope_gui_bench [--seconds S] [--threads 1,2] [--latency-only]
+//   ampscope_gui_bench [--seconds S] [--threads 1,2] [--latency-only] [--follow N] [--rate R]
 //                                             all three measurements below (--latency-only: the first),
-//                                             the latency once per intra-op thread count of the list
+//                                             the latency once per intra-op thread count of the list;
+//                                             --follow: the window also follows N local record streams
+//                                             (files a writer thread each appends R records/s to,
+//                                             default 100) beside the engine's run
 //   ampscope_gui_bench --screenshots PREFIX   the deep-MLP underflow preset run in the real main window,
 //                                             saved as PREFIX-window.png and PREFIX-<panel>.png
 //
@@ -13,19 +16,29 @@
 // 3. Memory: RSS (/proc/self/statm) while 100,000 synthetic steps of 6 modes, instrumented every step,
 //    go through the TelemetryStore and the plots: it must level off, not grow with the step count.
 #include <QApplication>
+#include <QDateTime>
 #include <QDockWidget>
+#include <QTemporaryDir>
 #include <QElapsedTimer>
 #include <QTimer>
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdio>
+#include <thread>
 #include <fstream>
 #include <sys/resource.h>
 #include <unistd.h>
 #include <vector>
 #include <qcustomplot.h>
 
+#include "ampscope/engine/path_timing.h"
+#include "ampscope/engine/record_codec.h"
+#include "ampscope/engine/stream_follower.h"
 #include "ampscope/engine/telemetry_store.h"
 #include "support/synthetic_records.h"
+#include "ui/follow/follow_controller.h"
+#include "ui/follow/follow_workspace.h"
 #include "ui/main_window.h"
 #include "ui/training/heat_map_plot.h"
 #include "ui/training/histogram_plot.h"
@@ -73,8 +86,55 @@ const std::vector<PrecisionMode> kSixModes = {PrecisionMode::FP32,    PrecisionM
                                               PrecisionMode::FP16Amp, PrecisionMode::BF16Amp,
                                               PrecisionMode::FP16Pure, PrecisionMode::BF16Pure};
 
-void measureLatency(double seconds, int threads) {
+// A training script's stream, as far as the window can tell: a probe header, then one record every
+// 1/rate s (seq and wall-time set), appended to `path` until `stop`.
+void writeStream(const std::string& path, int index, double rate, const std::atomic<bool>& stop) {
+  StreamSource source;
+  source.source = "probe";
+  source.run = "stream " + std::to_string(index + 1);
+  char id[17];
+  std::snprintf(id, sizeof id, "%016x", 0xf0110 + index);
+  source.runId = id;
+  source.every = 1;
+  source.device = "cpu";
+  source.torch = "none";
+  {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << probeStreamHeader(source, "ampscope_gui_bench");
+  }
+  std::ofstream out(path, std::ios::binary | std::ios::app);
+  const auto start = std::chrono::steady_clock::now();
+  int64_t seq = 0;
+  std::string line;
+  while (!stop) {
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    while (seq < static_cast<int64_t>(elapsed * rate)) {
+      ModeStep s;
+      s.mode = PrecisionMode::FP16AmpScaled;
+      s.step = ++seq;
+      s.seq = seq;
+      s.loss = 1.0 / static_cast<double>(seq);
+      s.lossScale = 65536;
+      s.lr = 0.1;
+      s.wallTime = static_cast<double>(QDateTime::currentMSecsSinceEpoch()) / 1000.0;
+      line.clear();
+      appendRecordStreamLine(line, s);
+      out << line;
+    }
+    out.flush();
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+void measureLatency(double seconds, int threads, int follows, double rate) {
   MainWindow window;
+  QTemporaryDir streams;
+  std::atomic<bool> stopStreams{false};
+  std::vector<std::thread> writers;
+  for (int i = 0; i < follows; ++i) {
+    const std::string path = streams.filePath(QStringLiteral("stream%1.jsonl").arg(i)).toStdString();
+    writers.emplace_back(writeStream, path, i, rate, std::cref(stopStreams));
+  }
   window.setLayoutPersistence(false);
   window.resize(1600, 1000);
   window.show();
@@ -84,6 +144,12 @@ void measureLatency(double seconds, int threads) {
   config.steps = 1000000;
   config.threadsPerMode = threads;
   ws->applyConfig(config);
+  for (int i = 0; i < follows; ++i) {
+    std::string error;
+    const auto target =
+        parseFollowTarget(streams.filePath(QStringLiteral("stream%1.jsonl").arg(i)).toStdString(), &error);
+    if (target) window.followWorkspace()->follow(*target);
+  }
   ws->runOrPause();
   pump(500);  // warm-up: the first steps pay allocation and start-up
 
@@ -114,12 +180,21 @@ void measureLatency(double seconds, int threads) {
               "lock-steps, %.1f steps/s):\n",
               threads, threads == 1 ? "" : "s", seconds, static_cast<long long>(steps),
               static_cast<double>(steps) / seconds);
+  if (follows > 0) {
+    int64_t followed = 0;
+    for (const auto& f : window.followWorkspace()->controller()->follows()) followed += f->records;
+    std::printf("  following %d local streams at %.0f records/s each: %lld records arrived in all\n", follows, rate,
+                static_cast<long long>(followed));
+  }
   std::printf("  1 ms timer lateness over %zu ticks: p50 %.2f ms, p99 %.2f ms, max %.2f ms\n", lateness.size(),
               percentile(lateness, 0.50), percentile(lateness, 0.99), percentile(lateness, 1.0));
+  std::printf("  longest stall (largest gap between ticks): %.1f ms\n", percentile(lateness, 1.0) + 1.0);
   std::printf("  GUI thread CPU: %.2f s of %.0f s wall (%.0f%% busy, incl. the 1 ms timer itself); %d drains\n", cpu,
               seconds, 100.0 * cpu / seconds, drains);
   std::printf("  machine load average while measuring: see `uptime` (lateness includes waiting for a core)\n");
   ws->shutdown();
+  stopStreams = true;
+  for (std::thread& t : writers) t.join();
 }
 
 void measureReplot() {
@@ -237,10 +312,17 @@ int main(int argc, char** argv) {
     threads.clear();
     for (const QString& n : args.at(threadsAt + 1).split(QLatin1Char(','))) threads.push_back(std::max(1, n.toInt()));
   }
+  int follows = 0;
+  const int followAt = static_cast<int>(args.indexOf(QStringLiteral("--follow")));
+  if (followAt >= 0 && followAt + 1 < args.size()) follows = std::max(0, args.at(followAt + 1).toInt());
+  double rate = 100;
+  const int rateAt = static_cast<int>(args.indexOf(QStringLiteral("--rate")));
+  if (rateAt >= 0 && rateAt + 1 < args.size()) rate = std::max(1.0, args.at(rateAt + 1).toDouble());
+  std::printf("CPU: %s, %ld cores online\n", cpuIdentity().first.c_str(), sysconf(_SC_NPROCESSORS_ONLN));
   if (!args.contains(QStringLiteral("--latency-only"))) {
     measureReplot();
     measureMemory();
   }
-  for (int n : threads) measureLatency(seconds, n);
+  for (int n : threads) measureLatency(seconds, n, follows, rate);
   return 0;
 }

@@ -11,9 +11,14 @@
 //       place under XDG_DATA_HOME), and appends "<last step of the batch> <wall seconds>" to STEPLOG as
 //       each batch of records reaches the session (one write(2) per batch: a SIGKILL loses none of them).
 //       Prints the journal's path first. For tests/bench/journal_kill9.py.
+//   ampscope_session_bench journal-run STEPLOG HOST:PORT FOLLOWLOG
+//       The same, and follows the record stream at HOST:PORT beside the run (File > Follow Run's path),
+//       appending "<highest seq of the batch> <wall seconds>" to FOLLOWLOG as each batch of its steps
+//       reaches the window. For tests/bench/journal_kill9.py --follow.
 //   ampscope_session_bench journal-read JOURNAL
-//       Recovers the journal as the next start would and prints "<records> <last step>" and the note
-//       about a torn last line, if any.
+//       Recovers the journal as the next start would and prints "<records> <last step>", then for each
+//       followed run "followed <steps> <highest seq> <seqs seen twice>", and the notes about a torn last
+//       line, if any.
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QFile>
@@ -30,6 +35,9 @@
 #include <fcntl.h>
 
 #include "ampscope/engine/record_codec.h"
+#include "ampscope/engine/stream_follower.h"
+#include "ui/follow/follow_controller.h"
+#include "ui/follow/follow_workspace.h"
 #include "ui/main_window.h"
 #include "ui/session/autosave_manager.h"
 #include "ui/session/session_controller.h"
@@ -180,13 +188,33 @@ int openSession(const char* path) {
   return 0;
 }
 
-int journalRun(const char* stepLog) {
+int journalRun(const char* stepLog, const char* followTarget = nullptr, const char* followLog = nullptr) {
   const int log = ::open(stepLog, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
   if (log < 0) {
     std::perror(stepLog);
     return 1;
   }
   MainWindow window;
+  int followed = -1;
+  if (followTarget) {
+    followed = ::open(followLog, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    std::string error;
+    const auto target = parseFollowTarget(followTarget, &error);
+    if (followed < 0 || !target) {
+      std::fprintf(stderr, "%s\n", followed < 0 ? followLog : error.c_str());
+      return 1;
+    }
+    QObject::connect(window.followWorkspace()->controller(), &FollowController::stepsArrived,
+                     [followed](int, const std::vector<ModeStep>& steps) {
+                       int64_t seq = 0;
+                       for (const ModeStep& s : steps) seq = std::max(seq, s.seq);
+                       char line[64];
+                       const int n = std::snprintf(line, sizeof line, "%lld %.6f\n", static_cast<long long>(seq),
+                                                   wallSeconds());
+                       if (::write(followed, line, static_cast<size_t>(n)) != n) std::perror("follow log");
+                     });
+    window.followWorkspace()->follow(*target);
+  }
   std::printf("%s\n", qUtf8Printable(window.sessionController()->autosave()->path()));
   std::fflush(stdout);
   RunConfig config = presetFor(ModelKind::TinyMLP);
@@ -205,6 +233,7 @@ int journalRun(const char* stepLog) {
   if (!result.ok) std::fprintf(stderr, "%s\n", qUtf8Printable(result.error));
   window.sessionController()->shutdown();
   ::close(log);
+  if (followed >= 0) ::close(followed);
   return result.ok ? 0 : 1;
 }
 
@@ -219,13 +248,22 @@ int journalRead(const char* path) {
   }
   std::printf("%zu %lld\n", session->records.size(),
               static_cast<long long>(session->records.empty() ? 0 : session->records.back().step));
+  for (const FollowedRun& run : session->followed) {
+    std::vector<int64_t> seqs;
+    for (const ModeStep& s : run.steps) seqs.push_back(s.seq);
+    std::sort(seqs.begin(), seqs.end());
+    const auto twice = seqs.size() - static_cast<std::size_t>(std::unique(seqs.begin(), seqs.end()) - seqs.begin());
+    std::printf("followed %zu %lld %zu\n", run.steps.size(), static_cast<long long>(seqs.empty() ? 0 : seqs.back()),
+                twice);
+  }
   if (!note.isEmpty()) std::printf("note: %s\n", qUtf8Printable(note));
   return 0;
 }
 
 int usage() {
   std::fprintf(stderr,
-               "usage: ampscope_session_bench make RUN.jsonl OUT.ampscope | open FILE | journal-run STEPLOG | "
+               "usage: ampscope_session_bench make RUN.jsonl OUT.ampscope | open FILE | journal-run STEPLOG "
+               "[HOST:PORT FOLLOWLOG] | "
                "journal-read JOURNAL\n");
   return 2;
 }
@@ -241,6 +279,7 @@ int main(int argc, char** argv) {
   QApplication::setApplicationName(QStringLiteral("AmpScope"));
   QApplication::setOrganizationName(QStringLiteral("AmpScope"));
   if (command == "open") return openSession(argv[2]);
+  if (command == "journal-run" && argc == 5) return journalRun(argv[2], argv[3], argv[4]);
   if (command == "journal-run") return journalRun(argv[2]);
   if (command == "journal-read") return journalRead(argv[2]);
   return usage();

@@ -3,7 +3,9 @@
 
 #include <QDir>
 #include <QFile>
+#include <QCoreApplication>
 #include <QTemporaryDir>
+#include <QTranslator>
 #include <QUrl>
 
 #include <sys/stat.h>
@@ -18,6 +20,25 @@ namespace {
 AppOptions parse(QStringList arguments) {
   arguments.prepend(QStringLiteral("ampscope"));
   return parseAppOptions(arguments);
+}
+
+// The errors are looked up in the catalogue's context ("ampscope::ui", where lupdate puts tr() of a free
+// function in this namespace), so any translator of the shipped catalogue finds them; a plain QTranslator
+// (no context fallback) is the test. The expected text is resources/translations/ampscope_zh_CN.ts's.
+TEST(AppOptions, ErrorsComeInTheCataloguesLanguage) {
+  QTranslator zh;
+  ASSERT_TRUE(zh.load(QStringLiteral(":/i18n/ampscope_zh_CN.qm")));
+  ASSERT_TRUE(QCoreApplication::installTranslator(&zh));
+  const AppOptions bad = parse({QStringLiteral("--screenshot"), QStringLiteral("s.png"), QStringLiteral("--size"),
+                                QStringLiteral("wide")});
+  QCoreApplication::removeTranslator(&zh);
+  EXPECT_EQ(bad.action, AppOptions::Action::Error);
+  EXPECT_EQ(bad.message, QStringLiteral("--size 必须是由正整数组成的 宽x高，例如 1400x900（收到 \"wide\"）"));
+  // And the language main() reads before it parses again.
+  EXPECT_EQ(languageArgument({QStringLiteral("ampscope"), QStringLiteral("--lang"), QStringLiteral("zh_CN")}),
+            QStringLiteral("zh_CN"));
+  EXPECT_EQ(languageArgument({QStringLiteral("ampscope"), QStringLiteral("--lang=zh_CN")}), QStringLiteral("zh_CN"));
+  EXPECT_EQ(languageArgument({QStringLiteral("ampscope"), QStringLiteral("--size")}), QString());
 }
 
 TEST(AppOptions, NoArgumentsRunsTheApp) {

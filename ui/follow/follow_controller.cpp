@@ -49,6 +49,13 @@ int FollowController::follow(const FollowTarget& target, const QString& label, R
   f->target = target;
   f->label = label.trimmed();
   f->follower = std::make_unique<StreamFollower>(target, limits);
+  // A run this target fed before (stopped, or restored): if the stream names its run-id, it continues
+  // where that run ended.
+  for (auto it = runs_.rbegin(); it != runs_.rend(); ++it) {
+    if (it->live || it->target.toStdString() != target.text() || it->source.runId.empty()) continue;
+    f->follower->reader().resume(it->position);
+    break;
+  }
   const int id = f->id;
   follows_.push_back(std::move(f));
   if (!timer_.isActive()) timer_.start();
@@ -99,6 +106,8 @@ int FollowController::startRun(Follow& follow) {
   run.target = QString::fromStdString(follow.target.text());
   run.label = runLabel(follow.label, run.source, run.target);
   run.follow = follow.id;
+  run.position.runId = run.source.runId;
+  run.journalKey = nextJournalKey_++;
   run.storeRun = store_->addRun(run.label.toStdString());
   runs_.push_back(std::move(run));
   follow.run = static_cast<int>(runs_.size()) - 1;
@@ -108,6 +117,7 @@ int FollowController::startRun(Follow& follow) {
 
 void FollowController::keep(Run& run, const std::vector<ModeStep>& steps) {
   for (const ModeStep& step : steps) {
+    run.position.add(step);
     if (!run.divergedAt && (step.diverged || !std::isfinite(step.loss))) run.divergedAt = step.step;
     // Steps the scaler skipped always stay: the non-finite table and the loss scale need them.
     const bool keepIt = step.skipped || step.foundInf || run.arrived++ % run.stride == 0;
@@ -122,11 +132,13 @@ void FollowController::keep(Run& run, const std::vector<ModeStep>& steps) {
       if (i % 2 == 0 || run.steps[i].skipped || run.steps[i].foundInf) thinned.push_back(std::move(run.steps[i]));
     run.steps.swap(thinned);
     run.stride *= 2;
+    ++run.generation;
   }
   if (run.instrumented > kMaxInstrumentedSteps) {
     // Every other instrumented step gives up its tensors (its scalars stay).
     std::size_t seen = 0;
     run.instrumented = 0;
+    ++run.generation;
     for (ModeStep& s : run.steps) {
       if (s.tensors.empty()) continue;
       if (seen++ % 2 == 1 && !s.skipped) {
@@ -157,8 +169,29 @@ bool FollowController::poll() {
     if (!reader.hasHeader()) continue;
     const std::string& runId = reader.header().source.runId;
     if (f.run < 0 || restarted || runs_[static_cast<std::size_t>(f.run)].source.runId != runId) {
-      if (f.run >= 0) runs_[static_cast<std::size_t>(f.run)].live = false;
-      startRun(f);
+      if (f.run >= 0) {
+        runs_[static_cast<std::size_t>(f.run)].live = false;
+        runs_[static_cast<std::size_t>(f.run)].follow = -1;
+      }
+      // The run this target fed before, if the stream names its run-id (the reader resumed it), goes on.
+      const std::string target = f.target.text();
+      int earlier = -1;
+      for (int i = static_cast<int>(runs_.size()) - 1; i >= 0 && !runId.empty(); --i) {
+        const Run& r = runs_[static_cast<std::size_t>(i)];
+        if (!r.live && r.follow < 0 && r.source.runId == runId && r.target.toStdString() == target) {
+          earlier = i;
+          break;
+        }
+      }
+      if (earlier >= 0) {
+        Run& r = runs_[static_cast<std::size_t>(earlier)];
+        r.live = true;
+        r.follow = f.id;
+        f.run = earlier;
+        emit followsChanged();
+      } else {
+        startRun(f);
+      }
     }
     if (!f.ranksLooked) {
       f.ranksLooked = true;
@@ -202,6 +235,14 @@ std::vector<FollowedRun> FollowController::followedRuns() const {
   return out;
 }
 
+std::vector<AutosaveManager::FollowedView> FollowController::journalViews() const {
+  std::vector<AutosaveManager::FollowedView> views;
+  views.reserve(runs_.size());
+  for (const Run& run : runs_)
+    views.push_back({run.journalKey, run.generation, &run.source, run.target.toStdString(), &run.steps});
+  return views;
+}
+
 void FollowController::restore(const std::vector<FollowedRun>& saved) {
   for (const FollowedRun& f : saved) {
     Run run;
@@ -209,6 +250,8 @@ void FollowController::restore(const std::vector<FollowedRun>& saved) {
     run.target = QString::fromStdString(f.target);
     run.label = tr("%1 (saved)").arg(runLabel(QString(), f.source, run.target));
     run.live = false;
+    run.position.runId = f.source.runId;
+    run.journalKey = nextJournalKey_++;
     run.storeRun = store_->addRun(run.label.toStdString());
     store_->appendFollowed(run.storeRun, f.steps);
     keep(run, f.steps);

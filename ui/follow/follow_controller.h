@@ -7,7 +7,10 @@
 // (by the probe's naming: "<stem>.rank<R>..." files, base port + R) are followed too, so following one
 // rank shows them all side by side. A new run-id on the same
 // target (the script was restarted) starts a new run; the old one stays. Runs restored from a session
-// are not live: they carry a "saved" mark and have no follower.
+// are not live: they carry a "saved" mark and have no follower. Following a target again whose earlier
+// run (stopped, or restored from a session or the autosave journal) has a run-id continues that run when
+// the stream's header names the same run-id: the reader starts where the run ended (by seq, or by each
+// mode's step for the engine's streams), so nothing arrives twice.
 #pragma once
 
 #include <QObject>
@@ -19,9 +22,11 @@
 #include <vector>
 
 #include "ampscope/engine/record_codec.h"
+#include "ampscope/engine/record_stream_reader.h"
 #include "ampscope/engine/session_codec.h"
 #include "ampscope/engine/stream_follower.h"
 #include "ampscope/engine/telemetry.h"
+#include "ui/session/autosave_manager.h"
 
 namespace ampscope {
 class TelemetryStore;
@@ -53,6 +58,9 @@ class FollowController : public QObject {
     uint64_t arrived = 0;
     std::size_t instrumented = 0;
     std::optional<int64_t> divergedAt;  // first step whose loss was NaN/Inf or that the writer marked diverged
+    RecordStreamReader::Position position;  // run-id, highest seq and step per mode of what arrived
+    uint64_t journalKey = 0;  // unique per run in this controller (the autosave journal's file identity)
+    uint64_t generation = 0;  // changes when kept steps were replaced (thinning), not when appended
   };
 
   // One followed target.
@@ -87,6 +95,8 @@ class FollowController : public QObject {
 
   // Runs for saving, and restoring saved ones (not live).
   std::vector<FollowedRun> followedRuns() const;
+  // The runs as the autosave journals them (AutosaveManager::setFollowedSource), in runs() order.
+  std::vector<AutosaveManager::FollowedView> journalViews() const;
   void restore(const std::vector<FollowedRun>& runs);
 
   const std::vector<Run>& runs() const { return runs_; }
@@ -115,6 +125,7 @@ class FollowController : public QObject {
   std::vector<std::unique_ptr<Follow>> follows_;
   std::vector<Run> runs_;
   int nextFollow_ = 1;
+  uint64_t nextJournalKey_ = 1;
 };
 
 }  // namespace ampscope::ui

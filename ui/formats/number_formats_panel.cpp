@@ -276,6 +276,8 @@ void NumberFormatsPanel::setValueText(const QString& text) {
   }
 }
 
+QString NumberFormatsPanel::valueText() const { return m_valueEdit->text(); }
+
 void NumberFormatsPanel::setPatternDType(DType dtype) {
   const int index = m_patternBox->findData(static_cast<int>(dtype));
   if (index >= 0) m_patternBox->setCurrentIndex(index);

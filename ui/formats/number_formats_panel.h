@@ -33,6 +33,7 @@ class NumberFormatsPanel : public QWidget {
 
   // Sets the entry text (as if typed); the rows follow if it parses.
   void setValueText(const QString& text);
+  QString valueText() const;  // the entry's text as typed
   // The dtype a bit pattern such as 0x3c00 is read in.
   void setPatternDType(DType dtype);
   DType patternDType() const;

@@ -39,6 +39,13 @@ QString LanguageManager::preferredLanguage() {
   return QLocale::system().language() == QLocale::Chinese ? kChinese : kEnglish;
 }
 
+std::unique_ptr<QTranslator> LanguageManager::appCatalogue(const QString& code) {
+  if (code != kChinese) return nullptr;
+  auto app = std::make_unique<ContextFallbackTranslator>();
+  if (!app->load(kAppCatalogue)) return nullptr;
+  return app;
+}
+
 bool LanguageManager::setLanguage(const QString& code, Persist persist) {
   error_.clear();
   if (!isAvailable(code)) {
@@ -50,8 +57,8 @@ bool LanguageManager::setLanguage(const QString& code, Persist persist) {
   std::unique_ptr<QTranslator> qt;
   bool qtLoaded = false;
   if (code == kChinese) {
-    app = std::make_unique<ContextFallbackTranslator>();
-    if (!app->load(kAppCatalogue)) {
+    app = appCatalogue(code);
+    if (!app) {
       error_ = tr("The Chinese translation (%1) could not be loaded.").arg(kAppCatalogue);
       return false;
     }

@@ -30,6 +30,9 @@ class LanguageManager : public QObject {
   static bool isAvailable(const QString& code);
   // The saved choice when there is one, else the system locale's (any Chinese locale -> zh_CN).
   static QString preferredLanguage();
+  // The app's own catalogue for `code` (a ContextFallbackTranslator), or null for English or when it
+  // cannot be loaded. For messages before a LanguageManager exists (main's command-line errors).
+  static std::unique_ptr<QTranslator> appCatalogue(const QString& code);
 
   enum class Persist { Yes, No };
   // Installs the catalogues for `code` ("en" or "zh_CN"). False, with errorString() set, when the code

@@ -13,11 +13,11 @@ namespace {
 const QColor kCalloutColor(240, 150, 20);
 // Feature anchors have no y of their own: they sit this far down the axis rect (0 = top, 1 = bottom).
 constexpr double kFeatureAnchorRatioY = 0.2;
-// What covering one cell costs: data and the plot's own texts (zone labels name what the data means)
-// are to be avoided, an anchor or the legend almost never covered, another callout never, and the cells
-// next to another callout a little more than data, so that two boxes do not read as one.
+// What covering one cell costs: data is to be avoided, an anchor or the legend almost never covered,
+// another callout and the plot's own texts (zone labels name what the data means, a callout over one
+// hides the lesson's landmark) never, and the cells next to another callout a little more than data, so
+// that two boxes do not read as one.
 constexpr double kDataCost = 1;
-constexpr double kTextCost = kDataCost;
 constexpr double kGapCost = 2 * kDataCost;
 constexpr double kAnchorCost = 60;
 constexpr double kBoxCost = 1000;
@@ -234,9 +234,8 @@ void PlotCallouts::place() {
     auto* text = qobject_cast<QCPItemText*>(plot_->item(i));
     if (!text || !text->visible() || text->objectName() == QLatin1String("lessonCalloutText")) continue;
     const QPointF topLeft = text->topLeft->pixelPosition(), bottomRight = text->bottomRight->pixelPosition();
-    // The plot's own "Run to see ..." note is read first: keep it clear like a box.
-    const bool note = text->objectName() == QLatin1String("plotEmptyNote");
-    grid.add(QRectF(topLeft, bottomRight).normalized(), note ? kBoxCost : kTextCost);
+    // The plot's own texts (zone labels, the "Run to see ..." note): kept clear like a box.
+    grid.add(QRectF(topLeft, bottomRight).normalized(), kBoxCost);
   }
   // Every anchor, so that no box hides the point another box explains.
   QCPAxis* x = plot_->xAxis;

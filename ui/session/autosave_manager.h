@@ -19,6 +19,13 @@
 // (QSaveFile) instead of appending; a failed append also forces a rewrite, since the file's end is then
 // unknown.
 //
+// Runs followed from streams (setFollowedSource) are journaled the same way, each in a file of its own
+// beside the engine's (<path>.followed-<i>, i the run's place): a session document of that run alone
+// without its footer (session_codec.h, followedJournalHeaderJson), its steps appended as they arrive,
+// written and synced on the same ticks, rewritten whole when the run's kept steps were replaced
+// (thinning) or another run took its place. recover() adds them to the session as its followed runs.
+// A session of followed runs alone writes no engine journal.
+//
 // Only encoding happens on the GUI thread: every write, flush and fsync runs on a worker thread (a tick
 // that finds the previous write still running leaves its records for the next tick).
 //
@@ -30,13 +37,17 @@
 #include <QObject>
 #include <QString>
 #include <QTimer>
+#include <QStringList>
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <thread>
 #include <vector>
 
+#include "ampscope/engine/record_codec.h"
+#include "ampscope/engine/telemetry.h"
 #include "ui/session/session_file.h"
 
 namespace ampscope::ui {
@@ -66,11 +77,29 @@ class AutosaveManager : public QObject {
   // What to journal; it must outlive this manager (or be replaced first).
   void setSource(const SessionRecorder* recorder);
 
+  // One followed run as the journal sees it. The pointers are read on the GUI thread, during the
+  // provider's call and the flush that made it, only.
+  struct FollowedView {
+    uint64_t key = 0;         // the run's identity: another key at the same place is another run
+    uint64_t generation = 0;  // changes when steps already handed out were replaced (thinning)
+    const StreamSource* source = nullptr;
+    std::string target;
+    const std::vector<ModeStep>* steps = nullptr;  // kept steps, appended to between flushes
+  };
+  using FollowedSource = std::function<std::vector<FollowedView>()>;
+  // The followed runs to journal, in a stable order (a run keeps its place until they are cleared).
+  void setFollowedSource(FollowedSource source);
+  void markFollowedDirty();  // steps of a followed run arrived
+  // The journal of the followed run at `index` (its place in the provider's list).
+  QString followedPath(int index) const;
+  // Every journal file now on disk: the engine's first, then the followed runs' by place.
+  QStringList journalFiles() const;
+
   void start();  // begins the periodic flushes (training started)
   void stop();   // stops the timer; pending records are written first
   bool isActive() const { return timer_.isActive(); }
   void markDirty();  // new telemetry arrived
-  bool isDirty() const { return dirty_; }
+  bool isDirty() const { return dirty_ || followedDirty_; }
   // The next flush rewrites the journal as one compact file (after a save); marks it dirty.
   void compact();
   // Starts writing now, with an fsync (if there is a source and no write is running); true if a write
@@ -82,7 +111,7 @@ class AutosaveManager : public QObject {
   // The user declined the recovery offer: the journal is removed (a later flush starts a new one).
   void discard();
   // The restored session now owns the journal: later flushes may rewrite it (recover() first).
-  void claim() { ownsJournal_ = true; }
+  void claim();
   // The app is closing normally: no journal of its own stays behind (a crash's it never claimed does),
   // and nothing is journaled any more.
   void cleanShutdown();
@@ -102,6 +131,10 @@ class AutosaveManager : public QObject {
   void onTimeout();
   void refreshCache();
   bool flush(bool sync);
+  void invalidateJournals();  // the next flush rewrites every file
+  // Reads one journal file and decodes it with `footer` added; a torn last line is dropped (*torn set).
+  static std::optional<Session> decodeJournal(const QString& path, std::string_view footer, QString* error,
+                                              bool* torn);
 
   QString path_;
   QTimer timer_;
@@ -123,6 +156,20 @@ class AutosaveManager : public QObject {
   // What the journal on disk holds: the first journaledChunks_ chunks, when journalValid_.
   std::size_t journaledChunks_ = 0;
   bool journalValid_ = false;
+
+  // The followed runs' journals, by place: the same bookkeeping per file.
+  struct FollowedJournal {
+    uint64_t key = 0;
+    uint64_t generation = 0;
+    std::size_t cachedSteps = 0;
+    std::vector<QByteArray> chunks;
+    std::size_t journaledChunks = 0;
+    bool valid = false;
+  };
+  FollowedSource followedSource_;
+  std::vector<FollowedJournal> followed_;
+  std::size_t followedFiles_ = 0;  // followed journals this process may have on disk: places [0, this)
+  bool followedDirty_ = false;
 
   struct FinishedWrite {
     bool ok;

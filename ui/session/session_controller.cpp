@@ -366,8 +366,10 @@ bool SessionController::offerRecovery() {
   if (!autosave_.hasRecoverableSession()) return false;
   // Without anybody to ask, keep the autosave for the next interactive start rather than discard it.
   if (!customQuestionPrompt_ && !interactive()) return false;
-  const QFileInfo info(autosave_.path());
-  const QString when = QLocale().toString(info.lastModified(), QLocale::ShortFormat);
+  QDateTime newest;  // the engine's journal, or the followed runs' when only they were journaled
+  for (const QString& file : autosave_.journalFiles())
+    newest = std::max(newest, QFileInfo(file).lastModified());
+  const QString when = QLocale().toString(newest, QLocale::ShortFormat);
   const bool restore =
       ask(tr("Restore the last session?"),
           tr("AmpScope did not shut down cleanly. A session autosaved at %1 can be restored "
@@ -387,12 +389,14 @@ bool SessionController::offerRecovery() {
     return false;
   }
   recorder_.load(*session);
-  // The restored session is unsaved: journal it anew, without a torn line a crash may have left.
+  // The restored session is unsaved: journal it anew, without a torn line a crash may have left. The
+  // handler first, so the followed runs it restores are journaled by the same write that replaces the
+  // crash's files (a place no restored run takes is removed by it).
   autosave_.claim();
   autosave_.compact();
-  autosave_.saveNow();
   setPath(QString());
   if (loadHandler_) loadHandler_(*session);
+  autosave_.saveNow();
   setModified(!session->records.empty() || !session->followed.empty());
   if (!note.isEmpty()) report(tr("Session restored"), note, false);
   emit sessionLoaded(QString());
@@ -427,7 +431,11 @@ void SessionController::onRecords(const std::vector<StepRecord>& batch) {
   setModified(true);
 }
 
-void SessionController::onFollowedData() { setModified(true); }
+void SessionController::onFollowedData() {
+  autosave_.markFollowedDirty();
+  if (!autosave_.isActive()) autosave_.start();
+  setModified(true);
+}
 
 void SessionController::onRunStopped() {
   if (autosave_.isDirty()) autosave_.saveNow();

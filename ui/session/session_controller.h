@@ -59,7 +59,8 @@ class SessionController : public QObject {
   // Shows a session in the plots (config, lesson, records): the owner's part.
   void setLoadHandler(std::function<void(const Session&)> handler);
   const std::function<void(const Session&)>& loadHandler() const { return loadHandler_; }
-  // The followed runs to save with the engine's records (File > Save); they are not autosaved.
+  // The followed runs to save with the engine's records (File > Save). The autosave journals them through
+  // autosave()->setFollowedSource (the owner wires it).
   void setFollowedRunsProvider(std::function<std::vector<FollowedRun>()> provider);
   // The lesson the current run belongs to, asked when a run starts.
   void setLessonProvider(std::function<QString()> provider);
@@ -114,7 +115,8 @@ class SessionController : public QObject {
   void onRunStarted(const ampscope::RunConfig& config);
   void onRecords(const std::vector<ampscope::StepRecord>& batch);
   void onRunStopped();  // finished, stopped or paused: write what is pending
-  // Steps of a followed run arrived: the session has unsaved data (closing asks to save it).
+  // Steps of a followed run arrived: the session has unsaved data (closing asks to save it), and the
+  // autosave journals them.
   void onFollowedData();
 
  signals:

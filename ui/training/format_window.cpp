@@ -1,25 +1,14 @@
 #include "ui/training/format_window.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "ampscope/engine/number_format.h"
 
 namespace ampscope::ui {
 
-namespace {
-
-// The number-format core's dtype of a quantised element format (its limits live there, spec-tested).
-DType dtypeOf(QuantFormat format) {
-  switch (format) {
-    case QuantFormat::E4M3: return DType::FP8E4M3FN;
-    case QuantFormat::E5M2: return DType::FP8E5M2;
-    case QuantFormat::E2M1: return DType::FP4E2M1;
-  }
-  return DType::FP8E4M3FN;
-}
-
-}  // namespace
-
+// dtypeOf (mode_formats.h): the number-format core's dtype of an element format (its limits live
+// there, spec-tested).
 double smallestSubnormal(QuantFormat format) { return finfo(dtypeOf(format)).smallestSubnormal; }
 
 double largestFinite(QuantFormat format) { return finfo(dtypeOf(format)).max; }
@@ -49,6 +38,42 @@ FormatWindow formatWindow(const QuantTensorStats& t) {
   }
   w.flushLog2 = w.lowLog2 - 1;
   return w;
+}
+
+QString zoneFormatName(DType dtype) {
+  if (const std::optional<QuantFormat> q = quantFormatOf(dtype)) return formatName(*q);
+  return QString::fromStdString(formatSpec(dtype).name);
+}
+
+FormatZones formatZones(DType dtype, bool saturates) {
+  const FInfo f = finfo(dtype);
+  FormatZones z;
+  z.dtype = dtype;
+  z.name = zoneFormatName(dtype);
+  z.subnormalLog2 = std::log2(f.smallestSubnormal);
+  z.flushLog2 = z.subnormalLog2 - 1;
+  z.normalLog2 = std::log2(f.smallestNormal);
+  z.max = f.max;
+  z.overflowFrom = f.max + 0.5 * ulp(dtype, f.max);
+  z.overflowLog2 = std::log2(z.overflowFrom);
+  z.saturates = saturates;
+  return z;
+}
+
+std::vector<ZoneFormat> zoneFormats(const std::vector<PrecisionMode>& modes) {
+  std::vector<ZoneFormat> out;
+  const auto add = [&out](DType dtype, bool saturates) {
+    const bool seen = std::any_of(out.begin(), out.end(), [dtype](const ZoneFormat& z) { return z.dtype == dtype; });
+    if (!seen) out.push_back({dtype, saturates});
+  };
+  for (bool quantisedPass : {true, false})
+    for (PrecisionMode mode : modes) {
+      const ModeFormats f = modeFormats(mode);
+      if (f.quantised == quantisedPass && mode != PrecisionMode::FP32) add(f.measuredAgainst, f.quantised);
+    }
+  add(DType::FP16, false);
+  add(DType::BF16, false);
+  return out;
 }
 
 }  // namespace ampscope::ui

@@ -44,23 +44,37 @@ HeatMapPlot::HeatMapPlot(TelemetryStore* store, QWidget* parent) : PlotPanel(sto
   plot()->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
   colorScale_->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
 
-  // FP16's landmarks as horizontal lines: flush edge (bar -25's lower edge), smallest normal, overflow.
-  auto hline = [&](double y, const QColor& c, const QString& text) {
+  // The shown series' format's landmarks as horizontal lines (landmarks(): flush edge, smallest normal,
+  // overflow), FP16's until a series is shown.
+  for (int i = 0; i < 3; ++i) {
+    const QColor c = i == 1 ? QColor(200, 160, 0) : QColor(220, 0, 0);
     auto* line = new QCPItemStraightLine(plot());
-    line->point1->setCoords(0, y);
-    line->point2->setCoords(1, y);
     line->setPen(QPen(c, 1, Qt::DashLine));
     auto* label = new QCPItemText(plot());
     label->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
     label->position->setTypeY(QCPItemPosition::ptPlotCoords);
-    label->position->setCoords(0.005, y);
     label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
-    label->setText(text);
     label->setColor(c);
-  };
-  hline(-25.5, QColor(220, 0, 0), tr("FP16 flush to 0 below"));
-  hline(-14.5, QColor(200, 160, 0), tr("FP16 subnormal below"));
-  hline(15.5, QColor(220, 0, 0), tr("FP16 overflow above"));
+    lines_[static_cast<size_t>(i)] = line;
+    lineLabels_[static_cast<size_t>(i)] = label;
+  }
+  setLandmarks(PrecisionMode::FP32);
+}
+
+void HeatMapPlot::setLandmarks(PrecisionMode mode) {
+  const ModeFormats f = modeFormats(mode);
+  zones_ = formatZones(f.measuredAgainst, f.quantised);
+  // Row e holds |g| in [2^e, 2^(e+1)): a boundary at 2^b lies between rows b - 1 and b.
+  const double ys[] = {zones_.flushLog2 + 0.5 - 1, zones_.normalLog2 - 0.5, std::ceil(zones_.overflowLog2) - 0.5};
+  const QString texts[] = {tr("%1 flush to 0 below").arg(zones_.name), tr("%1 subnormal below").arg(zones_.name),
+                           zones_.saturates ? tr("%1 saturates above").arg(zones_.name)
+                                            : tr("%1 overflow above").arg(zones_.name)};
+  for (size_t i = 0; i < 3; ++i) {
+    lines_[i]->point1->setCoords(0, ys[i]);
+    lines_[i]->point2->setCoords(1, ys[i]);
+    lineLabels_[i]->position->setCoords(0.005, ys[i]);
+    lineLabels_[i]->setText(texts[i]);
+  }
 }
 
 namespace {
@@ -129,9 +143,10 @@ void HeatMapPlot::redraw() {
     replotQueued();
     return;
   }
+  setLandmarks(seriesKey().mode);
   const bool useScaled = scaled();
-  // Rows: the exponents that occur, plus FP16's landmarks so the lines are in view.
-  int lo = -27, hi = 17;
+  // Rows: the exponents that occur, plus the format's landmarks so the lines are in view.
+  int lo = static_cast<int>(zones_.flushLog2) - 2, hi = static_cast<int>(std::ceil(zones_.overflowLog2)) + 1;
   for (const HistogramSnapshot& snap : s->histogramRing) {
     const ExponentHistogram& h = useScaled ? snap.scaled : snap.unscaled;
     if (h.counts.empty()) continue;

@@ -1,14 +1,20 @@
 // HeatMapPlot: the exponent histogram of one series' parameter gradients over time (a mode of the
 // engine's run or of a followed run). x = step of each
 // instrumented step the store still holds (a bounded ring), y = binary exponent, colour = count on a log
-// colour scale; empty cells are transparent so FP16's shaded zones behind show where the mass sits.
+// colour scale; empty cells are transparent. Dashed lines mark the series' format's landmarks (its mode's
+// gradient format, mode_formats.h; FP16 for FP32 runs).
 #pragma once
+
+#include <array>
 
 #include "ampscope/engine/run_config.h"
 #include "ampscope/engine/telemetry_store.h"
+#include "ui/training/format_window.h"
 #include "ui/training/plot_panel.h"
 
 class QComboBox;
+class QCPItemStraightLine;
+class QCPItemText;
 class QCPColorMap;
 class QCPColorScale;
 
@@ -26,6 +32,8 @@ class HeatMapPlot : public PlotPanel {
   void setScaled(bool scaled);
   bool scaled() const;
   QCPColorMap* colorMap() const { return map_; }
+  // The format whose landmarks the dashed lines mark.
+  const FormatZones& landmarks() const { return zones_; }
   int columns() const { return columns_; }
 
  protected:
@@ -38,6 +46,7 @@ class HeatMapPlot : public PlotPanel {
  private:
   void refillModes();
   void redraw();
+  void setLandmarks(PrecisionMode mode);
 
   QComboBox* modeCombo_;
   QComboBox* scaledCombo_;
@@ -47,6 +56,9 @@ class HeatMapPlot : public PlotPanel {
   int64_t drawnStep_ = -1;
   int minExponent_ = -40;
   int maxExponent_ = 20;
+  FormatZones zones_;
+  std::array<QCPItemStraightLine*, 3> lines_{};
+  std::array<QCPItemText*, 3> lineLabels_{};
 };
 
 }  // namespace ampscope::ui

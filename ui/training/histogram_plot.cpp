@@ -27,17 +27,9 @@ namespace {
 // Bar e spans x in [e - 1/2, e + 1/2] and holds |g| in [2^e, 2^(e+1)): a magnitude v sits at log2(v) - 1/2.
 double edgeOf(double log2Value) { return log2Value - 0.5; }
 
-// FP16 (IEEE binary16): smallest subnormal 2^-24, smallest normal 2^-14, max 65504 (finfo). Round to
-// nearest even sends |x| < 2^-25 to 0 and the tie at exactly 2^-25 to 0 as well (0 is even); anything in
-// (2^-25, 2^-24) rounds up to 2^-24. |x| >= 65520 (max + half an ulp) overflows to inf.
-constexpr double kFp16FlushEdgeLog2 = -25.0;
-constexpr double kFp16NormalLog2 = -14.0;
-const double kFp16OverflowLog2 = std::log2(65520.0);
-// BF16: 8 exponent bits like FP32, 7 stored mantissa bits: smallest subnormal 2^-133, smallest normal
-// 2^-126, max (2 - 2^-7) * 2^127; overflow from (2 - 2^-8) * 2^127.
-constexpr double kBf16FlushEdgeLog2 = -134.0;
-constexpr double kBf16NormalLog2 = -126.0;
-const double kBf16OverflowLog2 = 127.0 + std::log2(2.0 - std::ldexp(1.0, -8));
+// The zones drawn are the run's formats (format_window.h: zoneFormats, from mode_formats.h), FP16 and
+// BF16 before any run. FP16 (IEEE binary16): smallest subnormal 2^-24, smallest normal 2^-14, max
+// 65504 (finfo); round to nearest even sends |x| <= 2^-25 to 0 and |x| >= 65520 to inf.
 constexpr double kFar = 400.0;  // beyond any exponent: open-ended zones
 // Heights as fractions of the axis rect: the BF16 strip's middle, the FP16 labels' top.
 constexpr double kStripMid = 0.032;
@@ -143,8 +135,8 @@ HistogramPlot::HistogramPlot(TelemetryStore* store, QWidget* parent) : PlotPanel
   note_->setTextFormat(Qt::RichText);
   note_->setContentsMargins(6, 0, 6, 2);
   note_->setToolTip(tr("Values with no exponent bin: exact zeros, infinities and NaNs. \"Would flush\" "
-                       "counts finite values that round to 0 in the mode's low-precision format (FP16 for "
-                       "FP32 modes, to show what would happen)."));
+                       "counts finite values that round to 0 in the format it names: the mode's own (E5M2 or "
+                       "E4M3 for the FP8 modes, at scale 1), FP16 for FP32 modes, to show what would happen."));
   static_cast<QVBoxLayout*>(layout())->addWidget(new NoteScroller(note_, this));
 
   connect(scaledCombo_, &QComboBox::currentIndexChanged, this, [this] { redrawBars(); });
@@ -163,6 +155,7 @@ HistogramPlot::HistogramPlot(TelemetryStore* store, QWidget* parent) : PlotPanel
   plot()->xAxis->setRange(-40, 20);
   placeLegendAbove(6);
   addFormatZones();
+  setZoneFormats(zoneFormats({}));
   // The zero column is not part of any format zone: a neutral background over the flush shading.
   zeroBackground_ = zoneRect(plot(), -kFar, zeroKey_ + 1.5, 0.0, 1.0, QColor(248, 248, 248));
   zeroSeparator_ = new QCPItemStraightLine(plot());
@@ -176,6 +169,25 @@ HistogramPlot::HistogramPlot(TelemetryStore* store, QWidget* parent) : PlotPanel
   // Narrower than its label, the zero column says just "0".
   addZoneLabel(zeroLabel_, -kFar, zeroKey_ + 1.5, {zeroLabel_->text(), QStringLiteral("0")}, true);
   connect(plot(), &QCustomPlot::beforeReplot, this, &HistogramPlot::fitZoneLabels);
+  // A click on a bar opens its bin's value in the formats panel (MainWindow wires binActivated).
+  connect(plot(), &QCustomPlot::plottableClick, this, [this](QCPAbstractPlottable* p, int index, QMouseEvent*) {
+    auto* b = qobject_cast<QCPBars*>(p);
+    if (!b || index < 0 || index >= b->data()->size()) return;
+    activateBin(static_cast<int>(std::lround((b->data()->constBegin() + index)->key)));
+  });
+  markLine_ = new QCPItemStraightLine(plot());
+  markLine_->setLayer(QStringLiteral("axes"));
+  markLine_->setPen(QPen(QColor(40, 40, 160), 2, Qt::DotLine));
+  markLine_->setSelectable(false);
+  markLine_->setVisible(false);
+  markLabel_ = new QCPItemText(plot());
+  markLabel_->setLayer(QStringLiteral("axes"));
+  markLabel_->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+  markLabel_->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+  markLabel_->setColor(QColor(40, 40, 160));
+  markLabel_->setBrush(QColor(255, 255, 255, 210));
+  markLabel_->setSelectable(false);
+  markLabel_->setVisible(false);
   setLogCounts(true);
   refillLayerCombo();
 }
@@ -185,62 +197,125 @@ void HistogramPlot::addFormatZones() {
   QFont small = font();
   small.setPointSizeF(small.pointSizeF() * 0.85);
   const QColor flush(255, 214, 214), subnormal(255, 240, 196), normal(222, 241, 222);
-  // FP16: full-height shading below the BF16 strip. All x coordinates are bar edges (edgeOf).
+  // The main format: full-height shading below the strip. Coordinates are set by setZoneFormats.
   const double top = 0.075, bottom = 1.0;
-  const double fp16Flush = edgeOf(kFp16FlushEdgeLog2), fp16Normal = edgeOf(kFp16NormalLog2),
-               fp16Overflow = edgeOf(kFp16OverflowLog2);
-  zoneRect(p, -kFar, fp16Flush, top, bottom, flush);
-  zoneRect(p, fp16Flush, fp16Normal, top, bottom, subnormal);
-  zoneRect(p, fp16Normal, fp16Overflow, top, bottom, normal);
-  zoneRect(p, fp16Overflow, kFar, top, bottom, flush);
-  auto edgeLine = [&](double x, const QColor& c) {
+  const QColor mainFills[] = {flush, subnormal, normal, flush};
+  for (int i = 0; i < 4; ++i) mainRects_[i] = zoneRect(p, 0, 0, top, bottom, mainFills[i]);
+  const QColor lineColors[] = {QColor(200, 0, 0), QColor(160, 130, 0), QColor(200, 0, 0)};
+  for (int i = 0; i < 3; ++i) {
     auto* line = new QCPItemStraightLine(p);
     line->setLayer(QStringLiteral("background"));
-    line->point1->setCoords(x, 0);
-    line->point2->setCoords(x, 1);
-    line->setPen(QPen(c, 1, Qt::DashLine));
+    line->setPen(QPen(lineColors[i], 1, Qt::DashLine));
     line->setSelectable(false);
+    mainLines_[i] = line;
+  }
+  const QColor red(170, 0, 0), amber(130, 100, 0), green(0, 110, 0);
+  const QColor mainColors[] = {red, amber, green, red};
+  const Qt::Alignment mainAlign[] = {Qt::AlignRight, Qt::AlignHCenter, Qt::AlignHCenter, Qt::AlignLeft};
+  // The labels are drawn over the bars (layer "axes"), on a light backing: a bar that reaches up into
+  // them (a short plot, or a view that does not follow the data) does not hide them.
+  const auto overBars = [](QCPItemText* label) {
+    label->setObjectName(QStringLiteral("zoneLabel"));
+    label->setLayer(QStringLiteral("axes"));
+    label->setBrush(QColor(255, 255, 255, 190));
+    return label;
   };
-  edgeLine(fp16Flush, QColor(200, 0, 0));
-  edgeLine(fp16Normal, QColor(160, 130, 0));
-  edgeLine(fp16Overflow, QColor(200, 0, 0));
-  const double labelY = kLabelTop;
-  // A label's shorter texts drop its last lines: the first line names the zone.
-  const auto linesOf = [](const QString& text) {
-    QStringList out;
-    QStringList lines = text.split(QLatin1Char('\n'));
-    for (qsizetype n = lines.size(); n >= 1; --n) out << QStringList(lines.mid(0, n)).join(QLatin1Char('\n'));
-    return out;
-  };
-  const auto fp16Label = [&](double x, Qt::Alignment align, double x0, double x1, const QString& text,
-                             const QColor& color) {
-    addZoneLabel(zoneLabel(p, x, labelY, align | Qt::AlignTop, text, color, small), x0, x1, linesOf(text), true);
-  };
-  fp16Label(fp16Flush - 0.2, Qt::AlignRight, -kFar, fp16Flush, tr("FP16 → 0\n|g| < 2⁻²⁵\n(2⁻²⁵ ties to 0)"),
-            QColor(170, 0, 0));
-  fp16Label(0.5 * (fp16Flush + fp16Normal), Qt::AlignHCenter, fp16Flush, fp16Normal,
-            tr("FP16\nsubnormal\n2⁻²⁴ … 2⁻¹⁴"), QColor(130, 100, 0));
-  fp16Label(0.5 * (fp16Normal + fp16Overflow), Qt::AlignHCenter, fp16Normal, fp16Overflow,
-            tr("FP16 normal\n2⁻¹⁴ … 65504"), QColor(0, 110, 0));
-  fp16Label(fp16Overflow + 0.2, Qt::AlignLeft, fp16Overflow, kFar, tr("FP16 → inf\n|g| ≥ 65520\n(max 65504)"),
-            QColor(170, 0, 0));
+  for (int i = 0; i < 4; ++i)
+    addZoneLabel(overBars(zoneLabel(p, 0, kLabelTop, mainAlign[i] | Qt::AlignTop, QString(), mainColors[i], small)),
+                 0, 0, {}, true);
 
-  // BF16: a strip along the top, same colours.
-  const double stripTop = 0.0, stripBottom = 0.065, stripMid = kStripMid;
-  const double bf16Flush = edgeOf(kBf16FlushEdgeLog2), bf16Normal = edgeOf(kBf16NormalLog2),
-               bf16Overflow = edgeOf(kBf16OverflowLog2);
-  zoneRect(p, -kFar, bf16Flush, stripTop, stripBottom, flush);
-  zoneRect(p, bf16Flush, bf16Normal, stripTop, stripBottom, subnormal);
-  zoneRect(p, bf16Normal, bf16Overflow, stripTop, stripBottom, normal);
-  zoneRect(p, bf16Overflow, kFar, stripTop, stripBottom, flush);
-  // One label per zone, placed in the middle of the zone's visible part by fitZoneLabels.
-  const auto bf16Label = [&](double x0, double x1, const QString& text, const QColor& color) {
-    addZoneLabel(zoneLabel(p, 0.5 * (x0 + x1), stripMid, Qt::AlignHCenter | Qt::AlignVCenter, text, color, small), x0,
-                 x1, {text}, false);
-  };
-  bf16Label(bf16Normal, bf16Overflow, tr("BF16 normal 2⁻¹²⁶ … 3.4·10³⁸"), QColor(0, 110, 0));
-  bf16Label(bf16Flush, bf16Normal, tr("BF16 subnormal"), QColor(130, 100, 0));
-  bf16Label(-kFar, bf16Flush, tr("BF16 → 0"), QColor(170, 0, 0));
+  // The second format: a strip along the top, same colours.
+  const double stripTop = 0.0, stripBottom = 0.065;
+  for (int i = 0; i < 4; ++i) stripRects_[i] = zoneRect(p, 0, 0, stripTop, stripBottom, mainFills[i]);
+  // One label per zone (normal, subnormal, flush), placed in the middle of the zone's visible part by
+  // fitZoneLabels.
+  for (const QColor& c : {green, amber, red})
+    addZoneLabel(overBars(zoneLabel(p, 0, kStripMid, Qt::AlignHCenter | Qt::AlignVCenter, QString(), c, small)), 0,
+                 0, {}, false);
+}
+
+namespace {
+
+// A label's shorter texts drop its last lines: the first line names the zone.
+QStringList linesOf(const QString& text) {
+  QStringList out;
+  const QStringList lines = text.split(QLatin1Char('\n'));
+  for (qsizetype n = lines.size(); n >= 1; --n) out << QStringList(lines.mid(0, n)).join(QLatin1Char('\n'));
+  return out;
+}
+
+// A format's largest value as the labels write it: 65504, 448, 6; 3.4·10³⁸ for BF16's.
+QString maxText(double max) {
+  if (max < 1e6) return QString::fromStdString(numberText(max));
+  const int e = static_cast<int>(std::floor(std::log10(max)));
+  static const QString kSuper = QStringLiteral("⁰¹²³⁴⁵⁶⁷⁸⁹");
+  QString exponent;
+  for (const QChar c : QString::number(e)) exponent += kSuper.at(c.digitValue());
+  return QStringLiteral("%1·10%2").arg(max / std::pow(10.0, e), 0, 'f', 1).arg(exponent);
+}
+
+}  // namespace
+
+void HistogramPlot::setZoneFormats(const std::vector<ZoneFormat>& formats) {
+  const FormatZones main = formatZones(formats.at(0).dtype, formats.at(0).saturates);
+  const FormatZones strip = formatZones(formats.at(1).dtype, formats.at(1).saturates);
+  if (zonesSet_ && main.dtype == mainZones_.dtype && main.saturates == mainZones_.saturates &&
+      strip.dtype == stripZones_.dtype)
+    return;
+  zonesSet_ = true;
+  mainZones_ = main;
+  stripZones_ = strip;
+  // All x coordinates are bar edges (edgeOf).
+  const double mFlush = edgeOf(main.flushLog2), mNormal = edgeOf(main.normalLog2), mOver = edgeOf(main.overflowLog2);
+  const double mainEdges[] = {-kFar, mFlush, mNormal, mOver, kFar};
+  for (int i = 0; i < 4; ++i) {
+    mainRects_[i]->topLeft->setCoords(mainEdges[i], mainRects_[i]->topLeft->value());
+    mainRects_[i]->bottomRight->setCoords(mainEdges[i + 1], mainRects_[i]->bottomRight->value());
+  }
+  for (int i = 0; i < 3; ++i) {
+    mainLines_[i]->point1->setCoords(mainEdges[i + 1], 0);
+    mainLines_[i]->point2->setCoords(mainEdges[i + 1], 1);
+  }
+  const QString name = main.name;
+  const QString flushAt = PowerOfTwoTicker::label(static_cast<int>(main.flushLog2));
+  const QString overflowAt = maxText(main.overflowFrom);
+  const QString texts[] = {
+      tr("%1 → 0\n|g| < %2\n(%2 ties to 0)").arg(name, flushAt),
+      tr("%1\nsubnormal\n%2 … %3")
+          .arg(name, PowerOfTwoTicker::label(static_cast<int>(main.subnormalLog2)),
+               PowerOfTwoTicker::label(static_cast<int>(main.normalLog2))),
+      tr("%1 normal\n%2 … %3").arg(name, PowerOfTwoTicker::label(static_cast<int>(main.normalLog2)), maxText(main.max)),
+      main.saturates ? tr("%1 → ±%2\n|g| ≥ %3\n(saturates)").arg(name, maxText(main.max), overflowAt)
+                     : tr("%1 → inf\n|g| ≥ %2\n(max %3)").arg(name, overflowAt, maxText(main.max))};
+  const double anchors[] = {mFlush - 0.2, 0.5 * (mFlush + mNormal), 0.5 * (mNormal + mOver), mOver + 0.2};
+  for (int i = 0; i < 4; ++i) {
+    ZoneLabel& z = zoneLabels_[static_cast<size_t>(i)];
+    z.x0 = mainEdges[i];
+    z.x1 = mainEdges[i + 1];
+    z.texts = linesOf(texts[i]);
+    z.item->setText(texts[i]);
+    z.item->position->setCoords(anchors[i], z.item->position->value());
+  }
+
+  const double sFlush = edgeOf(strip.flushLog2), sNormal = edgeOf(strip.normalLog2), sOver = edgeOf(strip.overflowLog2);
+  const double stripEdges[] = {-kFar, sFlush, sNormal, sOver, kFar};
+  for (int i = 0; i < 4; ++i) {
+    stripRects_[i]->topLeft->setCoords(stripEdges[i], stripRects_[i]->topLeft->value());
+    stripRects_[i]->bottomRight->setCoords(stripEdges[i + 1], stripRects_[i]->bottomRight->value());
+  }
+  const QString stripTexts[] = {
+      tr("%1 normal %2 … %3").arg(strip.name, PowerOfTwoTicker::label(static_cast<int>(strip.normalLog2)),
+                                  maxText(strip.max)),
+      tr("%1 subnormal").arg(strip.name), tr("%1 → 0").arg(strip.name)};
+  const std::pair<double, double> stripSpans[] = {{sNormal, sOver}, {sFlush, sNormal}, {-kFar, sFlush}};
+  for (int i = 0; i < 3; ++i) {
+    ZoneLabel& z = zoneLabels_[static_cast<size_t>(4 + i)];
+    z.x0 = stripSpans[i].first;
+    z.x1 = stripSpans[i].second;
+    z.texts = QStringList{stripTexts[i]};
+    z.item->setText(stripTexts[i]);
+    z.item->position->setCoords(0.5 * (z.x0 + z.x1), z.item->position->value());
+  }
 }
 
 void HistogramPlot::addZoneLabel(QCPItemText* item, double x0, double x1, QStringList texts, bool checkHeight) {
@@ -261,9 +336,24 @@ void HistogramPlot::fitZoneLabels() {
     if (!z.checkHeight) stripLabelBottom = std::max(stripLabelBottom, kStripMid * area.height() + QFontMetricsF(z.item->font()).height() / 2 + 4);
   const double hangRatio = std::max(kLabelTop, stripLabelBottom / area.height());
   double labelsBottom = stripLabelBottom / area.height();
+  // The formats panel's mark: its label on the side of the line with more room.
+  if (marked_) {
+    const double e = markLine_->point1->key();
+    const bool left = x->coordToPixel(e) > area.center().x();
+    // At the bottom, or under the zone labels where block windows take the bottom rows.
+    const bool below = blockWindows_.empty();
+    markLabel_->setPositionAlignment((left ? Qt::AlignRight : Qt::AlignLeft) | (below ? Qt::AlignBottom : Qt::AlignTop));
+    markLabel_->position->setCoords(left ? e - 0.6 : e + 0.6, below ? 0.97 : std::min(0.8, labelsBottom_ + 0.02));
+  }
+  // A quantised tensor's view covers the format zones: their labels go with them.
+  const bool quantShown = quantCover_ && quantCover_->visible();
   for (ZoneLabel& z : zoneLabels_) {
     if (z.checkHeight) z.item->position->setCoords(z.item->position->key(), hangRatio);
     const bool isZero = z.item == zeroLabel_;
+    if (quantShown && !isZero) {
+      z.item->setVisible(false);
+      continue;
+    }
     const double lo = isZero ? x->range().lower : std::max(z.x0, zonesFrom);
     const double hi = std::min(isZero ? zeroKey_ + 1.5 : z.x1, x->range().upper);
     const double room = x->coordToPixel(hi) - x->coordToPixel(lo) - 2 * margin;
@@ -477,6 +567,11 @@ void HistogramPlot::appendFromStore() {
 
 void HistogramPlot::redrawBars() {
   refillLayerCombo();
+  {
+    std::vector<PrecisionMode> modes;
+    for (SeriesKey key : store()->seriesKeys()) modes.push_back(key.mode);
+    setZoneFormats(zoneFormats(modes));
+  }
   const bool log = logCounts_->isChecked();
   std::vector<SeriesKey> shown;
   for (SeriesKey key : store()->seriesKeys()) {
@@ -495,7 +590,7 @@ void HistogramPlot::redrawBars() {
     }
   }
   const double width = 0.9 / static_cast<double>(std::max<size_t>(1, shown.size()));
-  int lowest = static_cast<int>(kFp16FlushEdgeLog2) - 2;
+  int lowest = static_cast<int>(mainZones_.flushLog2) - 2;
   for (SeriesKey key : shown) {
     const ExponentHistogram h = shownHistogram(key);
     if (!h.counts.empty()) lowest = std::min(lowest, h.counts.lowest());  // the lowest non-empty exponent
@@ -546,8 +641,18 @@ void HistogramPlot::redrawBars() {
       notes << quantNote(key, name);
       continue;
     }
+    // "Would flush" in the mode's own format (mode_formats.h): the engine's overlay counts FP16 or BF16,
+    // the quantised modes' formats come from the histogram's per-format counts.
+    const ModeFormats formats = modeFormats(key.mode);
+    int64_t wouldFlush = h.targetUnderflow;
+    DType flushFormat = formats.quantised ? DType::FP16 : formats.measuredAgainst;
+    if (const std::optional<RangeFormat> range = rangeFormatOf(formats.measuredAgainst);
+        formats.quantised && range && h.formatsMeasured) {
+      wouldFlush = h.formats[static_cast<size_t>(*range)].flushed;
+      flushFormat = formats.measuredAgainst;
+    }
     notes << tr("<span style='color:%1'>■</span> <b>%2</b> (step %3): %4 values · zero %5 · +inf %6 · −inf %7 · "
-                "NaN %8 · would flush %9 (%10%)")
+                "NaN %8 · would flush in %11: %9 (%10%)")
                  .arg(color, name.toHtmlEscaped())
                  .arg(store()->series(key)->latestTensorsStep)
                  .arg(total)
@@ -555,9 +660,9 @@ void HistogramPlot::redrawBars() {
                  .arg(h.posInf)
                  .arg(h.negInf)
                  .arg(h.nan)
-                 .arg(h.targetUnderflow)
-                 .arg(total > 0 ? 100.0 * static_cast<double>(h.targetUnderflow) / static_cast<double>(total) : 0.0,
-                      0, 'f', 1);
+                 .arg(wouldFlush)
+                 .arg(total > 0 ? 100.0 * static_cast<double>(wouldFlush) / static_cast<double>(total) : 0.0, 0, 'f', 1)
+                 .arg(zoneFormatName(flushFormat));
   }
   drawQuantWindows(shown);
   scaledCombo_->setEnabled(quantTensor().isEmpty());
@@ -580,9 +685,13 @@ void HistogramPlot::fitToData() {
     hi = std::max(hi, static_cast<int>((b->data()->constEnd() - 1)->key));
     for (auto it = b->data()->constBegin(); it != b->data()->constEnd(); ++it) maxCount = std::max(maxCount, it->value);
   }
-  // Always keep FP16's landmarks (flush edge to max) in view: they are the lesson.
-  lo = std::min(lo, static_cast<int>(kFp16FlushEdgeLog2) - 4);
-  hi = std::max(hi, 24);  // room for the overflow label right of FP16's max
+  // Always keep the main format's landmarks (flush edge to max) in view: they are the lesson.
+  lo = std::min(lo, static_cast<int>(mainZones_.flushLog2) - 4);
+  hi = std::max(hi, static_cast<int>(std::ceil(mainZones_.overflowLog2)) + 8);  // room for the overflow label
+  for (const auto& [key, window] : blockWindows_) {  // a block mode's gradient windows, whole
+    lo = std::min(lo, static_cast<int>(std::floor(window.first)) - 2);
+    hi = std::max(hi, static_cast<int>(std::ceil(window.second)) + 2);
+  }
   for (const auto& [key, window] : windows_) {  // a quantised tensor's windows, whole
     lo = std::min(lo, static_cast<int>(std::floor(window.first)) - 2);
     hi = std::max(hi, static_cast<int>(std::ceil(window.second)) + 2);
@@ -609,6 +718,7 @@ QString HistogramPlot::readoutAt(double key, double) const {
     const double n = (it != b->data()->constEnd() && static_cast<int>(it->key) == e) ? it->value : 0.0;
     lines << QStringLiteral("%1: %2").arg(b->name()).arg(static_cast<qint64>(n));
   }
+  lines << tr("Click a bar: its bin's value in the number formats panel");
   return lines.join(QLatin1Char('\n'));
 }
 
@@ -638,9 +748,13 @@ void HistogramPlot::drawQuantWindows(const std::vector<SeriesKey>& shown) {
     quantCover_->setLayer(QStringLiteral("grid"));
   }
   quantCover_->setVisible(quant);
-  if (!quant) return;
   QFont small = font();
   small.setPointSizeF(small.pointSizeF() * 0.85);
+  blockWindows_.clear();
+  if (!quant) {
+    drawBlockWindows(shown, small);
+    return;
+  }
   const double from = zeroKey_ + 1.5;
   int row = 0;
   for (SeriesKey key : shown) {
@@ -688,6 +802,53 @@ void HistogramPlot::drawQuantWindows(const std::vector<SeriesKey>& shown) {
   }
 }
 
+void HistogramPlot::drawBlockWindows(const std::vector<SeriesKey>& shown, const QFont& font) {
+  // A block mode's gradients meet its element format through their blocks' scales: the union of the
+  // blocks' windows at the latest instrumented step (formatWindow of each quantised gradient), as a band
+  // along the bottom with its range.
+  int row = 0;
+  for (SeriesKey key : shown) {
+    const ModeFormats formats = modeFormats(key.mode);
+    const ModeSeries* s = store()->series(key);
+    if (formats.blockSize == 0 || !s) continue;
+    bool any = false;
+    double low = 0, high = 0;
+    for (const QuantSeries& q : s->quantized) {
+      if (!q.backward || q.latestMeasuredStep == 0) continue;
+      const FormatWindow w = formatWindow(q.latestMeasured);
+      low = any ? std::min(low, w.lowLog2) : w.lowLog2;
+      high = any ? std::max(high, w.highLog2) : w.highLog2;
+      any = true;
+    }
+    if (!any) continue;
+    blockWindows_[key] = {low, high};
+    const QColor c = ModePalette::color(key.mode);
+    const double bottom = 1.0 - 0.045 * row, top = bottom - 0.025;
+    QColor fill = c;
+    fill.setAlpha(90);
+    QCPItemRect* band = zoneRect(plot(), edgeOf(low), edgeOf(high), top, bottom, fill);
+    band->setLayer(QStringLiteral("axes"));
+    band->setPen(QPen(c.darker(130), 1));
+    quantItems_.push_back(band);
+    // The label at the plot's left edge, above its band: the band may be wider than the view.
+    QCPItemText* label = zoneLabel(
+        plot(), 0, top - 0.005, Qt::AlignLeft | Qt::AlignBottom,
+        tr("%1: %2 gradient blocks %3 … %4, %5 per %6 scale")
+            .arg(SeriesStyle::label(*store(), key), zoneFormatName(formats.gradient),
+                 PowerOfTwoTicker::label(static_cast<int>(std::floor(low))),
+                 PowerOfTwoTicker::label(static_cast<int>(std::ceil(high))))
+            .arg(formats.blockSize)
+            .arg(zoneFormatName(formats.blockScale)),
+        c.darker(160), font);
+    label->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
+    label->position->setCoords(0.01, top - 0.005);
+    label->setLayer(QStringLiteral("axes"));
+    label->setBrush(QColor(255, 255, 255, 190));
+    quantItems_.push_back(label);
+    ++row;
+  }
+}
+
 QString HistogramPlot::quantNote(SeriesKey key, const QString& name) const {
   const QuantTensorStats* q = shownQuant(key);
   if (!q) return {};
@@ -704,6 +865,43 @@ QString HistogramPlot::quantNote(SeriesKey key, const QString& name) const {
       .arg(q->numel)
       .arg(scale, QString::fromStdString(numberText(q->amax)), shareText(q->saturated, q->numel),
            shareText(q->flushed, q->numel));
+}
+
+void HistogramPlot::activateBin(int exponent) {
+  if (exponent == static_cast<int>(zeroKey_)) {
+    emit binActivated(0.0);
+    return;
+  }
+  if (exponent < ExponentHistogram::kMinExponent || exponent > ExponentHistogram::kMaxExponent) return;
+  emit binActivated(std::ldexp(1.0, exponent));  // the bin's lower edge, exact
+}
+
+void HistogramPlot::markValue(double value) {
+  markedValue_ = value;
+  int e = 0;
+  marked_ = std::isfinite(value) && value != 0;
+  if (marked_) {
+    e = static_cast<int>(std::floor(std::log2(std::fabs(value))));
+    // log2 rounds near a power of two: the bin is the one whose [2^e, 2^(e+1)) holds |value|.
+    if (std::ldexp(1.0, e) > std::fabs(value)) --e;
+    if (std::ldexp(1.0, e + 1) <= std::fabs(value)) ++e;
+    marked_ = e >= ExponentHistogram::kMinExponent && e <= ExponentHistogram::kMaxExponent;
+  }
+  markLine_->setVisible(marked_);
+  markLabel_->setVisible(marked_);
+  if (marked_) {
+    markLine_->point1->setCoords(e, 0);
+    markLine_->point2->setCoords(e, 1);
+    markLabel_->position->setCoords(e + 0.6, 0.97);
+    markLabel_->setText(tr("formats panel: %1 (bin %2)").arg(QString::fromStdString(numberText(value))).arg(e));
+  }
+  replotQueued();
+}
+
+bool HistogramPlot::markedBin(int* exponent) const {
+  if (!marked_) return false;
+  if (exponent) *exponent = static_cast<int>(std::lround(markLine_->point1->key()));
+  return true;
 }
 
 QString HistogramPlot::emptyNote() const { return tr("Run to see the gradient exponents."); }

@@ -1,8 +1,9 @@
 // HistogramPlot: the exact exponent histogram of the gradients at the latest instrumented step. Bar e
 // counts the values with floor(log2|g|) == e, i.e. |g| in [2^e, 2^(e+1)), so on this x axis a value v
-// sits at log2(v) - 1/2 and every format boundary falls on a bar edge. Behind the bars: FP16's zones
-// (flushed to zero, subnormal, normal, overflow) as light shading with labels, BF16's as a strip along
-// the top. The scaled/unscaled switch shows the gradients as the GradScaler saw them (slid right by
+// sits at log2(v) - 1/2 and every format boundary falls on a bar edge. Behind the bars: the run's main
+// format's zones (flushed to zero, subnormal, normal, overflow or saturation) as light shading with
+// labels, its second format's as a strip along the top (format_window.h: zoneFormats; FP16 and BF16
+// for the FP16/BF16 modes, E5M2 for fp8-delayed/current, E4M3 for mxfp8, E2M1 for nvfp4). The scaled/unscaled switch shows the gradients as the GradScaler saw them (slid right by
 // log2(scale) bars, into FP16's range) or as the optimizer receives them.
 //
 // The layer list also holds the quantised tensors of the FP8 and microscaling modes: for one of them the
@@ -12,12 +13,14 @@
 #pragma once
 
 #include <QStringList>
+#include <array>
 #include <map>
 #include <vector>
 
 #include "ampscope/engine/run_config.h"
 #include "ampscope/engine/telemetry.h"
 #include "ampscope/engine/telemetry_store.h"
+#include "ui/training/format_window.h"
 #include "ui/training/plot_panel.h"
 
 class QCheckBox;
@@ -28,6 +31,7 @@ class QCPBarsGroup;
 class QCPItemRect;
 class QCPItemStraightLine;
 class QCPItemText;
+class QFont;
 class QLabel;
 class QMenu;
 class QToolButton;
@@ -58,6 +62,9 @@ class HistogramPlot : public PlotPanel {
   QCPBars* bars(PrecisionMode mode) const { return bars(SeriesKey{kEngineRun, mode}); }
   QCPBars* bars(SeriesKey key) const;
   QString sideNote() const;
+  // The formats whose zones are drawn: the main one full height, the second as the strip along the top.
+  const FormatZones& mainZones() const { return mainZones_; }
+  const FormatZones& stripZones() const { return stripZones_; }
   double zeroKey() const { return zeroKey_; }
 
   static constexpr const char* kAllActivations = "*act";
@@ -67,6 +74,23 @@ class HistogramPlot : public PlotPanel {
   // saturate (false when none: no such tensor in that series or no instrumented step yet).
   QString quantTensor() const;
   bool shownWindow(SeriesKey key, double* lowLog2, double* highLog2) const;
+  // In the gradient view: the union of a block mode's gradient blocks' windows (false for other modes).
+  bool shownBlockWindow(SeriesKey key, double* lowLog2, double* highLog2) const {
+    const auto it = blockWindows_.find(key);
+    if (it == blockWindows_.end()) return false;
+    *lowLog2 = it->second.first;
+    *highLog2 = it->second.second;
+    return true;
+  }
+
+  // From a bin to its bits and back: clicking a bar emits binActivated with the bin's lower edge 2^e (0
+  // for the exact zeros); markValue draws where a value (the formats panel's) falls: a line on its bin.
+  void markValue(double value);
+  bool markedBin(int* exponent) const;  // false when nothing is marked (0, inf, NaN or no value)
+  void activateBin(int exponent);        // as a click on bin e (zeroKey() for the exact zeros)
+
+ signals:
+  void binActivated(double value);
 
  protected:
   QString emptyNote() const override;
@@ -77,6 +101,8 @@ class HistogramPlot : public PlotPanel {
 
  private:
   void addFormatZones();
+  // Moves the zones to the first two formats (the main one full height, the second as the strip).
+  void setZoneFormats(const std::vector<ZoneFormat>& formats);
   // Each zone label shows the longest of its texts that fits the visible part of its zone (and, for
   // the FP16 labels, 30% of the plot's height); when none fits it is hidden. While the view follows the
   // data, the count axis then gets head room so that no bar reaches up into the labels. Run before
@@ -97,6 +123,7 @@ class HistogramPlot : public PlotPanel {
   const QuantTensorStats* shownQuant(SeriesKey key) const;
   int64_t shownStep(SeriesKey key) const;
   void drawQuantWindows(const std::vector<SeriesKey>& shown);
+  void drawBlockWindows(const std::vector<SeriesKey>& shown, const QFont& font);
   QString quantNote(SeriesKey key, const QString& name) const;
 
   QComboBox* scaledCombo_;
@@ -116,13 +143,27 @@ class HistogramPlot : public PlotPanel {
   std::map<SeriesKey, bool> hidden_;  // series the user unticked
   std::map<SeriesKey, int64_t> drawnStep_;
   QStringList layerNames_;
-  std::vector<ZoneLabel> zoneLabels_;
+  std::vector<ZoneLabel> zoneLabels_;  // the main format's four, the strip's three, the zeros'
+  std::array<QCPItemRect*, 4> mainRects_{};   // flush, subnormal, normal, overflow
+  std::array<QCPItemStraightLine*, 3> mainLines_{};
+  std::array<QCPItemRect*, 4> stripRects_{};
+  FormatZones mainZones_;
+  FormatZones stripZones_;
+  bool zonesSet_ = false;
   double fittedMaxCount_ = 1;  // the tallest bar when fitToData last ran (1 before any)
   double labelsBottom_ = 0;    // where the zone labels end, as a fraction of the axis rect from its top
   // Over the FP16/BF16 zones while a quantised tensor is shown, and the windows drawn on it.
   QCPItemRect* quantCover_ = nullptr;
   std::vector<QCPAbstractItem*> quantItems_;
   std::map<SeriesKey, std::pair<double, double>> windows_;
+  // The gradient view's block windows of the block modes (log2 |g| from the lowest block's smallest
+  // subnormal to the highest block's max).
+  std::map<SeriesKey, std::pair<double, double>> blockWindows_;
+  // The formats panel's value: a line on its bin, and its label.
+  QCPItemStraightLine* markLine_ = nullptr;
+  QCPItemText* markLabel_ = nullptr;
+  double markedValue_ = 0;
+  bool marked_ = false;
 };
 
 }  // namespace ampscope::ui

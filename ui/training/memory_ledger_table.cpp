@@ -119,6 +119,11 @@ void MemoryLedgerTable::fitRows() {
   const int free = table_->height() - 2 * table_->frameWidth() - table_->horizontalHeader()->height() -
                    (sideways->isVisible() ? sideways->height() : 0);
   const int size = std::clamp(free / count, compact, comfortable);
+  // Never shorter than every row at its compact height (the header wraps four modes' names to two lines,
+  // and a sideways scroll bar may come): the dock keeps the Peak row in view instead of scrolling it away.
+  const int whole = 2 * table_->frameWidth() + table_->horizontalHeader()->height() + count * compact +
+                    (sideways->isVisible() ? sideways->height() : 0);
+  if (table_->minimumHeight() != whole) table_->setMinimumHeight(whole);
   rows->setMinimumSectionSize(std::min(rows->minimumSectionSize(), compact));
   if (rows->defaultSectionSize() != size) rows->setDefaultSectionSize(size);
   for (int r = 0; r < count; ++r)

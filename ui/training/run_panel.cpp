@@ -267,6 +267,13 @@ void RunPanel::setEditable(bool editable) {
   for (QWidget* w : findChildren<QGroupBox*>()) w->setEnabled(editable);
 }
 
+QString RunPanel::errorText(const ConfigError& error) {
+  if (error.text.empty()) return QString::fromStdString(error.message);
+  QString text = QCoreApplication::translate("ConfigSchema", error.text.c_str());
+  for (const std::string& arg : error.args) text = text.arg(QString::fromStdString(arg));
+  return text;
+}
+
 void RunPanel::reparse() {
   if (loading_) return;
   QHash<QString, QString> errors;
@@ -292,7 +299,7 @@ void RunPanel::reparse() {
     if (!text) {
       errors.insert(it.key(), integer ? tr("not a whole number") : tr("not a number"));
     } else if (auto error = setFieldText(c, field, text->toStdString())) {
-      errors.insert(it.key(), QString::fromStdString(error->message));
+      errors.insert(it.key(), errorText(*error));
     }
   }
   for (auto it = switches_.begin(); it != switches_.end(); ++it) {
@@ -306,7 +313,7 @@ void RunPanel::reparse() {
   for (const ConfigError& e : validate(c)) {
     const QString field = QString::fromStdString(e.field);
     if (errors.contains(field)) continue;
-    errors.insert(field, QString::fromStdString(e.message));
+    errors.insert(field, errorText(e));
   }
   config_ = c;
   showErrors(errors);

@@ -39,6 +39,9 @@ class RunPanel : public QWidget {
   // Choice fields without a widget of their own (precision-path): a combo box whose items hold the names.
   QComboBox* choiceField(const QString& name) const { return choices_.value(name); }
   QString fieldError(const QString& name) const;
+  // An engine error in the user's language: its template through the catalogue ("ConfigSchema"), its
+  // arguments as they are; the English message where it has no template.
+  static QString errorText(const ConfigError& error);
   QStringList errorFields() const;
   QListWidget* modeList() const { return modes_; }
   void setEditable(bool editable);  // greyed out while a run is active

@@ -31,7 +31,9 @@ UnderflowPlot::UnderflowPlot(TelemetryStore* store, QWidget* parent) : PlotPanel
   const QString tips[] = {
       tr("Elements that were non-zero before a rounding point and exactly zero after it (solid line)."),
       tr("Elements left subnormal after rounding: they kept only part of their precision (dashed line)."),
-      tr("Elements that were finite before a rounding point and ±inf after it (dotted line).")};
+      tr("Elements that were finite before a rounding point and ±inf after it (dotted line). The FP8 and FP4 "
+         "modes count their quantised GEMM operands in their own formats (E4M3, E5M2, E2M1): a saturated value "
+         "(clamped to the format's largest) counts as overflowed; their subnormals are not counted.")};
   for (int q = 0; q < kQuantities; ++q) {
     quantityBoxes_[q] = new QCheckBox(names[q], this);
     quantityBoxes_[q]->setChecked(true);

@@ -266,17 +266,20 @@ std::string boundText(const ConfigField& field, double value) {
 }
 
 // Why `value` is outside the field's bounds, or nothing. `got` is the value as the user wrote it.
-std::optional<std::string> boundsProblem(const ConfigField& field, double value, const std::string& got) {
+std::optional<ConfigError> boundsProblem(const ConfigField& field, double value, const std::string& got) {
+  const std::string key(field.key);
   if (std::isnan(value) || (field.type == FieldType::Real && !std::isfinite(value))) {
-    return "must be a finite number in " + fieldBoundsText(field) + " (got " + got + ")";
+    return configError(key, QT_TRANSLATE_NOOP("ConfigSchema", "must be a finite number in %1 (got %2)"), {fieldBoundsText(field), got});
   }
   if (field.minExclusive ? !(value > field.min) : !(value >= field.min)) {
-    return std::string("must be ") + (field.minExclusive ? "> " : ">= ") + boundText(field, field.min) +
-           " (got " + got + ")";
+    return configError(key, field.minExclusive ? QT_TRANSLATE_NOOP("ConfigSchema", "must be > %1 (got %2)")
+                                               : QT_TRANSLATE_NOOP("ConfigSchema", "must be >= %1 (got %2)"),
+                       {boundText(field, field.min), got});
   }
   if (field.maxExclusive ? !(value < field.max) : !(value <= field.max)) {
-    return std::string("must be ") + (field.maxExclusive ? "< " : "<= ") + boundText(field, field.max) +
-           " (got " + got + ")";
+    return configError(key, field.maxExclusive ? QT_TRANSLATE_NOOP("ConfigSchema", "must be < %1 (got %2)")
+                                               : QT_TRANSLATE_NOOP("ConfigSchema", "must be <= %1 (got %2)"),
+                       {boundText(field, field.max), got});
   }
   return std::nullopt;
 }
@@ -290,16 +293,16 @@ std::string joined(const std::vector<std::string>& names, const char* separator)
 // Reads a mode list; the error's field is "modes" or "modes[i]".
 std::optional<ConfigError> parseModeList(const std::vector<std::string>& names,
                                          std::vector<PrecisionMode>& modes) {
-  if (names.empty()) return ConfigError{"modes", "at least one precision mode is needed"};
+  if (names.empty()) return configError("modes", QT_TRANSLATE_NOOP("ConfigSchema", "at least one precision mode is needed"));
   std::vector<PrecisionMode> out;
   for (std::size_t i = 0; i < names.size(); ++i) {
     const std::string at = "modes[" + std::to_string(i) + "]";
     const auto mode = parseMode(names[i]);
     if (!mode) {
-      return ConfigError{at, "unknown mode '" + names[i] + "' (known: " + joined(modeNames(), ", ") + ")"};
+      return configError(at, QT_TRANSLATE_NOOP("ConfigSchema", "unknown mode '%1' (known: %2)"), {names[i], joined(modeNames(), ", ")});
     }
     for (PrecisionMode seen : out) {
-      if (seen == *mode) return ConfigError{at, "mode " + names[i] + " is listed twice"};
+      if (seen == *mode) return configError(at, QT_TRANSLATE_NOOP("ConfigSchema", "mode %1 is listed twice"), {names[i]});
     }
     out.push_back(*mode);
   }
@@ -309,23 +312,21 @@ std::optional<ConfigError> parseModeList(const std::vector<std::string>& names,
 
 std::optional<ConfigError> setChoice(RunConfig& config, const ConfigField& field, const std::string& name) {
   if (!field.access.setName(config, name)) {
-    return ConfigError{std::string(field.key),
-                       "unknown value '" + name + "' (known: " + joined(field.access.names(), ", ") + ")"};
+    return configError(std::string(field.key), QT_TRANSLATE_NOOP("ConfigSchema", "unknown value '%1' (known: %2)"),
+                       {name, joined(field.access.names(), ", ")});
   }
   return std::nullopt;
 }
 
 std::optional<ConfigError> setReal(RunConfig& config, const ConfigField& field, double value,
                                    const std::string& got) {
-  if (auto problem = boundsProblem(field, value, got)) return ConfigError{std::string(field.key), *problem};
+  if (auto problem = boundsProblem(field, value, got)) return problem;
   field.access.setReal(config, value);
   return std::nullopt;
 }
 
 std::optional<ConfigError> setInteger(RunConfig& config, const ConfigField& field, int64_t value) {
-  if (auto problem = boundsProblem(field, static_cast<double>(value), std::to_string(value))) {
-    return ConfigError{std::string(field.key), *problem};
-  }
+  if (auto problem = boundsProblem(field, static_cast<double>(value), std::to_string(value))) return problem;
   field.access.setInteger(config, value);
   return std::nullopt;
 }
@@ -387,14 +388,15 @@ StepMemoryEstimate stepMemoryEstimate(const RunConfig& config) {
 
 namespace {
 
-std::optional<std::string> stepMemoryProblem(const RunConfig& config) {
+std::optional<ConfigError> stepMemoryProblem(const RunConfig& config) {
   const StepMemoryEstimate estimate = stepMemoryEstimate(config);
   if (estimate.bytes <= static_cast<double>(kStepMemoryLimitBytes)) return std::nullopt;
-  return "one step would need about " + gigabytes(estimate.bytes) + " (" + modelName(config.model) + ", " +
-         std::to_string(estimate.parameters) + " parameters, " + std::to_string(config.modes.size()) +
-         " mode(s), batch " + std::to_string(config.batchSize) + "), more than the " +
-         gigabytes(static_cast<double>(kStepMemoryLimitBytes)) + " a step may use; at most batch " +
-         std::to_string(estimate.maxBatch) + " fits";
+  return configError("batch",
+                     QT_TRANSLATE_NOOP("ConfigSchema", "one step would need about %1 (%2, %3 parameters, %4 mode(s), batch "
+                                       "%5), more than the %6 a step may use; at most batch %7 fits"),
+                     {gigabytes(estimate.bytes), modelName(config.model), std::to_string(estimate.parameters),
+                      std::to_string(config.modes.size()), std::to_string(config.batchSize),
+                      gigabytes(static_cast<double>(kStepMemoryLimitBytes)), std::to_string(estimate.maxBatch)});
 }
 
 }  // namespace
@@ -484,16 +486,16 @@ std::optional<ConfigError> setFieldText(RunConfig& config, const ConfigField& fi
       int64_t value = 0;
       const auto result = std::from_chars(got.data(), got.data() + got.size(), value);
       if (got.empty() || result.ptr != got.data() + got.size()) {
-        return ConfigError{key, "not an integer (got '" + got + "')"};
+        return configError(key, QT_TRANSLATE_NOOP("ConfigSchema", "not an integer (got '%1')"), {got});
       }
       if (result.ec == std::errc::result_out_of_range) {
-        return ConfigError{key, "must be in " + fieldBoundsText(field) + " (got " + got + ")"};
+        return configError(key, QT_TRANSLATE_NOOP("ConfigSchema", "must be in %1 (got %2)"), {fieldBoundsText(field), got});
       }
       return setInteger(config, field, value);
     }
     case FieldType::Real: {
       const auto value = parseNumberText(got);
-      if (!value) return ConfigError{key, "not a number (got '" + got + "')"};
+      if (!value) return configError(key, QT_TRANSLATE_NOOP("ConfigSchema", "not a number (got '%1')"), {got});
       return setReal(config, field, *value, got);
     }
     case FieldType::Switch:
@@ -501,7 +503,7 @@ std::optional<ConfigError> setFieldText(RunConfig& config, const ConfigField& fi
         field.access.setSwitch(config, got == "true");
         return std::nullopt;
       }
-      return ConfigError{key, "expected true or false (got '" + got + "')"};
+      return configError(key, QT_TRANSLATE_NOOP("ConfigSchema", "expected true or false (got '%1')"), {got});
   }
   return std::nullopt;
 }
@@ -514,7 +516,7 @@ std::optional<ConfigError> checkField(const RunConfig& config, const ConfigField
       for (const auto& known : field.access.names()) {
         if (known == name) return std::nullopt;
       }
-      return ConfigError{key, "unknown value"};
+      return configError(key, QT_TRANSLATE_NOOP("ConfigSchema", "unknown value"));
     }
     case FieldType::ModeList: {
       std::vector<std::string> names;
@@ -526,17 +528,19 @@ std::optional<ConfigError> checkField(const RunConfig& config, const ConfigField
     }
     case FieldType::Integer: {
       const int64_t value = field.access.getInteger(config);
-      if (auto problem = boundsProblem(field, static_cast<double>(value), std::to_string(value)))
-        return ConfigError{key, *problem};
+      if (auto problem = boundsProblem(field, static_cast<double>(value), std::to_string(value))) return problem;
       // The one bound that depends on other fields: the batch must fit the model's step in memory.
       if (field.key == "batch") {
-        if (auto problem = stepMemoryProblem(config)) return ConfigError{key, *problem};
+        if (auto problem = stepMemoryProblem(config)) {
+          problem->field = key;
+          return problem;
+        }
       }
       return std::nullopt;
     }
     case FieldType::Real: {
       const double value = field.access.getReal(config);
-      if (auto problem = boundsProblem(field, value, numberText(value))) return ConfigError{key, *problem};
+      if (auto problem = boundsProblem(field, value, numberText(value))) return problem;
       return std::nullopt;
     }
     case FieldType::Switch: return std::nullopt;
@@ -794,6 +798,23 @@ std::string pythonConfigDict(const RunConfig& config) {
     py += "\n";
   }
   return py;
+}
+
+ConfigError configError(std::string field, const char* text, std::vector<std::string> args) {
+  ConfigError e;
+  e.field = std::move(field);
+  e.text = text;
+  // %1 ... %9, each replaced once per occurrence, left to right (an argument's own text is not scanned).
+  for (const char* c = text; *c; ++c) {
+    if (c[0] == '%' && c[1] >= '1' && c[1] <= '9' && static_cast<std::size_t>(c[1] - '1') < args.size()) {
+      e.message += args[static_cast<std::size_t>(c[1] - '1')];
+      ++c;
+    } else {
+      e.message += *c;
+    }
+  }
+  e.args = std::move(args);
+  return e;
 }
 
 }  // namespace ampscope

@@ -1,6 +1,7 @@
 #include "ampscope/engine/record_codec.h"
 
 #include <array>
+#include <random>
 #include <charconv>
 #include <cmath>
 #include <utility>
@@ -550,7 +551,8 @@ StreamSource readSourceFields(const ObjectFields& f, std::size_t first, bool req
   if (const JsonValue* v = value(kHeaderTorch)) source.torch = data::readString(*v, f.at(at(kHeaderTorch)));
   if (const JsonValue* v = value(kHeaderEvery)) {
     source.every = data::readInt(*v, f.at(at(kHeaderEvery)));
-    if (source.every < 1) failAt(f.at(at(kHeaderEvery)), "must be at least 1");
+    // (An engine source's 0 is what sessions written before engine sources left out these keys hold.)
+    if (source.every < (probe ? 1 : 0)) failAt(f.at(at(kHeaderEvery)), probe ? "must be at least 1" : "must not be negative");
   }
   if (const JsonValue* v = value(kHeaderParameters)) {
     const Path path = f.at(at(kHeaderParameters));
@@ -566,6 +568,13 @@ StreamSource readSourceFields(const ObjectFields& f, std::size_t first, bool req
 // The identity fields as members of the object being written (the header, or a session's "source").
 void writeSourceFields(JsonWriter& json, const StreamSource& source, bool identity) {
   json.field(kHeaderKeys[kHeaderSource], source.source);
+  if (source.source != "probe") {
+    // An engine stream: its run-id (and, in a session, the name it was shown under) when it has them.
+    // The probe's other identity fields have no engine value ("every": 0 would not read back).
+    if (identity && !source.run.empty()) json.field(kHeaderKeys[kHeaderRun], source.run);
+    if (!source.runId.empty()) json.field(kHeaderKeys[kHeaderRunId], source.runId);
+    return;
+  }
   if (!identity) return;
   json.field(kHeaderKeys[kHeaderRun], source.run);
   json.field(kHeaderKeys[kHeaderRunId], source.runId);
@@ -727,14 +736,24 @@ std::optional<StepRecord> readStepRecordJson(const JsonValue& value, const std::
   return orError(error, [&] { return readStepRecord(value, Path(path)); });
 }
 
-std::string recordStreamHeader(const RunConfig& config) {
+std::string newRunId() {
+  std::random_device device;
+  std::uniform_int_distribution<unsigned> nibble(0, 15);
+  std::string id(16, '0');
+  for (char& c : id) c = "0123456789abcdef"[nibble(device)];
+  return id;
+}
+
+std::string recordStreamHeader(const RunConfig& config, const std::string& runId) {
   std::string out;
   JsonWriter json(out);
   json.beginObject();
   json.field(kHeaderKeys[kHeaderFormat], kRecordStreamFormat);
   json.field(kHeaderKeys[kHeaderVersion], kRecordStreamVersion);
   json.field(kHeaderKeys[kHeaderApp], "AmpScope " + ampscopeVersion());
-  writeSourceFields(json, StreamSource{}, false);
+  StreamSource engine;
+  engine.runId = runId;
+  writeSourceFields(json, engine, false);
   json.key(kHeaderKeys[kHeaderConfig]);
   writeConfigJson(json, config);
   json.endObject();

@@ -47,13 +47,34 @@ void RecordStreamReader::feed(std::string_view bytes) {
   }
 }
 
+void RecordStreamReader::Position::add(const ModeStep& step) {
+  if (step.seq > lastSeq) lastSeq = step.seq;
+  for (auto& [mode, last] : lastSteps) {
+    if (mode != step.mode) continue;
+    if (step.step > last) last = step.step;
+    return;
+  }
+  lastSteps.emplace_back(step.mode, step.step);
+}
+
+int64_t RecordStreamReader::Position::lastStep(PrecisionMode mode) const {
+  for (const auto& [m, last] : lastSteps)
+    if (m == mode) return last;
+  return 0;
+}
+
 void RecordStreamReader::restart() {
   partial_.clear();
   discarding_ = false;
   lineNumber_ = 0;
   expectHeader_ = true;
   headerRefused_ = false;
-  resumeAfter_ = lastSeq_;
+  resumeAt_ = position_;
+}
+
+void RecordStreamReader::resume(Position position) {
+  position_ = position;
+  resumeAt_ = std::move(position);
 }
 
 bool RecordStreamReader::headerChanged() { return std::exchange(headerChanged_, false); }
@@ -117,15 +138,16 @@ void RecordStreamReader::readHeaderLine(std::string_view line) {
   headerRefused_ = false;
   expectHeader_ = false;
   version_ = header->version;
-  const bool sameRun = hasHeader_ && !header->source.runId.empty() && header->source.runId == lastRunId_;
+  // (position_ names a run before the first header only after resume().)
+  const bool sameRun = !header->source.runId.empty() && header->source.runId == position_.runId;
   if (hasHeader_ && !sameRun) headerChanged_ = true;
   if (!sameRun) {
-    lastSeq_ = 0;
-    resumeAfter_ = 0;
+    position_ = Position{};
+    resumeAt_ = Position{};
     lastWallTime_.reset();
   }
   if (!sameRun && observer_) observer_(line);
-  lastRunId_ = header->source.runId;
+  position_.runId = header->source.runId;
   header_ = std::move(*header);
   header_.steps.clear();
   hasHeader_ = true;
@@ -153,14 +175,17 @@ void RecordStreamReader::readStepLine(std::string_view line) {
     report(error.path.empty() ? where : where + ": " + error.path, error.message);
     return;
   }
-  if (step->seq > 0) {
-    if (step->seq <= resumeAfter_) {
-      ++duplicates_;
-      return;
-    }
-    if (lastSeq_ > 0 && step->seq > lastSeq_ + 1) dropped_ += step->seq - lastSeq_ - 1;
-    if (step->seq > lastSeq_) lastSeq_ = step->seq;
+  // Already seen before a restart or resume() of the same run: by seq when the writer numbers its
+  // records (a probe), else by the mode's step (the engine's stream).
+  const int64_t lastStep = resumeAt_.lastStep(step->mode);  // 0: none of this mode seen
+  const bool seen = step->seq > 0 ? step->seq <= resumeAt_.lastSeq : lastStep > 0 && step->step <= lastStep;
+  if (seen) {
+    ++duplicates_;
+    return;
   }
+  if (step->seq > 0 && position_.lastSeq > 0 && step->seq > position_.lastSeq + 1)
+    dropped_ += step->seq - position_.lastSeq - 1;
+  position_.add(*step);
   if (step->wallTime != 0) lastWallTime_ = step->wallTime;
   if (observer_) observer_(line);
   ++steps_;

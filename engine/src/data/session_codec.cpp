@@ -90,6 +90,34 @@ void appendSessionRecordJson(std::string& out, const StepRecord& record, std::si
   writeStepRecordJson(json, record);
 }
 
+namespace {
+
+// One followed run up to its open "steps":[ : {"source":{...},"target":"...","steps":[
+void appendFollowedRunHead(std::string& out, const StreamSource& source, std::string_view target) {
+  out += "{\"";
+  out += kFollowedKeys[kFollowedSource];
+  out += "\":";
+  {
+    JsonWriter json(out);
+    writeStreamSourceJson(json, source);
+  }
+  out += ",\"";
+  out += kFollowedKeys[kFollowedTarget];
+  out += "\":";
+  JsonWriter::appendEscaped(out, target);
+  out += ",\"";
+  out += kFollowedKeys[kFollowedSteps];
+  out += "\":[";
+}
+
+}  // namespace
+
+void appendFollowedStepJson(std::string& out, const ModeStep& step, std::size_t index) {
+  out += index > 0 ? ",\n" : "\n";
+  JsonWriter json(out);
+  writeModeStepJson(json, step);
+}
+
 std::string sessionFooterJson(const std::vector<FollowedRun>& followed) {
   if (followed.empty()) return std::string(kSessionFooterJson);
   std::string out = "],\"";
@@ -97,28 +125,32 @@ std::string sessionFooterJson(const std::vector<FollowedRun>& followed) {
   out += "\":[";
   for (std::size_t r = 0; r < followed.size(); ++r) {
     const FollowedRun& run = followed[r];
-    out += r > 0 ? ",\n{\"" : "\n{\"";
-    out += kFollowedKeys[kFollowedSource];
-    out += "\":";
-    {
-      JsonWriter json(out);
-      writeStreamSourceJson(json, run.source);
-    }
-    out += ",\"";
-    out += kFollowedKeys[kFollowedTarget];
-    out += "\":";
-    JsonWriter::appendEscaped(out, run.target);
-    out += ",\"";
-    out += kFollowedKeys[kFollowedSteps];
-    out += "\":[";
-    for (std::size_t i = 0; i < run.steps.size(); ++i) {
-      out += i > 0 ? ",\n" : "\n";
-      JsonWriter json(out);
-      writeModeStepJson(json, run.steps[i]);
-    }
+    out += r > 0 ? ",\n" : "\n";
+    appendFollowedRunHead(out, run.source, run.target);
+    for (std::size_t i = 0; i < run.steps.size(); ++i) appendFollowedStepJson(out, run.steps[i], i);
     out += "]}";
   }
   out += "]}\n";
+  return out;
+}
+
+std::string followedJournalHeaderJson(const StreamSource& source, std::string_view target) {
+  std::string out;
+  {
+    JsonWriter json(out);
+    json.beginObject();
+    json.field(kKeys[kFormat], kSessionFormat);
+    json.field(kKeys[kVersion], kSessionVersion);
+    json.field(kKeys[kApp], "AmpScope " + ampscopeVersion());
+    json.field(kKeys[kLesson], std::string_view());
+  }
+  // No config: a session of followed runs alone needs none (version 2).
+  out += ",\"";
+  out += kKeys[kRecords];
+  out += "\":[],\"";
+  out += kKeys[kFollowed];
+  out += "\":[\n";
+  appendFollowedRunHead(out, source, target);
   return out;
 }
 

@@ -8,6 +8,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <system_error>
+#include <thread>
 #include <cerrno>
 #include <cstring>
 #include <utility>
@@ -130,6 +134,7 @@ StreamFollower::~StreamFollower() { close(); }
 void StreamFollower::close() {
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
+  lookup_.reset();  // a lookup still running finishes and frees its answer by itself
   connecting_ = false;
   state_ = State::Closed;
 }
@@ -148,6 +153,7 @@ std::string StreamFollower::stateText() const {
     case State::Closed: return "closed";
     case State::Waiting:
       if (connecting_) return "connecting to " + name;
+      if (lookup_) return "looking up " + target_.host;
       return "waiting for " + name + (lastError_.empty() ? "" : " (" + lastError_ + ")");
   }
   return "closed";
@@ -248,17 +254,67 @@ bool StreamFollower::pollFile() {
 
 // ---- TCP ----
 
-bool StreamFollower::startConnect() {
+namespace {
+std::atomic<StreamFollower::NameLookup> nameLookup{&::getaddrinfo};
+}  // namespace
+
+void StreamFollower::setNameLookup(NameLookup lookup) { nameLookup = lookup ? lookup : &::getaddrinfo; }
+
+// What a lookup's helper thread hands back; whichever of the thread and the follower lets go last frees it.
+struct StreamFollower::Lookup {
+  std::mutex mutex;
+  bool done = false;
+  int status = 0;
+  addrinfo* list = nullptr;
+  ~Lookup() {
+    if (list) ::freeaddrinfo(list);
+  }
+};
+
+StreamFollower::Start StreamFollower::startConnect() {
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
   hints.ai_flags = AI_NUMERICSERV;
   addrinfo* list = nullptr;
   const std::string port = std::to_string(target_.port);
-  const int status = ::getaddrinfo(target_.host.c_str(), port.c_str(), &hints, &list);
+  int status = 0;
+  if (lookup_) {
+    // A host name's lookup is running on its helper thread: take its answer once it has one.
+    const std::lock_guard<std::mutex> lock(lookup_->mutex);
+    if (!lookup_->done) return Start::LookingUp;
+    status = lookup_->status;
+    list = std::exchange(lookup_->list, nullptr);
+  } else {
+    // A numeric address reads without asking anyone; only a name needs the (possibly slow) lookup.
+    addrinfo numeric = hints;
+    numeric.ai_flags |= AI_NUMERICHOST;
+    status = ::getaddrinfo(target_.host.c_str(), port.c_str(), &numeric, &list);
+    if (status == EAI_NONAME) {
+      auto lookup = std::make_shared<Lookup>();
+      try {
+        std::thread([lookup, host = target_.host, port, hints, resolve = nameLookup.load()] {
+          addrinfo* found = nullptr;
+          const int code = resolve(host.c_str(), port.c_str(), &hints, &found);
+          const std::lock_guard<std::mutex> lock(lookup->mutex);
+          lookup->status = code;
+          lookup->list = found;
+          lookup->done = true;
+        }).detach();
+      } catch (const std::system_error& error) {
+        lastError_ = std::string("cannot look up ") + target_.host + ": " + error.what();
+        return Start::Failed;
+      }
+      lookup_ = std::move(lookup);
+      return Start::LookingUp;
+    }
+  }
+  // (The lookup is over either way: the next attempt starts a new one.)
+  std::shared_ptr<Lookup> finished = std::move(lookup_);
   if (status != 0) {
+    if (list) ::freeaddrinfo(list);
     lastError_ = std::string("cannot resolve ") + target_.host + ": " + ::gai_strerror(status);
-    return false;
+    return Start::Failed;
   }
   std::string why = "no address";
   for (addrinfo* a = list; a; a = a->ai_next) {
@@ -277,7 +333,7 @@ bool StreamFollower::startConnect() {
   }
   ::freeaddrinfo(list);
   if (fd_ < 0) lastError_ = why;
-  return fd_ >= 0;
+  return fd_ >= 0 ? Start::Connecting : Start::Failed;
 }
 
 bool StreamFollower::pollTcp() {
@@ -285,7 +341,9 @@ bool StreamFollower::pollTcp() {
   if (fd_ < 0) {
     if (Clock::now() < nextAttempt_) return false;
     const std::string before = lastError_;
-    if (!startConnect()) {
+    const Start start = startConnect();
+    if (start == Start::LookingUp) return false;  // asked again on the next poll
+    if (start == Start::Failed) {
       scheduleRetry();
       return setState(State::Waiting) || before != lastError_;
     }

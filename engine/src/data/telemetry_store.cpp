@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "ampscope/engine/mode_formats.h"
+
 namespace ampscope {
 
 namespace {
@@ -93,10 +95,30 @@ void foldOldest(std::deque<Point>& points, std::size_t n, std::size_t width, std
   if (current.count > 0) buckets.push_back(std::move(current));
 }
 
-// The low-precision format a mode rounds to: BF16 for the bf16 modes, FP16 for the rest (FP32 runs are
-// measured against FP16, as the engine's own overlays are).
+// The format a mode's gradients are measured against (mode_formats.h): its own, FP16 for FP32 runs (as
+// the engine's own overlays are); FP16 too where the histograms have no counts for it (NVFP4's E2M1).
 RangeFormat lowFormat(PrecisionMode mode) {
-  return mode == PrecisionMode::BF16Amp || mode == PrecisionMode::BF16Pure ? RangeFormat::BF16 : RangeFormat::FP16;
+  return rangeFormatOf(modeFormats(mode).measuredAgainst).value_or(RangeFormat::FP16);
+}
+
+// A quantised mode's rounding points are its quantised GEMM operands, in its own formats (E4M3, E5M2,
+// E2M1): one per operand measured at this step, flushed = rounded to 0 after scaling, overflowed = saturated
+// (clamped to the format's largest value). Their subnormal share is not measured (0). Other modes'
+// rounding points are the step's own.
+std::vector<RoundingPointStats> quantisedRoundingPoints(const ModeStep& step) {
+  std::vector<RoundingPointStats> points;
+  for (const QuantTensorStats& q : step.quantized) {
+    if (!q.measured) continue;
+    RoundingPointStats rp;
+    rp.name = q.name;
+    rp.layer = q.layer;
+    rp.backward = q.backward;
+    rp.counts.elements = q.numel;
+    rp.counts.flushedToZero = q.flushed;
+    rp.counts.overflowed = q.saturated;
+    points.push_back(std::move(rp));
+  }
+  return points;
 }
 
 // "net.0.weight" -> "net.0"; a name without a dot is its own layer.
@@ -456,7 +478,14 @@ void TelemetryStore::appendModeStep(ModeSeries& s, const ModeStep& step) {
     ip.step = step.step;
     ip.total = step.rounding;
     ip.perLayer.resize(s.layers.size());
-    for (const RoundingPointStats& rp : step.roundingPoints) {
+    const bool quantised = isQuantizedMode(step.mode) && step.roundingPoints.empty();
+    const std::vector<RoundingPointStats> derived =
+        quantised ? quantisedRoundingPoints(step) : std::vector<RoundingPointStats>{};
+    if (quantised) {
+      ip.total = RoundingCounts{};
+      for (const RoundingPointStats& rp : derived) ip.total.add(rp.counts);
+    }
+    for (const RoundingPointStats& rp : quantised ? derived : step.roundingPoints) {
       auto it = std::find(s.layers.begin(), s.layers.end(), rp.layer);
       std::size_t index = static_cast<std::size_t>(it - s.layers.begin());
       if (it == s.layers.end()) {
@@ -465,7 +494,7 @@ void TelemetryStore::appendModeStep(ModeSeries& s, const ModeStep& step) {
       }
       ip.perLayer[index].add(rp.counts);
     }
-    s.roundingTotal.add(step.rounding);
+    s.roundingTotal.add(ip.total);
     s.instruments.push_back(std::move(ip));
 
     if (!step.tensors.empty()) {

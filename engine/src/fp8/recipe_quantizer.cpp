@@ -4,6 +4,7 @@
 #include <cmath>
 #include <memory>
 
+#include "ampscope/engine/mode_formats.h"
 #include "exponent_histogram_builder.h"
 #include "fp8/block_quantizer.h"
 #include "fp8/element_quantizer.h"
@@ -13,13 +14,28 @@ namespace ampscope::detail::fp8 {
 RecipeQuantizer::RecipeQuantizer(Recipe recipe, const Fp8Config& settings)
     : recipe_(recipe), settings_(settings) {}
 
+namespace {
+
+// The mode a recipe runs (precision_context.cpp picks the recipe from the mode).
+PrecisionMode modeOf(Recipe recipe) {
+  switch (recipe) {
+    case Recipe::Delayed: return PrecisionMode::Fp8Delayed;
+    case Recipe::Current: return PrecisionMode::Fp8Current;
+    case Recipe::MxBlock: return PrecisionMode::MXFP8;
+    case Recipe::Nvfp4Block: return PrecisionMode::NVFP4;
+  }
+  return PrecisionMode::Fp8Delayed;
+}
+
+}  // namespace
+
+// The formats are the mode's (mode_formats.h, the one place they are written down).
 QuantFormat RecipeQuantizer::forwardFormat() const {
-  return recipe_ == Recipe::Nvfp4Block ? QuantFormat::E2M1 : QuantFormat::E4M3;
+  return *quantFormatOf(modeFormats(modeOf(recipe_)).forward);
 }
 
 QuantFormat RecipeQuantizer::backwardFormat() const {
-  if (recipe_ == Recipe::Nvfp4Block) return QuantFormat::E2M1;
-  return perTensor() ? QuantFormat::E5M2 : QuantFormat::E4M3;
+  return *quantFormatOf(modeFormats(modeOf(recipe_)).gradient);
 }
 
 RecipeQuantizer::TensorState& RecipeQuantizer::state(const std::string& name, const std::string& layer,
@@ -59,7 +75,8 @@ torch::Tensor RecipeQuantizer::quantize(const torch::Tensor& x, const std::strin
     const int64_t cols = in.dim() == 0 ? 1 : in.size(-1);
     const int64_t rows = cols == 0 ? 0 : n / cols;
     if (recipe_ == Recipe::MxBlock) {
-      quantizeMxBlocks(src, dst, rows, cols, 32, format, instrument_ ? &counts : nullptr, &blocks);
+      quantizeMxBlocks(src, dst, rows, cols, modeFormats(PrecisionMode::MXFP8).blockSize, format,
+                       instrument_ ? &counts : nullptr, &blocks);
     } else {
       quantizeNvfp4Blocks(src, dst, rows, cols, instrument_ ? &counts : nullptr, &blocks);
     }
@@ -121,7 +138,8 @@ torch::Tensor RecipeQuantizer::quantizeColumns(const torch::Tensor& x2d, bool ba
   torch::Tensor out = torch::empty({cols, rows}, in.options());
   const QuantFormat format = backward ? backwardFormat() : forwardFormat();
   if (recipe_ == Recipe::MxBlock) {
-    quantizeMxColumnBlocks(in.data_ptr<float>(), out.data_ptr<float>(), rows, cols, 32, format);
+    quantizeMxColumnBlocks(in.data_ptr<float>(), out.data_ptr<float>(), rows, cols,
+                           modeFormats(PrecisionMode::MXFP8).blockSize, format);
   } else {
     quantizeNvfp4ColumnBlocks(in.data_ptr<float>(), out.data_ptr<float>(), rows, cols);
   }

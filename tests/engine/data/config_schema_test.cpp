@@ -386,6 +386,23 @@ TEST(ConfigSchema, ANestedKeyIsNamedInFullWithThePrefix) {
   EXPECT_EQ(errors[0].message, "must be >= 1 (got 0)");
 }
 
+// An error carries its template and arguments for the user interface's catalogue (the run panel shows
+// it translated, ui/training/run_panel.cpp); its English message is the template filled in.
+TEST(ConfigSchema, ErrorsCarryATranslatableTemplateAndItsArguments) {
+  RunConfig config;
+  const auto error = setFieldText(config, *findConfigField("batch"), "0");
+  ASSERT_TRUE(error.has_value());
+  EXPECT_EQ(error->message, "must be >= 1 (got 0)");
+  EXPECT_EQ(error->text, "must be >= %1 (got %2)");
+  EXPECT_EQ(error->args, (std::vector<std::string>{"1", "0"}));
+  const auto word = setFieldText(config, *findConfigField("batch"), "many");
+  ASSERT_TRUE(word.has_value());
+  EXPECT_EQ(word->message, "not an integer (got 'many')");
+  EXPECT_EQ(word->text, "not an integer (got '%1')");
+  // An argument's own text is not scanned for markers.
+  EXPECT_EQ(configError("x", "a %1 b %2", {"%2", "c"}).message, "a %2 b c");
+}
+
 TEST(ConfigSchema, UnknownKeysAreNamedWithTheirPath) {
   JsonParseError error;
   RunConfig config;

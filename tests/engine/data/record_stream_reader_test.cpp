@@ -188,6 +188,101 @@ TEST(RecordStreamReader, AReconnectToTheSameRunSkipsWhatWasSeenAndANewRunIdIsACh
   EXPECT_EQ(seqs(reader.takeSteps()), (std::vector<int64_t>{1, 2}));
 }
 
+// The engine's stream (`train --jsonl`): records without seq, all modes of step 1, then of step 2, ...
+std::vector<ModeStep> engineSteps(const RunConfig& config, int64_t steps) {
+  std::vector<ModeStep> out;
+  for (const auto& record : samples::records(config, steps))
+    out.insert(out.end(), record.modes.begin(), record.modes.end());
+  return out;
+}
+
+std::vector<std::pair<int64_t, std::string>> stepsAndModes(const std::vector<ModeStep>& steps) {
+  std::vector<std::pair<int64_t, std::string>> list;
+  for (const auto& s : steps) list.emplace_back(s.step, modeName(s.mode));
+  return list;
+}
+
+TEST(RecordStreamReader, AnEngineStreamReadAgainWithItsRunIdContinuesByStep) {
+  // The engine writes no seq (docs/record-format.md, ModeStep), so what was seen is known by each mode's
+  // step: a file of `train --jsonl` reopened (or a reconnect) resends steps 1.. and only the new ones count.
+  const RunConfig config = samples::config();
+  const std::size_t modes = config.modes.size();
+  ASSERT_GE(modes, 2u);
+  const auto all = engineSteps(config, 5);
+  const std::string header = recordStreamHeader(config, "0123456789abcdef");
+  RecordStreamReader reader;
+  // Steps 1 and 2 of every mode, then step 3 of the first mode only (the writer was mid-step).
+  reader.feed(header + streamLines({all.begin(), all.begin() + static_cast<std::ptrdiff_t>(2 * modes + 1)}));
+  EXPECT_EQ(reader.takeSteps().size(), 2 * modes + 1);
+  EXPECT_EQ(reader.header().source.source, "engine");
+  EXPECT_EQ(reader.header().source.runId, "0123456789abcdef");
+  reader.restart();
+  reader.feed(header + streamLines(all));
+  const auto fresh = reader.takeSteps();
+  // Expected: the rest of step 3 and steps 4 and 5, in the file's order.
+  const std::vector<ModeStep> expected(all.begin() + static_cast<std::ptrdiff_t>(2 * modes + 1), all.end());
+  EXPECT_EQ(stepsAndModes(fresh), stepsAndModes(expected));
+  EXPECT_EQ(reader.duplicates(), static_cast<int64_t>(2 * modes + 1));
+  EXPECT_FALSE(reader.headerChanged()) << "the same run-id continues the run";
+  EXPECT_EQ(reader.position().lastStep(config.modes.front()), 5);
+}
+
+TEST(RecordStreamReader, AnEngineStreamWithoutARunIdIsANewRunOnEveryReconnect) {
+  // Streams written before engine headers had a run-id: nothing says it is the same run, so a reopen
+  // is a new run and every record counts (as before; a header without run-id still reads).
+  const RunConfig config = samples::config();
+  const auto all = engineSteps(config, 2);
+  const std::string header = recordStreamHeader(config);
+  EXPECT_EQ(header.find("run-id"), std::string::npos) << header;
+  RecordStreamReader reader;
+  reader.feed(header + streamLines(all));
+  EXPECT_EQ(reader.takeSteps().size(), all.size());
+  reader.restart();
+  reader.feed(header + streamLines(all));
+  EXPECT_TRUE(reader.headerChanged());
+  EXPECT_EQ(reader.takeSteps().size(), all.size());
+  EXPECT_EQ(reader.duplicates(), 0);
+}
+
+TEST(RecordStreamReader, ResumeSkipsWhatAnEarlierReaderSawOnlyForTheSameRunId) {
+  // A run followed again (or restored from the journal): a fresh reader told where the old one stopped.
+  const auto all = samples::probeSteps(9);
+  RecordStreamReader first;
+  first.feed(probeHeaderLine() + streamLines({all.begin(), all.begin() + 4}));
+  EXPECT_EQ(first.takeSteps().size(), 4u);
+  const RecordStreamReader::Position where = first.position();
+  EXPECT_EQ(where.runId, "5f0c2a9e1b7d4c3a");
+  EXPECT_EQ(where.lastSeq, 4);
+
+  RecordStreamReader again;
+  again.resume(where);
+  again.feed(probeHeaderLine() + streamLines(all));
+  EXPECT_EQ(seqs(again.takeSteps()), (std::vector<int64_t>{5, 6, 7, 8, 9}));
+  EXPECT_EQ(again.duplicates(), 4);
+  EXPECT_FALSE(again.headerChanged());
+
+  // Another run-id on that target: nothing is skipped.
+  RecordStreamReader other;
+  other.resume(where);
+  other.feed(probeHeaderLine("00000000000000aa") + streamLines(all));
+  EXPECT_EQ(other.takeSteps().size(), all.size());
+  EXPECT_EQ(other.duplicates(), 0);
+  EXPECT_FALSE(other.headerChanged()) << "the first header of this reader is not a change";
+
+  // A position without seq (the engine's): by each mode's step.
+  RecordStreamReader::Position engine;
+  engine.runId = "5f0c2a9e1b7d4c3a";
+  ModeStep s;
+  s.mode = PrecisionMode::FP32;
+  s.step = 7;
+  engine.add(s);
+  s.step = 3;
+  engine.add(s);  // lower steps do not move it back
+  EXPECT_EQ(engine.lastStep(PrecisionMode::FP32), 7);
+  EXPECT_EQ(engine.lastStep(PrecisionMode::BF16Amp), 0);
+  EXPECT_EQ(engine.lastSeq, 0);
+}
+
 TEST(RecordStreamReader, RecordsBeforeAnyHeaderOfAVersion3StreamAreRefused) {
   // A record line first means a version 1 stream (AmpScope 0.1.0 wrote no header): read with its
   // snake_case keys, so a kebab-case record there is refused naming its first unknown key.

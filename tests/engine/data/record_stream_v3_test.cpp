@@ -149,6 +149,30 @@ TEST(RecordStreamV3, HeadersAreCheckedKeyByKey) {
   EXPECT_TRUE(read->config.has_value());
 }
 
+TEST(RecordStreamV3, TheEngineHeaderCarriesARunIdAndOneWithoutStillReads) {
+  // docs/record-format.md, header keys: "run-id" is written by the engine too (16 lowercase hex digits,
+  // after "source"); streams written before it have none and read with an empty run-id.
+  const std::string id = newRunId();
+  ASSERT_EQ(id.size(), 16u);
+  EXPECT_EQ(id.find_first_not_of("0123456789abcdef"), std::string::npos) << id;
+  EXPECT_NE(newRunId(), id) << "random per stream (a repeat has probability 2^-64)";
+  const std::string engine = recordStreamHeader(samples::config(), "00000000000000ab");
+  EXPECT_NE(engine.find(R"(,"source":"engine","run-id":"00000000000000ab","config":{)"), std::string::npos) << engine;
+  const auto read = readRecordStreamHeader(engine, nullptr);
+  ASSERT_TRUE(read);
+  EXPECT_EQ(read->source.source, "engine");
+  EXPECT_EQ(read->source.runId, "00000000000000ab");
+  EXPECT_TRUE(read->config.has_value());
+  EXPECT_EQ(headerError(replaced(engine, R"("run-id":"00000000000000ab")", R"("run-id":"AB")")),
+            "run-id: expected 16 lowercase hex digits");
+  // Without a run-id: the header as engines wrote it before (byte for byte what the old writer made).
+  const std::string old = recordStreamHeader(samples::config());
+  EXPECT_EQ(old, replaced(engine, R"("run-id":"00000000000000ab",)", ""));
+  const auto readOld = readRecordStreamHeader(old, nullptr);
+  ASSERT_TRUE(readOld);
+  EXPECT_TRUE(readOld->source.runId.empty());
+}
+
 TEST(RecordStreamV3, AVersion2StreamStillReads) {
   // A version 2 stream as AmpScope 0.2's `train --jsonl` wrote it: no "source", no version 3 fields.
   std::string text = recordStreamHeader(samples::config());

@@ -263,6 +263,62 @@ TEST(SessionCodecV2, ASessionOfFollowedRunsAloneNeedsNoConfig) {
             "field \"followed\": unknown key (in a version 1 session)");
 }
 
+TEST(SessionCodecV2, AFollowedEngineStreamKeepsItsRunIdAndReadsBack) {
+  // A followed `train --jsonl` stream: source "engine" with the run-id of its header, and the name it was
+  // shown under. The probe's identity keys have no engine value and are not written (an "every" of 0
+  // would be refused on reading: "must be at least 1").
+  Session session;
+  FollowedRun run;
+  run.source.source = "engine";
+  run.source.run = "train.jsonl";
+  run.source.runId = "00000000000000cd";
+  run.target = "train.jsonl";
+  run.steps = samples::probeSteps(2);
+  session.followed = {run};
+  const std::string json = encodeSession(session);
+  EXPECT_NE(json.find(R"({"source":{"source":"engine","run":"train.jsonl","run-id":"00000000000000cd"},"target")"),
+            std::string::npos)
+      << json;
+  SessionError error;
+  const auto decoded = decodeSession(json, &error);
+  ASSERT_TRUE(decoded) << error.text();
+  ASSERT_EQ(decoded->followed.size(), 1u);
+  expectSameFollowed(decoded->followed[0], run);
+  // As the writer before this spelled it (every identity key, "every":0): such a session still opens.
+  const std::string before = replaced(json, R"("run-id":"00000000000000cd"})",
+                                      R"("run-id":"00000000000000cd","rank":0,"world-size":1,"ranks":"single",)"
+                                      R"("device":"","torch":"","every":0,"parameters":[]})");
+  const auto old = decodeSession(before, &error);
+  ASSERT_TRUE(old) << error.text();
+  expectSameFollowed(old->followed[0], run);
+}
+
+TEST(SessionCodecV2, AFollowedRunJournalIsASessionOfThatRunWithoutItsFooter) {
+  // session_codec.h: followedJournalHeaderJson + appendFollowedStepJson per step + the footer decodes as
+  // a version 2 session holding that run alone; its run text is the one encodeSession writes.
+  const FollowedRun run = followedRun(5, "127.0.0.1:5000");
+  std::string journal = followedJournalHeaderJson(run.source, run.target);
+  for (size_t i = 0; i < run.steps.size(); ++i) appendFollowedStepJson(journal, run.steps[i], i);
+  EXPECT_EQ(journal.rfind(R"({"format":"ampscope-session","version":2,)", 0), 0u) << journal.substr(0, 80);
+  Session one;
+  one.followed = {run};
+  const std::string whole = encodeSession(one);
+  const std::string runText = whole.substr(whole.find("\n{\"source\""));
+  EXPECT_EQ(journal.substr(journal.find("\n{\"source\"")) + std::string(kFollowedJournalFooterJson), runText);
+  SessionError error;
+  const auto decoded = decodeSession(journal + std::string(kFollowedJournalFooterJson), &error);
+  ASSERT_TRUE(decoded) << error.text();
+  EXPECT_TRUE(decoded->records.empty());
+  ASSERT_EQ(decoded->followed.size(), 1u);
+  expectSameFollowed(decoded->followed[0], run);
+  // A run with no step yet.
+  const auto empty = decodeSession(followedJournalHeaderJson(run.source, run.target) +
+                                       std::string(kFollowedJournalFooterJson), &error);
+  ASSERT_TRUE(empty) << error.text();
+  ASSERT_EQ(empty->followed.size(), 1u);
+  EXPECT_TRUE(empty->followed[0].steps.empty());
+}
+
 TEST(SessionCodecV2, DamagedFollowedRunsAreRefusedNamingTheField) {
   Session session = sampleSession();
   session.followed = {followedRun(3, "run.jsonl")};

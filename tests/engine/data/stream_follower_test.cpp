@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <gtest/gtest.h>
+#include <netdb.h>
 
 #include <chrono>
 #include <cstdio>
@@ -302,6 +303,70 @@ TEST(StreamFollower, ARefusedConnectionWaitsAndSaysWhy) {
   ASSERT_TRUE(pollUntil(follower, got, [&] { return !follower.lastError().empty(); }));
   EXPECT_EQ(follower.state(), StreamFollower::State::Waiting);
   EXPECT_EQ(follower.stateText(), "waiting for 127.0.0.1:" + std::to_string(port) + " (Connection refused)");
+}
+
+// A DNS server that takes 1.5 s to answer (issue 47: name lookup blocked the window); it resolves
+// "slowhost" to 127.0.0.1.
+constexpr auto kSlowLookup = std::chrono::milliseconds(1500);
+std::atomic<int> slowLookups{0};
+int slowLookup(const char* host, const char* service, const addrinfo* hints, addrinfo** result) {
+  ++slowLookups;
+  std::this_thread::sleep_for(kSlowLookup);
+  if (std::string(host) != "slowhost") return EAI_NONAME;
+  return ::getaddrinfo("127.0.0.1", service, hints, result);
+}
+
+TEST(StreamFollower, AHostNameIsLookedUpOffThePollingThread) {
+  StreamFollower::setNameLookup(&slowLookup);
+  OneShotServer server;
+  ASSERT_TRUE(server.ok());
+  const auto all = samples::probeSteps(3);
+  server.serve(probeHeaderLine() + streamLines(all), [] {}, "");
+  StreamFollower follower(*parseFollowTarget("slowhost:" + std::to_string(server.port()), nullptr));
+  std::vector<ModeStep> got;
+  // Every poll returns at once while the lookup runs (the window's budget: no stall over 100 ms, issue
+  // 47; a blocking lookup would take kSlowLookup in the first poll).
+  auto longest = std::chrono::steady_clock::duration::zero();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  bool sawLookup = false;
+  while (got.size() < all.size() && std::chrono::steady_clock::now() < deadline) {
+    const auto before = std::chrono::steady_clock::now();
+    follower.poll();
+    longest = std::max(longest, std::chrono::steady_clock::now() - before);
+    if (follower.lookingUp()) {
+      sawLookup = true;
+      EXPECT_EQ(follower.stateText(), "looking up slowhost");
+    }
+    for (auto& step : follower.reader().takeSteps()) got.push_back(std::move(step));
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  EXPECT_TRUE(sawLookup);
+  EXPECT_EQ(seqs(got), range(1, 3));
+  EXPECT_LT(std::chrono::duration_cast<std::chrono::milliseconds>(longest).count(), 100);
+  server.join();
+
+  // A follower that goes while its lookup runs does not wait for it; an unknown name says why.
+  const int before = slowLookups;
+  auto start = std::chrono::steady_clock::now();
+  {
+    StreamFollower gone(*parseFollowTarget("nohost:5000", nullptr));
+    gone.poll();
+    EXPECT_TRUE(gone.lookingUp());
+  }
+  EXPECT_LT(std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count(), 100);
+  StreamFollower unknown(*parseFollowTarget("nohost:5000", nullptr));
+  std::vector<ModeStep> none;
+  ASSERT_TRUE(pollUntil(unknown, none, [&] { return !unknown.lastError().empty(); }));
+  EXPECT_EQ(unknown.lastError().rfind("cannot resolve nohost: ", 0), 0u) << unknown.lastError();
+  EXPECT_GE(slowLookups - before, 2);
+  // A numeric address is never handed to the lookup.
+  const int numeric = slowLookups;
+  StreamFollower direct(*parseFollowTarget("127.0.0.1:1", nullptr));
+  direct.poll();
+  EXPECT_FALSE(direct.lookingUp());
+  EXPECT_EQ(slowLookups, numeric);
+  std::this_thread::sleep_for(kSlowLookup);  // the abandoned lookup ends before the function goes
+  StreamFollower::setNameLookup(nullptr);
 }
 
 }  // namespace

@@ -10,7 +10,8 @@
 //    on one line (a plain QHeaderView, which clips a long label at both ends);
 //  - every table cell in view shows its whole text (an item view elides a cell too narrow for it);
 //  - no two lesson callouts of a plot intersect, and no callout covers the point its arrow marks, the
-//    plot's legend or any of its own texts (zone labels, notes).
+//    plot's legend or any of its own texts (zone labels, notes);
+//  - the memory ledger's Peak row, the total its lessons talk about, is wholly in view.
 // Every case is checked and its failures listed; screenshots go to AMPSCOPE_LAYOUT_SHOTS when set.
 #include <gtest/gtest.h>
 #include <qcustomplot.h>
@@ -20,6 +21,7 @@
 #include <QApplication>
 #include <QDir>
 #include <QTableView>
+#include <QTableWidget>
 #include <QHeaderView>
 #include <QIcon>
 #include <QLabel>
@@ -35,6 +37,7 @@
 #include "ui/lessons/lesson_workspace.h"
 #include "ui/lessons/plot_callouts.h"
 #include "ui/main_window.h"
+#include "ui/training/memory_ledger_table.h"
 #include "ui/training/plot_panel.h"
 #include "ui/presentation/presenter_mode.h"
 #include "ui/training/run_controller.h"
@@ -287,6 +290,21 @@ void checkCallouts(const MainWindow& window, QStringList& failures) {
   }
 }
 
+// The ledger's last row (Peak) inside the table's viewport, not scrolled or cut away.
+void checkLedgers(const MainWindow& window, QStringList& failures) {
+  for (MemoryLedgerTable* ledger : window.findChildren<MemoryLedgerTable*>()) {
+    QTableWidget* table = ledger->table();
+    if (!onScreen(table) || table->columnCount() == 0 || table->rowCount() == 0) continue;
+    const int last = table->rowCount() - 1;
+    const QRect row = table->visualRect(table->model()->index(last, 0));
+    if (row.isEmpty() || row.top() < 0 || row.bottom() >= table->viewport()->height())
+      failures << QStringLiteral("%1: the row \"%2\" is not wholly in view (rows %3, viewport %4 px high)")
+                      .arg(widgetPath(table), table->verticalHeaderItem(last) ? table->verticalHeaderItem(last)->text() : QString())
+                      .arg(describe(row))
+                      .arg(table->viewport()->height());
+  }
+}
+
 // A first start (no saved geometry) on this screen: the window takes the available area (up to
 // 1920x1200), so a projector's pixels go to the lesson; before, it opened at 1400x900 on a 1080p screen.
 TEST(LayoutCheck, AFirstStartUsesTheScreensAvailableArea) {
@@ -353,6 +371,7 @@ TEST(LayoutCheck, EveryLessonFitsInBothLanguagesWithAndWithoutPresenterScaling) 
         checkHeaders(window, failures);
         checkCells(window, failures);
         checkCallouts(window, failures);
+        checkLedgers(window, failures);
         if (!shots.isEmpty()) window.grab().save(QDir(shots).filePath(name + QStringLiteral(".png")));
         if (!failures.isEmpty()) {
           failedCases << name;

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <QComboBox>
+#include <QSignalSpy>
 #include <QTest>
 #include <cmath>
 #include <memory>
@@ -15,7 +16,9 @@
 #include "ampscope/engine/telemetry_store.h"
 #include "support/synthetic_records.h"
 #include "ui/training/format_window.h"
+#include "ui/lessons/lesson_library.h"
 #include "ui/training/fp8_scale_plot.h"
+#include "ui/training/heat_map_plot.h"
 #include "ui/training/histogram_plot.h"
 
 namespace ampscope::ui {
@@ -223,6 +226,155 @@ TEST(HistogramPlot, AQuantisedTensorShowsItsFormatWindowWhereTheScalePutsIt) {
   // Back to the gradients: no window.
   plot.setLayer(QString());
   EXPECT_FALSE(plot.shownWindow(kDelayed, nullptr, nullptr));
+}
+
+// The visible zone labels' first lines (the zone's name), and the edges of the dashed lines.
+QStringList shownZoneNames(const QCustomPlot* plot) {
+  QStringList out;
+  for (int i = 0; i < plot->itemCount(); ++i)
+    if (auto* text = qobject_cast<QCPItemText*>(plot->item(i)); text && text->visible() && !text->text().isEmpty())
+      out << text->text().split(QLatin1Char('\n')).first();
+  return out;
+}
+
+// The FP8 lesson's run (fp32 and fp8-delayed): fp8-delayed rounds its gradients to E5M2 (mode_formats.h,
+// docs/fp8-recipes.md), so the gradient histogram draws E5M2's zones, not FP16's. E5M2 (OFP8 table 1):
+// smallest subnormal 2^-16, so |g| <= 2^-17 flushes; smallest normal 2^-14; max 57344 and, the quantiser
+// saturating, |g| >= 57344 + half an ulp (4096) = 61440 becomes ±57344. The strip keeps FP16 (the FP32
+// mode is measured against it).
+TEST(HistogramPlot, TheFp8LessonsHistogramDrawsE5M2Zones) {
+  LessonLibrary library;
+  library.load();
+  const Lesson* lesson = library.find(QStringLiteral("fp8-scaling"));
+  ASSERT_NE(lesson, nullptr) << library.errors().join(QLatin1Char('\n')).toStdString();
+  const std::optional<RunConfig> config = lesson->configFor(0);
+  ASSERT_TRUE(config.has_value());
+  TelemetryStore store;
+  store.setConfig(*config);
+  HistogramPlot plot(&store);
+  // Before any run: FP16 and BF16, as the chapter's modes.
+  EXPECT_EQ(plot.mainZones().name, QStringLiteral("FP16"));
+  SyntheticOptions o;
+  o.modes = config->modes;
+  feed(store, 1, 10, o);
+  plot.onDataAppended();
+  plot.resize(1000, 500);
+  plot.show();
+  plot.plot()->replot();
+  QTest::qWait(50);
+  plot.plot()->replot();
+
+  EXPECT_EQ(plot.mainZones().dtype, DType::FP8E5M2);
+  EXPECT_EQ(plot.mainZones().name, QStringLiteral("E5M2"));
+  EXPECT_EQ(plot.mainZones().flushLog2, -17.0);
+  EXPECT_EQ(plot.mainZones().normalLog2, -14.0);
+  EXPECT_DOUBLE_EQ(plot.mainZones().overflowLog2, std::log2(61440.0));
+  EXPECT_TRUE(plot.mainZones().saturates);
+  EXPECT_EQ(plot.stripZones().name, QStringLiteral("FP16"));
+  const QStringList names = shownZoneNames(plot.plot());
+  EXPECT_TRUE(names.contains(QStringLiteral("E5M2 → 0"))) << names.join(u'|').toStdString();
+  EXPECT_TRUE(names.contains(QStringLiteral("E5M2 normal"))) << names.join(u'|').toStdString();
+  // None of FP16's full-height labels ("FP16 → 0", "FP16" over "subnormal", "FP16 normal"); the strip's
+  // one-line labels read "FP16 subnormal", "FP16 normal 2⁻¹⁴ … 65504".
+  for (const char* fp16 : {"FP16 → 0", "FP16", "FP16 normal", "FP16 → inf"})
+    EXPECT_FALSE(names.contains(QString::fromUtf8(fp16))) << fp16 << ": " << names.join(u'|').toStdString();
+  // The flush line is E5M2's: at bar -17's lower edge.
+  bool flushLine = false;
+  for (int i = 0; i < plot.plot()->itemCount(); ++i)
+    if (auto* line = qobject_cast<QCPItemStraightLine*>(plot.plot()->item(i)))
+      flushLine = flushLine || line->point1->key() == -17.5;
+  EXPECT_TRUE(flushLine);
+
+  // The heat map of the fp8-delayed series marks E5M2's landmarks.
+  HeatMapPlot heat(&store);
+  heat.onDataAppended();
+  heat.setMode(PrecisionMode::Fp8Delayed);
+  EXPECT_EQ(heat.landmarks().name, QStringLiteral("E5M2"));
+  heat.setMode(PrecisionMode::FP32);
+  EXPECT_EQ(heat.landmarks().name, QStringLiteral("FP16"));
+}
+
+// mxfp8's gradients meet E4M3 through their blocks' E8M0 scales: the gradient view draws the union of the
+// blocks' windows. The synthetic block factors span 2^-12 ... 2^-4, so the windows span E4M3's smallest
+// subnormal 2^-9 times 2^-12 to its max 448 times 2^-4 (OFP8 table 1; MX v1.0 6.3: x = 2^X * element).
+TEST(HistogramPlot, ABlockModesGradientViewShowsItsBlockWindows) {
+  TelemetryStore store;
+  HistogramPlot plot(&store);
+  plot.show();
+  SyntheticOptions o;
+  o.modes = {PrecisionMode::Fp8Delayed, PrecisionMode::MXFP8};
+  feed(store, 1, 10, o, [](StepRecord& r) {
+    for (ModeStep& m : r.modes)
+      m.quantized = {m.mode == PrecisionMode::MXFP8
+                         ? quant("fc1.grad_output", true, QuantFormat::E4M3, ScalingKind::MxBlock, 1, r.step, -20)
+                         : quant("fc1.grad_output", true, QuantFormat::E5M2, ScalingKind::Delayed, 1024, r.step, -20)};
+  });
+  plot.onDataAppended();
+  double low = 0, high = 0;
+  ASSERT_TRUE(plot.shownBlockWindow(kMx, &low, &high));
+  EXPECT_EQ(low, -9.0 - 12.0);
+  EXPECT_DOUBLE_EQ(high, std::log2(448.0) - 4);
+  EXPECT_FALSE(plot.shownBlockWindow(kDelayed, &low, &high));  // one scale per tensor: no blocks
+}
+
+// From a bin to its bits and back (issue 46 item 3): a click on a bar emits its bin's lower edge 2^e
+// (exact, so the formats panel shows the binade's first value), and a value marks the bin whose
+// [2^e, 2^(e+1)) holds it: 0.1 lies in [2^-4, 2^-3), 0.25 = 2^-2 starts bin -2.
+TEST(HistogramPlot, ABinClickedOpensItsValueAndAValueMarksItsBin) {
+  TelemetryStore store;
+  HistogramPlot plot(&store);
+  SyntheticOptions o;
+  o.modes = {PrecisionMode::FP16Amp};
+  feed(store, 1, 3, o);
+  plot.onDataAppended();
+  plot.resize(900, 500);
+  plot.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&plot));
+  plot.plot()->replot();
+  QSignalSpy spy(&plot, &HistogramPlot::binActivated);
+  // The tallest bar of the synthetic histogram, clicked in its middle.
+  QCPBars* bars = plot.bars(PrecisionMode::FP16Amp);
+  ASSERT_NE(bars, nullptr);
+  auto tallest = bars->data()->constBegin();
+  for (auto it = bars->data()->constBegin(); it != bars->data()->constEnd(); ++it)
+    if (it->value > tallest->value) tallest = it;
+  const QPointF centre(plot.plot()->xAxis->coordToPixel(tallest->key),
+                       plot.plot()->yAxis->coordToPixel(std::sqrt(tallest->value * 0.5)));
+  QTest::mouseClick(plot.plot(), Qt::LeftButton, Qt::NoModifier, centre.toPoint());
+  ASSERT_EQ(spy.count(), 1);
+  EXPECT_EQ(spy.takeFirst().at(0).toDouble(), std::ldexp(1.0, static_cast<int>(tallest->key)));
+  plot.activateBin(static_cast<int>(plot.zeroKey()));
+  ASSERT_EQ(spy.count(), 1);
+  EXPECT_EQ(spy.takeFirst().at(0).toDouble(), 0.0);
+
+  int bin = 0;
+  plot.markValue(0.1);
+  ASSERT_TRUE(plot.markedBin(&bin));
+  EXPECT_EQ(bin, -4);
+  plot.markValue(-0.25);
+  ASSERT_TRUE(plot.markedBin(&bin));
+  EXPECT_EQ(bin, -2);
+  plot.markValue(std::ldexp(1.0, -149));  // float32's smallest subnormal has a bin of its own
+  ASSERT_TRUE(plot.markedBin(&bin));
+  EXPECT_EQ(bin, -149);
+  plot.markValue(0.0);
+  EXPECT_FALSE(plot.markedBin(&bin));
+}
+
+// Each mode's own format: nvfp4's E2M1 (MX v1.0 5.3.3: smallest subnormal 0.5, max 6), mxfp8's E4M3
+// (OFP8: smallest subnormal 2^-9), and FP16 first where a run has no quantised mode.
+TEST(HistogramPlot, ZonesFollowTheRunsModes) {
+  EXPECT_EQ(zoneFormats({PrecisionMode::NVFP4}).front().dtype, DType::FP4E2M1);
+  EXPECT_EQ(formatZones(DType::FP4E2M1, true).flushLog2, -2.0);
+  EXPECT_DOUBLE_EQ(formatZones(DType::FP4E2M1, true).overflowLog2, std::log2(7.0));  // 6 + ulp 2 / 2
+  EXPECT_EQ(zoneFormats({PrecisionMode::Fp8Current, PrecisionMode::MXFP8})[1].dtype, DType::FP8E4M3FN);
+  EXPECT_EQ(formatZones(DType::FP8E4M3FN, true).flushLog2, -10.0);
+  const std::vector<ZoneFormat> chapter = zoneFormats({PrecisionMode::FP32, PrecisionMode::FP16AmpScaled,
+                                                       PrecisionMode::BF16Amp});
+  EXPECT_EQ(chapter[0].dtype, DType::FP16);
+  EXPECT_EQ(chapter[1].dtype, DType::BF16);
+  EXPECT_FALSE(chapter[0].saturates);
+  EXPECT_DOUBLE_EQ(formatZones(DType::FP16, false).overflowLog2, std::log2(65520.0));
 }
 
 }  // namespace

@@ -168,6 +168,22 @@ TEST(TrainingWorkspace, InvalidLearningRateDisablesRunAndSaysWhy) {
   EXPECT_TRUE(panel->fieldError(QStringLiteral("lr")).isEmpty());
 }
 
+// The engine's reasons reach the form in the user's language: the schema's template through the catalogue
+// (resources/translations/ampscope_zh_CN.ts, context ConfigSchema), its numbers as they are.
+TEST(RunPanel, EngineErrorsAreTranslatedThroughTheCatalogue) {
+  QTranslator zh;
+  ASSERT_TRUE(zh.load(QStringLiteral(":/i18n/ampscope_zh_CN.qm")));
+  QCoreApplication::installTranslator(&zh);
+  RunPanel panel;
+  panel.setConfig(presetFor(ModelKind::TinyMLP));
+  panel.field(QStringLiteral("batch"))->setText(QStringLiteral("0"));
+  const QString chinese = panel.fieldError(QStringLiteral("batch"));
+  QCoreApplication::removeTranslator(&zh);
+  EXPECT_EQ(chinese, QStringLiteral("必须 >= 1（收到 0）"));
+  panel.field(QStringLiteral("batch"))->setText(QStringLiteral("-1"));
+  EXPECT_EQ(panel.fieldError(QStringLiteral("batch")), QStringLiteral("must be >= 1 (got -1)"));
+}
+
 TEST(RunPanel, ModelChoiceLoadsItsPreset) {
   RunPanel panel;
   panel.setConfig(presetFor(ModelKind::TinyMLP));

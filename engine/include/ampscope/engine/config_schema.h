@@ -79,6 +79,9 @@ std::string fieldBoundsText(const ConfigField& field);
 std::string fieldText(const RunConfig& config, const ConfigField& field);
 // Parses `text` and, if it is within the field's bounds, stores it. Otherwise returns the error
 // (field = the full key) and leaves `config` unchanged. Switches take "true" or "false".
+// A ConfigError whose message is `text` (a template with %1, %2 ...) with `args` filled in.
+ConfigError configError(std::string field, const char* text, std::vector<std::string> args = {});
+
 std::optional<ConfigError> setFieldText(RunConfig& config, const ConfigField& field, std::string_view text);
 // Checks the field's current value against its type and bounds (what validate() does, field by field).
 std::optional<ConfigError> checkField(const RunConfig& config, const ConfigField& field);

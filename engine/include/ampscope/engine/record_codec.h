@@ -9,7 +9,9 @@
 // "tensors" when they are not empty; a reader takes their absence as empty.
 //
 // The record stream (JSON Lines, version 4): the first line is a header
-//   {"format":"ampscope-records","version":4,"app":"AmpScope <version>","source":"engine","config":{...}}
+//   {"format":"ampscope-records","version":4,"app":"AmpScope <version>","source":"engine",
+//    "run-id":"5f0c2a9e1b7d4c3a","config":{...}}
+// ("run-id" optional for the engine: streams written before it was added have none)
 // and every further line one ModeStep. A stream written by a training script's probe has
 // "source":"probe", no config, and the run's identity (run, run-id, rank, world-size, ranks, device,
 // torch, every, parameters). Version 2 had the engine's header without "source"; version 1 (AmpScope
@@ -61,7 +63,8 @@ inline constexpr int kRecordStreamVersion = 4;
 struct StreamSource {
   std::string source = "engine";   // "engine" | "probe"
   std::string run;                 // display name (probe)
-  std::string runId;               // 16 lowercase hex digits, random per probe instance
+  std::string runId;               // 16 lowercase hex digits, random per probe instance or engine stream
+                                   // (empty: an engine stream written before engine streams had one)
   std::string ranks = "single";    // "single" | "merged" | "per-rank"
   std::string device;              // "cpu", "cuda:0", ...
   std::string torch;               // the probe's torch.__version__
@@ -71,8 +74,12 @@ struct StreamSource {
   std::vector<std::string> parameters;  // every parameter's name, module order
 };
 
-// The engine's header line (version 3, source "engine", with the config), '\n' included.
-std::string recordStreamHeader(const RunConfig& config);
+// A new run-id: 16 lowercase hex digits from std::random_device (as the probe's secrets.token_hex(8)).
+std::string newRunId();
+// The engine's header line (version 3, source "engine", with the config), '\n' included. `runId` (16
+// lowercase hex digits, newRunId()) is written as "run-id" when not empty, so a viewer that reconnects to
+// or re-follows the stream continues the same run; a header without one still reads (older writers).
+std::string recordStreamHeader(const RunConfig& config, const std::string& runId = {});
 // A probe's header line (source.source is written as given; no config), '\n' included. For tests and tools.
 std::string probeStreamHeader(const StreamSource& source, const std::string& app);
 // One ModeStep as one line, '\n' included.
@@ -88,6 +95,8 @@ struct RecordStream {
 
 // A StreamSource as a JSON object of the header's identity keys ("source", "run", "run-id", ...): a
 // session's followed runs hold one each. Reading requires "source" and, for a probe, every identity key.
+// An engine source is written with "source" and, when not empty, "run" and "run-id" only (its other
+// identity fields are a probe's and have no engine value).
 void writeStreamSourceJson(JsonWriter& out, const StreamSource& source);
 std::optional<StreamSource> readStreamSourceJson(const JsonValue& value, const std::string& path,
                                                  RecordError* error);

@@ -7,9 +7,13 @@
 //
 // Sequence numbers ("seq", written by training-script probes) show records the writer dropped: a gap
 // adds to dropped(). After restart() (a reconnect, a reopened file) the stream starts again with its
-// header; when it names the same run-id, records already seen (seq <= the last one) are skipped, so a
-// probe that resends its history produces no duplicates. A header with another run-id means a new run:
-// headerChanged() says so once.
+// header; when it names the same run-id, records already seen are skipped, so a probe that resends its
+// history, or a file of the engine's `train --jsonl` read again from its start, produces no duplicates:
+// a record with a seq is a duplicate when its seq is at most the last one seen, a record without one
+// (the engine writes none) when its step is at most the last step seen of its mode. A header with
+// another run-id, or none (an engine stream written before engine streams had a run-id), means a new
+// run: headerChanged() says so once. resume() tells a new reader where an earlier one stopped (a run
+// followed again, or restored from the autosave journal), so the same run-id continues it there.
 #pragma once
 
 #include <cstddef>
@@ -18,6 +22,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ampscope/engine/record_codec.h"
@@ -41,6 +46,19 @@ class RecordStreamReader {
   // A new connection or a reopened file: the partial line is dropped, line numbers start again at 1,
   // and the next line must be a header again.
   void restart();
+  // Where a run was left (a re-follow, a run restored from a journal): when the next header names
+  // `position.runId`, records up to `position` are skipped as already seen and no new run is reported.
+  struct Position {
+    std::string runId;
+    int64_t lastSeq = 0;                                // highest seq seen (0: none)
+    std::vector<std::pair<PrecisionMode, int64_t>> lastSteps;  // highest step seen of each mode
+    // Extends the position by one step (its seq and its mode's step).
+    void add(const ModeStep& step);
+    int64_t lastStep(PrecisionMode mode) const;
+  };
+  void resume(Position position);
+  // Where this reader is in its current run (empty runId before a header with one).
+  const Position& position() const { return position_; }
 
   // Called with the text ('\n' excluded) of each line the reader accepts: the header of a new run (not
   // the same run's header again after restart()) and each new record. For copying a stream as it came.
@@ -81,9 +99,8 @@ class RecordStreamReader {
   bool headerChanged_ = false;
   int version_ = kRecordStreamVersion;
   RecordStream header_;
-  std::string lastRunId_;
-  int64_t lastSeq_ = 0;      // highest seq accepted in this run
-  int64_t resumeAfter_ = 0;  // after a restart with the same run-id: skip seq <= this
+  Position position_;  // the current run: its id, highest seq and highest step per mode accepted
+  Position resumeAt_;  // after a restart or resume() with the same run-id: skip what this covers
   std::vector<ModeStep> pendingSteps_;
   std::vector<RecordError> pendingErrors_;
   int64_t lines_ = 0, steps_ = 0, malformed_ = 0, oversized_ = 0, dropped_ = 0, duplicates_ = 0,

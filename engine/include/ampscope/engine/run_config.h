@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ampscope {
@@ -104,8 +105,16 @@ struct RunConfig {
 RunConfig presetFor(ModelKind model);
 
 struct ConfigError {
+  ConfigError() = default;
+  ConfigError(std::string fieldKey, std::string why) : field(std::move(fieldKey)), message(std::move(why)) {}
   std::string field;    // the field's full key in the schema (config_schema.h): "lr", "scaler.growth-factor"
   std::string message;  // why, in English
+  // The message as a template and its arguments, so that a user interface can translate it: message is
+  // text with %1, %2 ... replaced by args. The templates are config_schema.cpp's
+  // QT_TRANSLATE_NOOP("ConfigSchema", ...) strings, which the zh_CN catalogue translates. Empty where
+  // a message has no template.
+  std::string text;
+  std::vector<std::string> args;
 };
 // Every field within its type and bounds (the schema's table), then the checks across fields.
 std::vector<ConfigError> validate(const RunConfig& config);

@@ -60,6 +60,14 @@ inline constexpr std::string_view kSessionFooterJson = "]}\n";
 std::string sessionFooterJson(const std::vector<FollowedRun>& followed);
 // Appends one record with its separator: "\n" before the first record (index 0), ",\n" before the others.
 void appendSessionRecordJson(std::string& out, const StepRecord& record, std::size_t index);
+// The autosave's journal of one followed run is a session document of that run alone (version 2, no
+// config, no records) without its footer, so steps are appended as they arrive:
+//   followedJournalHeaderJson(source, target) + for each step (i == 0 ? "\n" : ",\n") + the step
+//   (appendFollowedStepJson) + kFollowedJournalFooterJson
+// decodes (decodeSession) as a session whose only content is followed[0] with those steps.
+std::string followedJournalHeaderJson(const StreamSource& source, std::string_view target);
+void appendFollowedStepJson(std::string& out, const ModeStep& step, std::size_t index);
+inline constexpr std::string_view kFollowedJournalFooterJson = "]}]}\n";
 std::string encodeSession(const RunConfig& config, std::string_view lesson, const std::vector<StepRecord>& records,
                           const std::vector<FollowedRun>& followed = {});
 inline std::string encodeSession(const Session& session) {

@@ -6,17 +6,23 @@
 // shrinks or is replaced (another inode) is read again from its start (reader().restart()).
 // TCP: a non-blocking connect to the first address getaddrinfo gives that accepts; each poll() reads what
 // arrived (bounded per call); on EOF, a reset or a refused connection the follower waits and retries,
-// the delay doubling up to 2 s.
+// the delay doubling up to 2 s. A numeric address is taken as it is; a host name is looked up on a
+// helper thread of its own (getaddrinfo may wait seconds for a DNS server), which poll() only asks
+// whether it is done: the caller's thread (the GUI's) never waits for the network. A lookup still
+// running when the follower goes is left to finish and free its result by itself.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "ampscope/engine/record_stream_reader.h"
+
+struct addrinfo;  // <netdb.h>
 
 namespace ampscope {
 
@@ -66,12 +72,20 @@ class StreamFollower {
   const RecordStreamReader& reader() const { return reader_; }
   const FollowTarget& target() const { return target_; }
   void close();
+  bool lookingUp() const { return lookup_ != nullptr; }  // a host name's lookup is running
+
+  // The name lookup the helper thread runs (getaddrinfo's signature; ::getaddrinfo by default), for
+  // tests that need a slow DNS server. Set it before any follower starts a lookup.
+  using NameLookup = int (*)(const char* host, const char* service, const ::addrinfo* hints, ::addrinfo** result);
+  static void setNameLookup(NameLookup lookup);
 
  private:
   using Clock = std::chrono::steady_clock;
   bool pollFile();
   bool pollTcp();
-  bool startConnect();
+  enum class Start { Connecting, Failed, LookingUp };
+  Start startConnect();
+  struct Lookup;  // shared with the lookup's helper thread
   void dropConnection(const std::string& why);
   void scheduleRetry();
   bool setState(State state);
@@ -90,6 +104,7 @@ class StreamFollower {
   std::string connectedAddress_;
   int64_t reconnects_ = 0;
   int64_t bytesReceived_ = 0;
+  std::shared_ptr<Lookup> lookup_;  // the host name's lookup in flight (null: none)
 };
 
 }  // namespace ampscope
