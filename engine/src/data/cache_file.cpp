@@ -26,6 +26,27 @@ std::optional<std::string> readCacheFile(const std::string& file, std::uintmax_t
   return text.str();
 }
 
+std::optional<JsonValue> readCacheMachines(const std::string& file, std::uintmax_t maxBytes, const char* format,
+                                           int64_t version, std::string* problem) {
+  const std::optional<std::string> text = readCacheFile(file, maxBytes, problem);
+  if (!text) return std::nullopt;
+  JsonParseError error;
+  const auto doc = parseJson(*text, &error);
+  if (!doc) {
+    *problem = error.where() + ": " + error.message;
+    return std::nullopt;
+  }
+  const JsonValue* f = doc->isObject() ? doc->find("format") : nullptr;
+  const JsonValue* v = doc->isObject() ? doc->find("version") : nullptr;
+  const JsonValue* machines = doc->isObject() ? doc->find("machines") : nullptr;
+  if (!f || !f->isString() || f->string() != format || !v || v->integer() != version || !machines ||
+      !machines->isArray()) {
+    *problem = "not an AmpScope " + std::string(format) + " file of version " + std::to_string(version);
+    return std::nullopt;
+  }
+  return *machines;
+}
+
 std::string replaceCacheFile(const std::string& file, const std::string& text) {
   namespace fs = std::filesystem;
   std::error_code ec;

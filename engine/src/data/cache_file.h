@@ -7,11 +7,19 @@
 #include <optional>
 #include <string>
 
+#include "ampscope/engine/json.h"
+
 namespace ampscope::detail {
 
 // The file's text; nullopt when it is absent (problem empty) or cannot be used (problem says why: larger
 // than maxBytes, unreadable).
 std::optional<std::string> readCacheFile(const std::string& file, std::uintmax_t maxBytes, std::string* problem);
+
+// The "machines" array of a cache file {"format":<format>,"version":<version>,"machines":[...]}; nullopt
+// when the file is absent (problem empty) or is not such a file (problem says why: its size, a JSON
+// error with its place, another format or version).
+std::optional<JsonValue> readCacheMachines(const std::string& file, std::uintmax_t maxBytes, const char* format,
+                                           int64_t version, std::string* problem);
 
 // Writes `text` beside `file` and renames it over it, creating the folder, so a reader never sees half a
 // file. Empty on success, else why not.

@@ -93,22 +93,9 @@ KernelCheckCache::KernelCheckCache(std::string file) : file_(std::move(file)) {}
 void KernelCheckCache::load() {
   if (loaded_) return;
   loaded_ = true;
-  const std::optional<std::string> text = detail::readCacheFile(file_, kMaxFileBytes, &readProblem_);
-  if (!text) return;
-  JsonParseError error;
-  const auto doc = parseJson(*text, &error);
-  if (!doc) {
-    readProblem_ = error.where() + ": " + error.message;
-    return;
-  }
-  const JsonValue* format = doc->isObject() ? doc->find("format") : nullptr;
-  const JsonValue* version = doc->isObject() ? doc->find("version") : nullptr;
-  const JsonValue* machines = doc->isObject() ? doc->find("machines") : nullptr;
-  if (!format || !format->isString() || format->string() != kFormat || !version || version->integer() != kVersion ||
-      !machines || !machines->isArray()) {
-    readProblem_ = "not an AmpScope kernel-check cache of version 1";
-    return;
-  }
+  const std::optional<JsonValue> machines =
+      detail::readCacheMachines(file_, kMaxFileBytes, kFormat, kVersion, &readProblem_);
+  if (!machines) return;
   // A machine whose entry does not read whole is dropped: half a table could let a wrong kernel through.
   for (const JsonValue& machine : machines->items()) {
     const JsonValue* key = machine.isObject() ? machine.find("key") : nullptr;
