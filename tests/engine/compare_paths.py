@@ -2,11 +2,12 @@
 """The native-vs-emulated table: trains every FP16 and BF16 mode of each model twice with one
 ampscope-cli, `--precision-path native` and `--precision-path emulated`, from the same weights and
 batches, and compares every record field (step time and allocator bytes left out, as they measure the
-machine). Per model and mode it prints: identical, or the first step and field that differ and the
+machine; the rounding-point counts `rounding` and `rounding-points` too unless --all-fields, as the two
+paths count at different places by construction: telemetry, not arithmetic). Per model and mode it prints: identical, or the first step and field that differ and the
 largest loss difference over the run; modes without a native path in this LibTorch say so.
 
 usage: tests/engine/compare_paths.py CLI [--steps N] [--models tiny-mlp,deep-mlp,tiny-transformer]
-                                         [--optimizer adamw|sgd] [--markdown]
+                                         [--optimizer adamw|sgd] [--markdown] [--all-fields]
 Exit status 0 when it ran (differences are findings, not failures), 2 on bad usage or a failed run.
 """
 import argparse
@@ -66,12 +67,17 @@ def main():
     parser.add_argument("--models", default="tiny-mlp,deep-mlp,tiny-transformer")
     parser.add_argument("--optimizer", default="")
     parser.add_argument("--markdown", action="store_true")
+    parser.add_argument("--all-fields", action="store_true",
+                        help="compare the rounding-point counts too (they differ between the paths by construction)")
     args = parser.parse_args()
     if args.steps < 1:
         parser.error("--steps must be >= 1")
     libtorch, modes = native_modes(args.cli)
     print(f"LibTorch {libtorch}; CPU: {cpu_line()}; {args.steps} steps"
-          + (f"; optimizer {args.optimizer}" if args.optimizer else ""))
+          + (f"; optimizer {args.optimizer}" if args.optimizer else "")
+          + ("" if args.all_fields else "; rounding-point counts not compared"))
+    counts = () if args.all_fields else ("rounding", "rounding-points")
+    compared = lambda record: {k: v for k, v in strip(record).items() if k not in counts}
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for model in args.models.split(","):
@@ -88,7 +94,7 @@ def main():
                     la, lb = ra.get("loss"), rb.get("loss")
                     if isinstance(la, (int, float)) and isinstance(lb, (int, float)):
                         worst = max(worst, abs(la - lb))
-                    found = first_difference(strip(ra), strip(rb))
+                    found = first_difference(compared(ra), compared(rb))
                     if found and first is None:
                         first, field = ra.get("step"), found[:70]
                 verdict = "identical" if first is None and len(a) == len(b) else f"differs from step {first}"
