@@ -116,12 +116,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(m_follow, &FollowWorkspace::dataAppended, m_session, &SessionController::onFollowedData);
   // A lesson's layout may have hidden the training plots (the number-format lessons show none): a run
   // the user just chose to follow must be visible.
-  connect(m_follow, &FollowWorkspace::followStarted, this, [this] {
+  const auto showTrainingPlots = [this] {
     for (const char* id : {"loss", "scale", "histogram", "heatmap", "underflow"})
       if (QDockWidget* dock = m_training->dock(QLatin1String(id))) dock->show();
     for (const char* id : {"loss", "histogram", "underflow"})  // the front tab where docks share a place
       if (QDockWidget* dock = m_training->dock(QLatin1String(id))) dock->raise();
-  });
+  };
+  connect(m_follow, &FollowWorkspace::followStarted, this, showTrainingPlots);
   NonFiniteTable* nonFinite = m_follow->nonFiniteTable();
   const QString engineRun = tr("AmpScope run");
   connect(run, &RunController::runStarted, nonFinite, [nonFinite, engineRun] { nonFinite->clearRun(engineRun); });
@@ -129,13 +130,16 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
           [nonFinite, engineRun](const std::vector<StepRecord>& batch) { nonFinite->addRecords(engineRun, batch); });
   m_session->setFollowedRunsProvider([this] { return m_follow->controller()->followedRuns(); });
   m_session->autosave()->setFollowedSource([this] { return m_follow->controller()->journalViews(); });
-  m_session->setLoadHandler([this, nonFinite, engineRun](const Session& session) {
+  m_session->setLoadHandler([this, nonFinite, engineRun, showTrainingPlots](const Session& session) {
     m_follow->controller()->clear();
     nonFinite->clear();
     m_training->applyConfig(session.config);
     m_training->controller()->showRecords(session.config, session.records);
     nonFinite->addRecords(engineRun, session.records);
     m_follow->controller()->restore(session.followed);
+    // Followed runs come back into the plots: where a lesson's layout hides them (after a crash while
+    // only following, the first lesson's does), show them as following does.
+    if (!session.followed.empty()) showTrainingPlots();
   });
 
   // A first start (no saved geometry: restoreLayout() replaces this) uses the screen, centred in its

@@ -192,6 +192,28 @@ TEST_F(WindowFixture, FollowingARunShowsTheTrainingPlotsALessonHid) {
 
 // What the dialog does once accepted, without the dialog (a stream given on the command line): two
 // streams overlay as two follows, and the plots a lesson hid come back.
+// A session (or a crash's journal) that brings followed runs back shows them, as following does, even
+// where a lesson's layout had hidden the plots.
+TEST_F(WindowFixture, ASessionWithFollowedRunsShowsThePlots) {
+  const std::string a = dir.filePath(QStringLiteral("a.jsonl")).toStdString();
+  writeFile(a, header(probeSource("run-a", "00000000000000f1")) + lines(1, 6));
+  follow->follow(fileTarget(a));
+  FollowController* controller = follow->controller();
+  ASSERT_TRUE(pollUntil(*controller, [controller] {
+    return !controller->followedRuns().empty() && controller->followedRuns()[0].steps.size() == 6;
+  }));
+  Session session;
+  session.followed = controller->followedRuns();
+  QDockWidget* loss = window.trainingWorkspace()->dock(QStringLiteral("loss"));
+  ASSERT_TRUE(loss);
+  loss->hide();
+  window.sessionController()->loadHandler()(session);
+  EXPECT_TRUE(loss->isVisible());
+  loss->hide();
+  window.sessionController()->loadHandler()(Session{});  // nothing followed: the layout stays
+  EXPECT_FALSE(loss->isVisible());
+}
+
 TEST_F(WindowFixture, FollowingWithoutTheDialogDoesWhatTheDialogDoes) {
   QDockWidget* loss = window.trainingWorkspace()->dock(QStringLiteral("loss"));
   ASSERT_TRUE(loss);
