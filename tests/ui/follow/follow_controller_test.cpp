@@ -22,16 +22,13 @@
 namespace ampscope::ui {
 namespace {
 
+using test::append;
 using test::fileTarget;
 using test::header;
 using test::lines;
 using test::pollUntil;
 using test::probeSource;
 
-void append(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::app | std::ios::binary);
-  out << text;
-}
 
 
 const ModeSeries* onlyFollowedSeries(const TelemetryStore& store) {

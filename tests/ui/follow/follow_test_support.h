@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <fstream>
 #include <functional>
 #include <string>
 #include <thread>
@@ -18,6 +19,12 @@
 #include "ui/follow/follow_controller.h"
 
 namespace ampscope::ui::test {
+
+// Appends `text` to the file at `path` (created when missing), as a training script writes its stream.
+inline void append(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::app | std::ios::binary);
+  out << text;
+}
 
 inline StreamSource probeSource(const std::string& run, const std::string& runId, const std::string& ranks = "single",
                                 int64_t rank = 0) {
