@@ -1,6 +1,8 @@
 // The kernel self-check's results as JSON, and the file that keeps them between runs (kernel_check.h).
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <string>
 
@@ -8,6 +10,7 @@
 #include "ampscope/engine/kernel_check.h"
 #include "ampscope/engine/path_timing.h"
 #include "cache_file.h"
+#include "json_reading.h"
 
 namespace ampscope {
 namespace {
@@ -17,20 +20,24 @@ constexpr int64_t kVersion = 1;
 // A dozen checks per machine take a few kilobytes; anything far larger is not ours.
 constexpr std::uintmax_t kMaxFileBytes = 1 << 20;
 
-const std::string* stringField(const JsonValue& v, const char* name) {
-  const JsonValue* f = v.find(name);
-  return f && f->isString() ? &f->string() : nullptr;
-}
-std::optional<bool> boolField(const JsonValue& v, const char* name) {
-  const JsonValue* f = v.find(name);
-  return f && f->isBool() ? std::optional<bool>(f->boolValue()) : std::nullopt;
-}
-// Finite and not negative: every number of a check is a count, a share, or a distance.
-bool numberField(const JsonValue& v, const char* name, double* out) {
-  const JsonValue* f = v.find(name);
-  if (!f || !f->isNumber() || !std::isfinite(f->number()) || f->number() < 0) return false;
-  *out = f->number();
-  return true;
+constexpr std::string_view kCheckKeys[] = {"kernel",
+                                           "used-by",
+                                           "available",
+                                           "correct",
+                                           "outputs",
+                                           "differing-share",
+                                           "max-ulps",
+                                           "worst-bound-ratio",
+                                           "compared-with-emulation",
+                                           "emulation-differing-share",
+                                           "emulation-max-ulps",
+                                           "note"};
+
+// Every number of a check is a share, a distance or a ratio: finite and not negative.
+double readMeasure(const data::ObjectFields& fields, std::size_t i) {
+  const double value = data::readDouble(fields.required(i), fields.at(i));
+  if (!std::isfinite(value) || value < 0) data::failAt(fields.at(i), "must be a finite number >= 0");
+  return value;
 }
 
 }  // namespace
@@ -53,33 +60,29 @@ void writeKernelCheck(JsonWriter& w, const KernelCheck& c) {
 }
 
 std::optional<KernelCheck> readKernelCheck(const JsonValue& v) {
-  if (!v.isObject()) return std::nullopt;
-  KernelCheck c;
-  const std::string* kernel = stringField(v, "kernel");
-  const std::string* usedBy = stringField(v, "used-by");
-  const std::string* note = stringField(v, "note");
-  const std::optional<bool> available = boolField(v, "available");
-  const std::optional<bool> correct = boolField(v, "correct");
-  const std::optional<bool> compared = boolField(v, "compared-with-emulation");
-  const JsonValue* outputs = v.find("outputs");
-  const int64_t count = outputs && outputs->integer() ? *outputs->integer() : -1;  // -1: missing or not an integer
-  if (!kernel || kernel->empty() || !usedBy || !note || !available || !correct || !compared || count < 0 ||
-      !numberField(v, "differing-share", &c.differingShare) || !numberField(v, "max-ulps", &c.maxUlps) ||
-      !numberField(v, "worst-bound-ratio", &c.worstBoundRatio)) {
+  try {
+    const data::Path path("check");
+    const data::ObjectFields f(v, path, kCheckKeys, std::size(kCheckKeys));
+    KernelCheck c;
+    c.kernel = data::readString(f.required(0), f.at(0));
+    if (c.kernel.empty()) data::failAt(f.at(0), "must not be empty");
+    c.usedBy = data::readString(f.required(1), f.at(1));
+    c.available = data::readBool(f.required(2), f.at(2));
+    c.correct = data::readBool(f.required(3), f.at(3)) && c.available;
+    c.outputs = data::readCount(f.required(4), f.at(4));
+    c.differingShare = readMeasure(f, 5);
+    c.maxUlps = readMeasure(f, 6);
+    c.worstBoundRatio = readMeasure(f, 7);
+    c.comparedWithEmulation = data::readBool(f.required(8), f.at(8));
+    if (c.comparedWithEmulation) {
+      c.emulationDifferingShare = readMeasure(f, 9);
+      c.emulationMaxUlps = readMeasure(f, 10);
+    }
+    c.note = data::readString(f.required(11), f.at(11));
+    return c;
+  } catch (const data::FieldFailure&) {
     return std::nullopt;
   }
-  if (*compared && (!numberField(v, "emulation-differing-share", &c.emulationDifferingShare) ||
-                    !numberField(v, "emulation-max-ulps", &c.emulationMaxUlps))) {
-    return std::nullopt;
-  }
-  c.kernel = *kernel;
-  c.usedBy = *usedBy;
-  c.note = *note;
-  c.available = *available;
-  c.correct = *correct && *available;
-  c.comparedWithEmulation = *compared;
-  c.outputs = count;
-  return c;
 }
 
 std::string defaultKernelCheckFile() {
