@@ -1,4 +1,5 @@
 #include "ampscope/engine/rounding_cost.h"
+#include "ampscope/engine/mode_formats.h"
 
 #include <algorithm>
 #include <cmath>
@@ -16,8 +17,8 @@ constexpr float kE4M3Max = 448.0f;     // OCP 8-bit FP spec v1.0, E4M3: S.1111.1
 constexpr float kE5M2Max = 57344.0f;   // E5M2: S.11110.11
 constexpr float kE2M1Max = 6.0f;       // OCP MX spec v1.0, FP4 E2M1: S.11.1
 constexpr int kE4M3Emax = 8;           // floor(log2(448)), the MX spec's emax of E4M3
-constexpr int64_t kMxBlock = 32;       // OCP MX spec v1.0: k = 32
-constexpr int64_t kNvfp4Block = 16;
+constexpr int64_t kMxBlock = kMxfp8BlockSize;
+constexpr int64_t kNvfp4Block = kNvfp4BlockSize;
 
 // Adds one element whose rounded value is q (the element before the scale is undone: `element`).
 void count(RoundingCost& c, float x, float q, const RoundingResult& r) {

@@ -27,14 +27,14 @@ ModeFormats modeFormats(PrecisionMode mode) {
       // OCP MX v1.0 MXFP8 (E4M3 elements), 32 values per E8M0 scale; gradients in E4M3 too.
       f.forward = f.gradient = f.measuredAgainst = DType::FP8E4M3FN;
       f.quantised = true;
-      f.blockSize = 32;
+      f.blockSize = kMxfp8BlockSize;
       f.blockScale = DType::E8M0;
       break;
     case PrecisionMode::NVFP4:
       // E2M1 elements, an E4M3 scale per 16 values (and one FP32 scale per tensor).
       f.forward = f.gradient = f.measuredAgainst = DType::FP4E2M1;
       f.quantised = true;
-      f.blockSize = 16;
+      f.blockSize = kNvfp4BlockSize;
       f.blockScale = DType::FP8E4M3FN;
       break;
   }

@@ -5,6 +5,7 @@
 #include <limits>
 #include <vector>
 
+#include "ampscope/engine/mode_formats.h"
 #include "fp8/element_kernel.h"
 #include "fp8/scaling.h"
 #include "kernel_isa.h"
@@ -16,7 +17,7 @@ using namespace kernel;
 
 constexpr uint32_t kInfBits = 0x7F800000u;
 constexpr uint32_t kQuietNaNBits = 0x7FC00000u;  // std::numeric_limits<float>::quiet_NaN()
-constexpr int64_t kNvfp4Block = 16;
+constexpr int64_t kNvfp4Block = kNvfp4BlockSize;
 
 // The largest magnitude's bit pattern (NaN patterns are above inf's). Magnitudes are below 2^31, so
 // a signed maximum orders them, which SSE2 vectorises without unsigned compares.

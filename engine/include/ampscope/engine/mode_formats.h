@@ -12,6 +12,11 @@
 
 namespace ampscope {
 
+// Values per shared scale in the block recipes: OCP MX v1.0's k = 32 for MXFP8, 16 for NVFP4. Constants
+// here (not only ModeFormats::blockSize) because the quantisers take them as template arguments.
+inline constexpr int kMxfp8BlockSize = 32;
+inline constexpr int kNvfp4BlockSize = 16;
+
 struct ModeFormats {
   // What the forward pass rounds its low-precision operands to: autocast's casts (FP16/BF16), every op
   // of a pure mode, the GEMM inputs x and W of the quantised modes. FP32 for fp32 (nothing rounds).
