@@ -31,6 +31,16 @@ TrainingRunner::TrainingRunner(std::shared_ptr<TelemetrySink> sink) : sink_(std:
 
 TrainingRunner::~TrainingRunner() { stop(); }
 
+namespace {
+
+std::map<PrecisionMode, MemoryLedger> ledgersOf(const Comparison& comparison, const std::vector<PrecisionMode>& modes) {
+  std::map<PrecisionMode, MemoryLedger> ledgers;
+  for (PrecisionMode mode : modes) ledgers[mode] = comparison.memoryLedger(mode);
+  return ledgers;
+}
+
+}  // namespace
+
 void TrainingRunner::start(const RunConfig& config, bool paused) {
   const std::vector<ConfigError> errors = validate(config);
   if (!errors.empty()) {
@@ -41,6 +51,7 @@ void TrainingRunner::start(const RunConfig& config, bool paused) {
   stop();
   auto comparison = std::make_unique<Comparison>(config);  // may throw; the old state stays then
   std::vector<ModeCapability> capabilities = comparison->capabilities();
+  std::map<PrecisionMode, MemoryLedger> ledgers = ledgersOf(*comparison, config.modes);
   {
     std::lock_guard<std::mutex> stepLock(stepMutex_);
     comparison_ = std::move(comparison);
@@ -48,6 +59,7 @@ void TrainingRunner::start(const RunConfig& config, bool paused) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     capabilities_ = std::move(capabilities);
+    ledgers_ = std::move(ledgers);
     targetSteps_ = config.steps;
     stepsDone_ = comparison_->stepsDone();
     stopRequested_ = false;
@@ -122,6 +134,7 @@ void TrainingRunner::reset() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     capabilities_.clear();
+    ledgers_.clear();
     lastError_.clear();
   }
   setState(RunState::Idle);
@@ -169,8 +182,9 @@ std::vector<OpDtypeEntry> TrainingRunner::opDtypeReport(PrecisionMode mode) {
 }
 
 MemoryLedger TrainingRunner::memoryLedger(PrecisionMode mode) const {
-  const auto stepLock = lockBetweenSteps();
-  return comparison_ ? comparison_->memoryLedger(mode) : MemoryLedger{};
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto it = ledgers_.find(mode);
+  return it == ledgers_.end() ? MemoryLedger{} : it->second;
 }
 
 void TrainingRunner::setStateCallback(std::function<void(RunState)> callback) {
@@ -230,12 +244,18 @@ void TrainingRunner::runOneStep() {
                                      std::chrono::duration<double>(1.0 / rate));
   }
   StepRecord record;
+  std::map<PrecisionMode, MemoryLedger> ledgers;
   while (queriesWaiting_.load() > 0) std::this_thread::yield();  // let a waiting query in first
   {
     std::lock_guard<std::mutex> stepLock(stepMutex_);
     if (injectOverflow_.exchange(false)) comparison_->injectOverflowNextStep();
     record = comparison_->step();
     stepsDone_ = comparison_->stepsDone();
+    for (const ModeStep& m : record.modes) ledgers[m.mode] = comparison_->memoryLedger(m.mode);
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto& [mode, ledger] : ledgers) ledgers_[mode] = ledger;
   }
   // A pause requested during the step takes effect now, before the possibly blocking hand-over.
   if (paused_ && !stopRequested_) setState(RunState::Paused);

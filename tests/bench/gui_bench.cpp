@@ -11,7 +11,9 @@
 //
 // 1. Event-loop latency: a 1 ms precise QTimer records how late each timeout fires while the workspace
 //    trains six modes of the tiny Transformer with every plot visible (p50 / p99 / max of lateness),
-//    and the training's steps/s, at each thread count (RunConfig::threadsPerMode) asked for.
+//    and the training's steps/s, at each thread count (RunConfig::threadsPerMode) asked for. Each stall
+//    over 50 ms is split into the GUI thread's CPU time, its wait for a core and the rest (asleep or
+//    blocked), with the slowest event delivery inside it: the app's stalls and the machine's apart.
 // 2. Replot: the loss plot holding 6 series × 100,000 points, QCustomPlot::replotTime() averaged.
 // 3. Memory: RSS (/proc/self/statm) while 100,000 synthetic steps of 6 modes, instrumented every step,
 //    go through the TelemetryStore and the plots: it must level off, not grow with the step count.
@@ -28,6 +30,8 @@
 #include <thread>
 #include <fstream>
 #include <sys/resource.h>
+#include <time.h>
+#include <typeinfo>
 #include <unistd.h>
 #include <vector>
 #include <qcustomplot.h>
@@ -68,6 +72,85 @@ double threadCpuSeconds() {
   return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
          static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
 }
+
+// CPU time of the calling thread, in ms, finer than getrusage's.
+double threadCpuMs() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+}
+
+// Time the calling thread has spent runnable but waiting for a core, in ms (the kernel's schedstat:
+// run time, run-queue wait, time slices); 0 where the kernel does not keep it.
+double runQueueWaitMs() {
+  std::ifstream schedstat("/proc/thread-self/schedstat");
+  unsigned long long run = 0, wait = 0;
+  schedstat >> run >> wait;
+  return static_cast<double>(wait) / 1e6;
+}
+
+// One top-level event delivery on the GUI thread: what ran and for how long.
+struct Delivery {
+  double startMs = 0;  // on the latency clock
+  double wallMs = 0;
+  double cpuMs = 0;
+  std::string what;  // receiver class, object name, event type
+};
+
+// Times every top-level event delivery, so a stall between two timer ticks can be put down to the app
+// (a handler that computed through it) or to the machine (the thread had no core, or nothing ran).
+class TimedApplication : public QApplication {
+ public:
+  using QApplication::QApplication;
+  bool notify(QObject* receiver, QEvent* event) override {
+    if (!timing_ || depth_ > 0) {
+      ++depth_;
+      const bool handled = QApplication::notify(receiver, event);
+      --depth_;
+      return handled;
+    }
+    // Named before delivery: a DeferredDelete event frees the receiver inside notify().
+    const char* className = receiver->metaObject()->className();
+    const QString objectName = receiver->objectName();
+    const int type = static_cast<int>(event->type());
+    const double cpu0 = threadCpuMs();
+    const qint64 t0 = clock_->nsecsElapsed();
+    ++depth_;
+    const bool handled = QApplication::notify(receiver, event);
+    --depth_;
+    const double wall = static_cast<double>(clock_->nsecsElapsed() - t0) / 1e6;
+    if (wall >= 5.0) {
+      Delivery d;
+      d.startMs = static_cast<double>(t0) / 1e6;
+      d.wallMs = wall;
+      d.cpuMs = threadCpuMs() - cpu0;
+      d.what = std::string(className) + " '" + objectName.toStdString() + "' event " + std::to_string(type);
+      slow_.push_back(std::move(d));
+    }
+    return handled;
+  }
+  void startTiming(const QElapsedTimer* clock) {
+    clock_ = clock;
+    slow_.clear();
+    timing_ = true;
+  }
+  void stopTiming() { timing_ = false; }
+  const std::vector<Delivery>& slowDeliveries() const { return slow_; }
+
+ private:
+  const QElapsedTimer* clock_ = nullptr;
+  bool timing_ = false;
+  int depth_ = 0;
+  std::vector<Delivery> slow_;  // deliveries of 5 ms or more while timing
+};
+
+// A gap between two 1 ms ticks, with what the GUI thread did during it.
+struct Gap {
+  double endMs = 0;
+  double wallMs = 0;
+  double cpuMs = 0;
+  double queuedMs = 0;  // runnable, waiting for a core
+};
 
 double percentile(std::vector<double> v, double p) {
   if (v.empty()) return 0;
@@ -126,6 +209,42 @@ void writeStream(const std::string& path, int index, double rate, const std::ato
   }
 }
 
+// Each stall over 50 ms, longest first, split by the kernel's account of the GUI thread inside it: CPU
+// time (the app computing), run-queue wait (runnable, but another thread or process had the core: the
+// machine) and the rest (asleep or blocked: waiting on a lock or I/O is the app's; an idle event loop
+// cannot take 50 ms while a 1 ms timer is due). The slowest event delivery overlapping it names the
+// handler.
+void printStalls(std::vector<Gap> gaps, const std::vector<Delivery>& slow) {
+  std::sort(gaps.begin(), gaps.end(), [](const Gap& a, const Gap& b) { return a.wallMs > b.wallMs; });
+  int computing = 0, queued = 0, blocked = 0;
+  for (const Gap& g : gaps) {
+    const double rest = g.wallMs - g.cpuMs - g.queuedMs;
+    if (g.cpuMs >= g.queuedMs && g.cpuMs >= rest)
+      ++computing;
+    else if (g.queuedMs >= rest)
+      ++queued;
+    else
+      ++blocked;
+  }
+  std::printf("  stalls over 50 ms: %zu; mostly computing: %d, mostly waiting for a core: %d, mostly asleep or "
+              "blocked: %d\n",
+              gaps.size(), computing, queued, blocked);
+  for (size_t i = 0; i < gaps.size() && i < 8; ++i) {
+    const Gap& g = gaps[i];
+    const Delivery* worst = nullptr;
+    for (const Delivery& d : slow)
+      if (d.startMs < g.endMs && d.startMs + d.wallMs > g.endMs - g.wallMs && (!worst || d.wallMs > worst->wallMs))
+        worst = &d;
+    std::printf("    %6.1f ms at %6.2f s: CPU %5.1f, waiting for a core %5.1f, asleep/blocked %5.1f ms; slowest "
+                "event: ",
+                g.wallMs, (g.endMs - g.wallMs) / 1e3, g.cpuMs, g.queuedMs, g.wallMs - g.cpuMs - g.queuedMs);
+    if (worst)
+      std::printf("%s, %.1f ms wall / %.1f ms CPU\n", worst->what.c_str(), worst->wallMs, worst->cpuMs);
+    else
+      std::printf("none of 5 ms or more\n");
+  }
+}
+
 void measureLatency(double seconds, int threads, int follows, double rate) {
   MainWindow window;
   QTemporaryDir streams;
@@ -156,24 +275,39 @@ void measureLatency(double seconds, int threads, int follows, double rate) {
   std::vector<double> lateness;
   QElapsedTimer clock;
   QTimer tick;
+  tick.setObjectName(QStringLiteral("benchTick"));
   tick.setTimerType(Qt::PreciseTimer);
   tick.setInterval(1);
   qint64 last = -1;
+  double lastCpu = 0;
+  double lastQueued = 0;
+  std::vector<Gap> gaps;  // those over 50 ms
   QObject::connect(&tick, &QTimer::timeout, [&] {
     const qint64 now = clock.nsecsElapsed();
-    if (last >= 0) lateness.push_back(std::max(0.0, (now - last) / 1e6 - 1.0));
+    const double cpu = threadCpuMs();
+    const double queued = runQueueWaitMs();
+    if (last >= 0) {
+      const double gap = static_cast<double>(now - last) / 1e6;
+      lateness.push_back(std::max(0.0, gap - 1.0));
+      if (gap > 50) gaps.push_back({static_cast<double>(now) / 1e6, gap, cpu - lastCpu, queued - lastQueued});
+    }
     last = now;
+    lastCpu = cpu;
+    lastQueued = queued;
   });
+  auto* app = static_cast<TimedApplication*>(QCoreApplication::instance());
   const int64_t stepsBefore = ws->store()->lastStep();
   const double cpuBefore = threadCpuSeconds();
   int drains = 0;
   QObject::connect(ws->controller(), &RunController::dataAppended, [&] { ++drains; });
   clock.start();
+  app->startTiming(&clock);
   tick.start();
   QEventLoop loop;
   QTimer::singleShot(static_cast<int>(seconds * 1000), &loop, &QEventLoop::quit);
   loop.exec();
   tick.stop();
+  app->stopTiming();
   const double cpu = threadCpuSeconds() - cpuBefore;
   const int64_t steps = ws->store()->lastStep() - stepsBefore;
   std::printf("event-loop latency, six modes training tiny-transformer, %d intra-op thread%s (%.0f s, %lld "
@@ -192,6 +326,7 @@ void measureLatency(double seconds, int threads, int follows, double rate) {
   std::printf("  GUI thread CPU: %.2f s of %.0f s wall (%.0f%% busy, incl. the 1 ms timer itself); %d drains\n", cpu,
               seconds, 100.0 * cpu / seconds, drains);
   std::printf("  machine load average while measuring: see `uptime` (lateness includes waiting for a core)\n");
+  printStalls(gaps, app->slowDeliveries());
   ws->shutdown();
   stopStreams = true;
   for (std::thread& t : writers) t.join();
@@ -299,7 +434,7 @@ int screenshots(const QString& prefix) {
 
 int main(int argc, char** argv) {
   if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
-  QApplication app(argc, argv);
+  TimedApplication app(argc, argv);
   const QStringList args = QApplication::arguments();
   const int shots = static_cast<int>(args.indexOf(QStringLiteral("--screenshots")));
   if (shots >= 0 && shots + 1 < args.size()) return screenshots(args.at(shots + 1));

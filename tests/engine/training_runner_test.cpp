@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "ampscope/engine/comparison.h"
 #include "ampscope/engine/training_runner.h"
 
 namespace ampscope {
@@ -229,6 +230,32 @@ TEST(TrainingRunner, InspectionIsSafeWhilePaused) {
   EXPECT_FALSE(runner.opDtypeReport(PrecisionMode::BF16Amp).empty());
   EXPECT_GT(runner.memoryLedger(PrecisionMode::FP32).parameters, 0);
   runner.resume();
+}
+
+// The ledger the runner hands out is the training thread's copy after each step (so the GUI never
+// waits on a step for it); it must be the one the comparison itself reports after the same steps.
+TEST(TrainingRunner, TheMemoryLedgerIsTheComparisonsAfterTheSameSteps) {
+  auto sink = std::make_shared<TelemetrySink>();
+  TrainingRunner runner(sink);
+  RunConfig config = smallRun(3);
+  config.modes = {PrecisionMode::FP32, PrecisionMode::BF16Pure};
+  EXPECT_EQ(runner.memoryLedger(PrecisionMode::FP32).parameters, 0) << "nothing before start()";
+  runner.start(config);
+  ASSERT_TRUE(waitFor([&] { return runner.state() == RunState::Finished; })) << runner.lastError();
+  Comparison reference(config);
+  for (int i = 0; i < 3; ++i) reference.step();
+  for (PrecisionMode mode : config.modes) {
+    const MemoryLedger got = runner.memoryLedger(mode);
+    const MemoryLedger want = reference.memoryLedger(mode);
+    EXPECT_GT(want.peak, 0);
+    EXPECT_EQ(got.parameters, want.parameters);
+    EXPECT_EQ(got.gradients, want.gradients);
+    EXPECT_EQ(got.optimizerState, want.optimizerState);
+    EXPECT_EQ(got.activations, want.activations);
+    EXPECT_EQ(got.peak, want.peak);
+  }
+  runner.reset();
+  EXPECT_EQ(runner.memoryLedger(PrecisionMode::FP32).parameters, 0) << "reset() forgets the ledgers";
 }
 
 }  // namespace

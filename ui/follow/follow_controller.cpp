@@ -28,6 +28,7 @@ QString runLabel(const QString& userLabel, const StreamSource& source, const QSt
 
 FollowController::FollowController(TelemetryStore* store, QObject* parent) : QObject(parent), store_(store) {
   timer_.setInterval(kPollIntervalMs);
+  timer_.setObjectName(QStringLiteral("followPollTimer"));
   connect(&timer_, &QTimer::timeout, this, [this] { poll(); });
 }
 

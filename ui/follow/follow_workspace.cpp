@@ -63,6 +63,7 @@ FollowWorkspace::FollowWorkspace(QMainWindow* window, TelemetryStore* store, QMe
   connect(controller_, &FollowController::statusChanged, this, &FollowWorkspace::updateStatus);
   // The lag and "stalled" move while nothing arrives.
   auto* clock = new QTimer(this);
+  clock->setObjectName(QStringLiteral("followLagTimer"));
   clock->setInterval(1000);
   connect(clock, &QTimer::timeout, this, [this] {
     if (!controller_->follows().empty()) updateStatus();

@@ -31,6 +31,7 @@ QString AutosaveManager::defaultPath() {
 void AutosaveManager::setIntervalMs(int intervalMs) {
   syncIntervalMs_ = intervalMs;
   timer_.setInterval(std::min(intervalMs, kWriteIntervalMs));
+  timer_.setObjectName(QStringLiteral("autosaveTimer"));
 }
 
 void AutosaveManager::setSource(const SessionRecorder* recorder) {

@@ -17,6 +17,7 @@ RunController::RunController(QObject* parent)
   qRegisterMetaType<ampscope::RunState>("ampscope::RunState");
   clock_.start();
   drainTimer_.setSingleShot(true);
+  drainTimer_.setObjectName(QStringLiteral("drainTimer"));
   drainTimer_.setInterval(kDrainIntervalMs);
   connect(&drainTimer_, &QTimer::timeout, this, &RunController::drainNow);
 

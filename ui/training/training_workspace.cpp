@@ -101,10 +101,12 @@ TrainingWorkspace::TrainingWorkspace(QMainWindow* window, QMenu* viewMenu)
   connect(opDtype_, &OpDtypeTable::refreshRequested, this, &TrainingWorkspace::refreshOpDtype);
   connect(memory_, &MemoryLedgerTable::refreshRequested, this, &TrainingWorkspace::refreshMemory);
   statusTimer_ = new QTimer(this);
+  statusTimer_->setObjectName(QStringLiteral("statusTimer"));
   statusTimer_->setInterval(kStatusRefreshMs);
   connect(statusTimer_, &QTimer::timeout, this, &TrainingWorkspace::updateStatus);
   statusTimer_->start();
   liveTablesTimer_ = new QTimer(this);
+  liveTablesTimer_->setObjectName(QStringLiteral("liveTablesTimer"));
   liveTablesTimer_->setInterval(kLiveTablesRefreshMs);
   connect(liveTablesTimer_, &QTimer::timeout, this, &TrainingWorkspace::refreshLiveTables);
   updateActions();

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <map>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -58,9 +59,11 @@ class TrainingRunner {
   int64_t stepsDone() const;
   std::string lastError() const;                  // why the state is Failed
   std::vector<ModeCapability> capabilities() const;  // empty before the first start()
-  // Both run under the step lock: safe at any time, they wait for the step in flight. opDtypeReport
-  // runs a forward pass on the calling thread. Empty results before the first start().
+  // Runs under the step lock: safe at any time, it waits for the step in flight (a forward pass on the
+  // calling thread). Empty before the first start().
   std::vector<OpDtypeEntry> opDtypeReport(PrecisionMode mode);
+  // The mode's ledger as of the last finished step (or start()), copied by the training thread after
+  // each step: it never waits for a step, so a window refreshing its memory table cannot stall on one.
   MemoryLedger memoryLedger(PrecisionMode mode) const;
   // Called on the training thread when it changes the state (Running, Paused, Finished at the
   // configured step count or when every mode diverged, Failed, Idle after stop); on the calling thread
@@ -88,6 +91,7 @@ class TrainingRunner {
   mutable std::mutex stepMutex_;
   mutable std::atomic<int> queriesWaiting_{0};  // queries blocked on stepMutex_; the worker yields to them
   std::vector<ModeCapability> capabilities_;     // under mutex_; copied from the comparison at start()
+  std::map<PrecisionMode, MemoryLedger> ledgers_;  // under mutex_; per mode, as of the last finished step
   std::atomic<bool> stopRequested_{false};
   std::atomic<bool> paused_{false};
   std::atomic<int64_t> pendingSingleSteps_{0};
