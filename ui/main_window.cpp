@@ -27,6 +27,7 @@
 #include "ui/formats/number_formats_panel.h"
 #include "ui/session/session_controller.h"
 #include "ui/training/histogram_plot.h"
+#include "ui/training/plot_panel.h"
 #include "ui/training/run_controller.h"
 #include "ui/training/training_workspace.h"
 
@@ -87,13 +88,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
   // Live-training workspace (ui/training): constructed here, after the number-format panel.
   m_training = new TrainingWorkspace(this, m_viewMenu);
-  // From a histogram bin to its bits and back: a clicked bin's value opens in the formats panel, whose
-  // value marks its bin on the histogram.
-  connect(m_training->histogramPlot(), &HistogramPlot::binActivated, this, [this](double value) {
-    m_formatsPanel->setValueText(formats::shortestText(value));
-    m_formatsDock->show();
-    m_formatsDock->raise();
-  });
+  // From a plotted value to its bits and back: a clicked histogram bin, heat-map cell, loss scale, FP8
+  // scale or underflow point opens in the formats panel, whose value marks its bin on the histogram.
+  for (PlotPanel* plot : m_training->valuePlots())
+    connect(plot, &PlotPanel::valueActivated, this, [this](double value, const QString& context) {
+      m_formatsPanel->showPlotValue(value, context);
+      m_formatsDock->show();
+      m_formatsDock->raise();
+    });
   connect(m_formatsPanel, &formats::NumberFormatsPanel::valueChanged, m_training->histogramPlot(),
           &HistogramPlot::markValue);
   m_formatsPanel->setValueText(m_formatsPanel->valueText());  // the value shown now marks its bin too

@@ -895,6 +895,10 @@ LibTorch %4
         <source>Run an FP8 mode to see its scales.</source>
         <translation>运行一个 FP8 模式即可看到它的 scale。</translation>
     </message>
+    <message>
+        <source>Scale, %1 at step %2: %3 (%4). The recipe multiplies the tensor by it before rounding to the FP8 format.</source>
+        <translation>缩放因子，%1，第 %2 步：%3（%4）。该配方先把张量乘以它，再舍入到 FP8 格式。</translation>
+    </message>
 </context>
 <context>
     <name>HeadlessTrainer</name>
@@ -970,22 +974,24 @@ LibTorch %4
         <translation>%1 在此以上饱和</translation>
     </message>
     <message>
-        <source>step %1
-|g| in [%2, %3): %4 values</source>
-        <translation>第 %1 步
-|g| 在 [%2, %3) 内：%4 个值</translation>
-    </message>
-    <message>
         <source>Run to see the exponents over time.</source>
         <translation>运行后可在此查看指数随时间的变化。</translation>
+    </message>
+    <message>
+        <source>step %1
+|g| in [%2, %3): %4 values
+Click (or arrows and Enter): this bin&apos;s value in the number formats panel</source>
+        <translation>第 %1 步
+|g| 在 [%2, %3) 中：%4 个值
+点击（或用方向键加 Enter）：在数值格式面板中查看该区间的值</translation>
+    </message>
+    <message>
+        <source>Exponent heat map, %1 at step %2: %3 ≤ |g| &lt; %4 holds %5 of %6 values. Shown is the bin&apos;s lower edge: the engine counts the values of each bin exactly but does not keep them.</source>
+        <translation>指数热力图，%1，第 %2 步：%3 ≤ |g| &lt; %4 区间内有 %6 个值中的 %5 个。显示的是该区间的下边界：引擎精确统计每个区间的值的个数，但不保存这些值本身。</translation>
     </message>
 </context>
 <context>
     <name>HistogramPlot</name>
-    <message>
-        <source>Click a bar: its bin&apos;s value in the number formats panel</source>
-        <translation>点击柱子：在数值格式面板中查看该区间的值</translation>
-    </message>
     <message>
         <source>formats panel: %1 (bin %2)</source>
         <translation>数值格式面板：%1（区间 %2）</translation>
@@ -1145,6 +1151,40 @@ zeros</source>
     <message>
         <source>&lt;span style=&apos;color:%1&apos;&gt;■&lt;/span&gt; &lt;b&gt;%2&lt;/b&gt; (step %3): %4 values · %5 · amax %6 · &lt;b&gt;saturated %7&lt;/b&gt; · &lt;b&gt;flushed to 0 %8&lt;/b&gt;</source>
         <translation>&lt;span style=&apos;color:%1&apos;&gt;■&lt;/span&gt; &lt;b&gt;%2&lt;/b&gt;（第 %3 步）：%4 个值 · %5 · amax %6 · &lt;b&gt;饱和 %7&lt;/b&gt; · &lt;b&gt;冲成 0 %8&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>Click a bar (or ←/→ and Enter): its bin&apos;s value in the number formats panel</source>
+        <translation>点击柱子（或用 ←/→ 加 Enter）：在数值格式面板中查看该区间的值</translation>
+    </message>
+    <message>
+        <source>%1 at step %2: %3 of %4 values</source>
+        <translation>%1，第 %2 步：%4 个值中的 %3 个</translation>
+    </message>
+    <message>
+        <source>, in %1</source>
+        <translation>，分布在 %1</translation>
+    </message>
+    <message>
+        <source>Gradient histogram</source>
+        <translation>梯度直方图</translation>
+    </message>
+    <message>
+        <source>Histogram of %1</source>
+        <translation>%1 的直方图</translation>
+    </message>
+    <message>
+        <source>%1, exact zeros</source>
+        <translation>%1，精确的零</translation>
+    </message>
+    <message>
+        <source>%1, bin %2: %3 ≤ |x| &lt; %4. Shown is the bin&apos;s lower edge: the engine counts the values of each bin exactly but does not keep them.</source>
+        <translation>%1，区间 %2：%3 ≤ |x| &lt; %4。显示的是该区间的下边界：引擎精确统计每个区间的值的个数，但不保存这些值本身。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n more</source>
+        <translation>
+            <numerusform>另外 %n 个</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -2149,6 +2189,10 @@ zeros</source>
         <source>%1 skipped</source>
         <translation>%1 跳过</translation>
     </message>
+    <message>
+        <source>Loss scale, %1 at step %2: %3 (%4). The scaler multiplies the loss, and so every gradient, by it; a power of two changes only the exponent bits.</source>
+        <translation>Loss scale，%1，第 %2 步：%3（%4）。Scaler 把 loss 乘以它，因此每个梯度也都乘以它；2 的幂只改变指数位。</translation>
+    </message>
 </context>
 <context>
     <name>SessionController</name>
@@ -2811,6 +2855,34 @@ Read %2 of %3 MB; decoded %n record(s).</source>
     <message>
         <source>Run to see flushed and subnormal values.</source>
         <translation>运行后可在此查看被冲成 0 和 subnormal 的数值。</translation>
+    </message>
+    <message>
+        <source>a value flushes to 0 in %1 at or below half its smallest subnormal; exactly half is a tie, and round-to-nearest-even goes to 0</source>
+        <translation>在 %1 中，绝对值不超过最小 subnormal 一半的值会被冲成 0；恰好一半时两边等距，round-to-nearest-even 取 0</translation>
+    </message>
+    <message>
+        <source>below %1&apos;s smallest normal %2 a value is subnormal: fewer significant bits</source>
+        <translation>低于 %1 的最小 normal 数 %2 的值是 subnormal：有效位更少</translation>
+    </message>
+    <message>
+        <source>from the largest finite value plus half its ulp a value saturates to ±max</source>
+        <translation>从最大有限值加上其半个 ulp 起，值会饱和为 ±max</translation>
+    </message>
+    <message>
+        <source>from the largest finite value plus half its ulp a value overflows to ±inf</source>
+        <translation>从最大有限值加上其半个 ulp 起，值会上溢为 ±inf</translation>
+    </message>
+    <message>
+        <source>Rounding points, %1 at step %2: %3 %4. Shown is a value of that class in %5: %6.</source>
+        <translation>舍入点，%1，第 %2 步：%3 %4。显示的是 %5 中属于该类别的一个值：%6。</translation>
+    </message>
+    <message>
+        <source>% of the rounded values</source>
+        <translation>%（占被舍入的值）</translation>
+    </message>
+    <message>
+        <source>values per instrumented step</source>
+        <translation>个值（每个插桩步）</translation>
     </message>
 </context>
 <context>

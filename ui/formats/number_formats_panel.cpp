@@ -126,6 +126,15 @@ QWidget* NumberFormatsPanel::buildEntryBar() {
   entryFlow->addWidget(m_message);
   layout->addWidget(entryRow);
 
+  m_plotContext = new QLabel(bar);
+  m_plotContext->setObjectName(QStringLiteral("plotValueContext"));
+  m_plotContext->setWordWrap(true);
+  m_plotContext->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_plotContext->setStyleSheet(QStringLiteral("QLabel { background: #eef3fb; border: 1px solid #b8c8e8; "
+                                              "border-radius: 3px; padding: 3px; }"));
+  m_plotContext->setVisible(false);
+  layout->addWidget(m_plotContext);
+
   // Presets: the values the chapter talks about, one click away.
   auto* presetRow = new QWidget(bar);
   auto* presets = new FlowLayout(presetRow, 4, 4);
@@ -278,6 +287,13 @@ void NumberFormatsPanel::setValueText(const QString& text) {
 
 QString NumberFormatsPanel::valueText() const { return m_valueEdit->text(); }
 
+void NumberFormatsPanel::showPlotValue(double value, const QString& context) {
+  m_plotContextText = shortestText(value);
+  m_plotContext->setText(context);
+  m_plotContext->setVisible(!context.isEmpty());
+  setValueText(m_plotContextText);
+}
+
 void NumberFormatsPanel::setPatternDType(DType dtype) {
   const int index = m_patternBox->findData(static_cast<int>(dtype));
   if (index >= 0) m_patternBox->setCurrentIndex(index);
@@ -291,6 +307,10 @@ QString NumberFormatsPanel::inputMessage() const { return m_message->text(); }
 
 void NumberFormatsPanel::applyText() {
   const QString text = m_valueEdit->text().trimmed();
+  if (!m_plotContextText.isEmpty() && m_valueEdit->text() != m_plotContextText) {
+    m_plotContextText.clear();
+    m_plotContext->setVisible(false);
+  }
   if (text.isEmpty()) {
     showInvalid(tr("Type a value, e.g. 1e-8 or 0x3c00."));
     return;

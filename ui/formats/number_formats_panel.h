@@ -34,6 +34,10 @@ class NumberFormatsPanel : public QWidget {
   // Sets the entry text (as if typed); the rows follow if it parses.
   void setValueText(const QString& text);
   QString valueText() const;  // the entry's text as typed
+  // A value from a plot (a histogram bin, a heat-map cell, a scale): the entry shows it, and a note
+  // under the entry says where it came from until the entry changes.
+  void showPlotValue(double value, const QString& context);
+  QLabel* plotContextLabel() const { return m_plotContext; }
   // The dtype a bit pattern such as 0x3c00 is read in.
   void setPatternDType(DType dtype);
   DType patternDType() const;
@@ -76,6 +80,8 @@ class NumberFormatsPanel : public QWidget {
   QAction* m_invalidAction = nullptr;
   QComboBox* m_patternBox = nullptr;
   QLabel* m_message = nullptr;
+  QLabel* m_plotContext = nullptr;
+  QString m_plotContextText;  // the entry text the note belongs to
   QTabWidget* m_tabs = nullptr;
   QWidget* m_legend = nullptr;
   QList<QLabel*> m_legendItems;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <qcustomplot.h>
 
+#include "ampscope/engine/number_text.h"
 #include "ui/training/mode_palette.h"
 #include "ui/training/power_of_two_ticker.h"
 #include "ui/training/series_style.h"
@@ -243,5 +244,20 @@ void Fp8ScalePlot::fitToData() {
 }
 
 QString Fp8ScalePlot::emptyNote() const { return tr("Run an FP8 mode to see its scales."); }
+
+std::optional<PlotPanel::PlotValue> Fp8ScalePlot::valueAt(double key, double value) const {
+  QCPGraph* graph = nullptr;
+  double step = 0, scale = 0;
+  if (!nearestGraphPoint(key, value, &graph, &step, &scale)) return std::nullopt;
+  const QVariant readoutName = graph->property("readoutName");
+  PlotValue shown;
+  shown.value = scale;
+  shown.context = tr("Scale, %1 at step %2: %3 (%4). The recipe multiplies the tensor by it before rounding "
+                     "to the FP8 format.")
+                      .arg(readoutName.isValid() ? readoutName.toString() : graph->name())
+                      .arg(static_cast<qint64>(std::llround(step)))
+                      .arg(QString::fromStdString(numberText(scale)), PowerOfTwoTicker::scaleLabel(scale));
+  return shown;
+}
 
 }  // namespace ampscope::ui

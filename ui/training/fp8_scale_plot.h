@@ -49,6 +49,9 @@ class Fp8ScalePlot : public PlotPanel {
   // A block scaling's per-block factor range as scales (see the header comment): {2^-max, 2^-min}.
   static std::pair<double, double> blockScaleRange(int blockScaleExpMin, int blockScaleExpMax);
 
+  // The scale of the nearest point (a tensor's FP8 scale, or a block's E8M0/E4M3 scale).
+  std::optional<PlotValue> valueAt(double key, double value) const override;
+
  protected:
   QString emptyNote() const override;
   void rebuildFromStore() override;

@@ -197,8 +197,38 @@ QString HeatMapPlot::readoutAt(double key, double value) const {
   const HistogramSnapshot& snap = s->histogramRing[static_cast<size_t>(c)];
   const int e = minExponent_ + r;
   const int64_t n = (scaled() ? snap.scaled : snap.unscaled).countAt(e);
-  return tr("step %1\n|g| in [%2, %3): %4 values").arg(snap.step).arg(PowerOfTwoTicker::label(e),
-                                                                     PowerOfTwoTicker::label(e + 1)).arg(n);
+  return tr("step %1\n|g| in [%2, %3): %4 values\nClick (or arrows and Enter): this bin's value in the number "
+            "formats panel")
+      .arg(snap.step)
+      .arg(PowerOfTwoTicker::label(e), PowerOfTwoTicker::label(e + 1))
+      .arg(n);
+}
+
+double HeatMapPlot::cursorKeyStep() const {
+  const QCPRange keys = map_->data()->keyRange();
+  return columns_ > 1 ? keys.size() / (columns_ - 1) : 1.0;
+}
+
+std::optional<PlotPanel::PlotValue> HeatMapPlot::valueAt(double key, double value) const {
+  if (columns_ == 0) return std::nullopt;
+  int c = 0, r = 0;
+  map_->data()->coordToCell(key, value, &c, &r);
+  if (c < 0 || c >= columns_ || r < 0 || r > maxExponent_ - minExponent_) return std::nullopt;
+  const ModeSeries* s = store()->series(seriesKey());
+  if (!s || static_cast<size_t>(c) >= s->histogramRing.size()) return std::nullopt;
+  const HistogramSnapshot& snap = s->histogramRing[static_cast<size_t>(c)];
+  const int e = minExponent_ + r;
+  const ExponentHistogram& h = scaled() ? snap.scaled : snap.unscaled;
+  PlotValue shown;
+  shown.value = std::ldexp(1.0, e);
+  shown.context = tr("Exponent heat map, %1 at step %2: %3 ≤ |g| < %4 holds %5 of %6 values. Shown is the "
+                     "bin's lower edge: the engine counts the values of each bin exactly but does not keep them.")
+                      .arg(modeCombo_->currentText())
+                      .arg(snap.step)
+                      .arg(PowerOfTwoTicker::label(e), PowerOfTwoTicker::label(e + 1))
+                      .arg(h.countAt(e))
+                      .arg(h.total());
+  return shown;
 }
 
 QString HeatMapPlot::emptyNote() const { return tr("Run to see the exponents over time."); }

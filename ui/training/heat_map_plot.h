@@ -35,6 +35,8 @@ class HeatMapPlot : public PlotPanel {
   // The format whose landmarks the dashed lines mark.
   const FormatZones& landmarks() const { return zones_; }
   int columns() const { return columns_; }
+  // A cell's value: 2^e of its exponent row (the bin's lower edge), with the step and count it holds.
+  std::optional<PlotValue> valueAt(double key, double value) const override;
 
  protected:
   QString emptyNote() const override;
@@ -42,6 +44,9 @@ class HeatMapPlot : public PlotPanel {
   void appendFromStore() override;
   void fitToData() override;
   QString readoutAt(double key, double value) const override;
+  // The cursor moves a column (step snapshot) left/right and an exponent up/down.
+  double cursorKeyStep() const override;
+  double cursorValueStep() const override { return 1.0; }
 
  private:
   void refillModes();

@@ -93,15 +93,17 @@ class NoteScroller : public QScrollArea {
   QLabel* note_;
 };
 
+// Whether the layer choice ("" all parameters, kAllActivations, or one tensor's name) takes tensor t.
+bool takes(const TensorStats& t, const QString& layer) {
+  return layer.isEmpty() ? t.isParameter
+         : layer == QLatin1String(HistogramPlot::kAllActivations) ? !t.isParameter
+                                                                  : QString::fromStdString(t.name) == layer;
+}
+
 ExponentHistogram sumOf(const std::vector<TensorStats>& tensors, const QString& layer, bool scaled) {
   ExponentHistogram h;
-  for (const TensorStats& t : tensors) {
-    const bool take = layer.isEmpty() ? t.isParameter
-                      : layer == QLatin1String(HistogramPlot::kAllActivations)
-                          ? !t.isParameter
-                          : QString::fromStdString(t.name) == layer;
-    if (take) h.add(scaled ? t.scaled : t.unscaled);
-  }
+  for (const TensorStats& t : tensors)
+    if (takes(t, layer)) h.add(scaled ? t.scaled : t.unscaled);
   return h;
 }
 
@@ -169,12 +171,8 @@ HistogramPlot::HistogramPlot(TelemetryStore* store, QWidget* parent) : PlotPanel
   // Narrower than its label, the zero column says just "0".
   addZoneLabel(zeroLabel_, -kFar, zeroKey_ + 1.5, {zeroLabel_->text(), QStringLiteral("0")}, true);
   connect(plot(), &QCustomPlot::beforeReplot, this, &HistogramPlot::fitZoneLabels);
-  // A click on a bar opens its bin's value in the formats panel (MainWindow wires binActivated).
-  connect(plot(), &QCustomPlot::plottableClick, this, [this](QCPAbstractPlottable* p, int index, QMouseEvent*) {
-    auto* b = qobject_cast<QCPBars*>(p);
-    if (!b || index < 0 || index >= b->data()->size()) return;
-    activateBin(static_cast<int>(std::lround((b->data()->constBegin() + index)->key)));
-  });
+  // A click on a bin (PlotPanel::valueAt) opens its value in the formats panel (MainWindow wires it).
+  connect(this, &PlotPanel::valueActivated, this, [this](double value, const QString&) { emit binActivated(value); });
   markLine_ = new QCPItemStraightLine(plot());
   markLine_->setLayer(QStringLiteral("axes"));
   markLine_->setPen(QPen(QColor(40, 40, 160), 2, Qt::DotLine));
@@ -718,18 +716,11 @@ QString HistogramPlot::readoutAt(double key, double) const {
     const double n = (it != b->data()->constEnd() && static_cast<int>(it->key) == e) ? it->value : 0.0;
     lines << QStringLiteral("%1: %2").arg(b->name()).arg(static_cast<qint64>(n));
   }
-  lines << tr("Click a bar: its bin's value in the number formats panel");
+  lines << tr("Click a bar (or ←/→ and Enter): its bin's value in the number formats panel");
   return lines.join(QLatin1Char('\n'));
 }
 
 namespace {
-
-// "2¹³" for a power of two, else "2^13.79": a scale is read in binades.
-QString scaleText(double scale) {
-  const double e = std::log2(scale);
-  if (e == std::floor(e) && std::abs(e) < 1000) return PowerOfTwoTicker::label(static_cast<int>(e));
-  return QStringLiteral("2^%1").arg(e, 0, 'f', 2);
-}
 
 QString shareText(int64_t count, int64_t of) {
   return QStringLiteral("%1 (%2%)").arg(count).arg(of > 0 ? 100.0 * static_cast<double>(count) / static_cast<double>(of) : 0.0, 0, 'f', 2);
@@ -783,7 +774,7 @@ void HistogramPlot::drawQuantWindows(const std::vector<SeriesKey>& shown) {
                        .arg(SeriesStyle::label(*store(), key), formatName(q->format),
                             PowerOfTwoTicker::label(-q->blockScaleExpMax), PowerOfTwoTicker::label(-q->blockScaleExpMin))
                  : tr("%1: %2 window at scale %3").arg(SeriesStyle::label(*store(), key), formatName(q->format),
-                                                      scaleText(q->scale));
+                                                      PowerOfTwoTicker::scaleLabel(q->scale));
     QCPItemText* label = zoneLabel(plot(), 0.5 * (flushEdge + saturateEdge), y, Qt::AlignHCenter | Qt::AlignTop,
                                    title, c.darker(150), small);
     label->setLayer(QStringLiteral("main"));
@@ -867,13 +858,58 @@ QString HistogramPlot::quantNote(SeriesKey key, const QString& name) const {
            shareText(q->flushed, q->numel));
 }
 
-void HistogramPlot::activateBin(int exponent) {
-  if (exponent == static_cast<int>(zeroKey_)) {
-    emit binActivated(0.0);
-    return;
+void HistogramPlot::activateBin(int exponent) { activateAt(exponent, 0); }
+
+std::optional<PlotPanel::PlotValue> HistogramPlot::valueAt(double key, double) const {
+  const int e = static_cast<int>(std::lround(key));
+  const bool zeros = e == static_cast<int>(zeroKey_);
+  if (!zeros && (e < ExponentHistogram::kMinExponent || e > ExponentHistogram::kMaxExponent || e < zeroKey_ + 1.5))
+    return std::nullopt;
+  const QString quant = quantTensor();
+  QStringList perSeries;
+  for (const auto& [seriesKey, b] : bars_) {
+    if (!b->visible()) continue;
+    const ExponentHistogram h = shownHistogram(seriesKey);
+    const int64_t count = zeros ? h.zero : h.countAt(e);
+    QString part = tr("%1 at step %2: %3 of %4 values")
+                       .arg(b->name())
+                       .arg(shownStep(seriesKey))
+                       .arg(count)
+                       .arg(h.total());
+    // The tensors that hold such values at that step (the gradient view keeps one histogram per tensor).
+    const ModeSeries* s = store()->series(seriesKey);
+    if (quant.isEmpty() && s && count > 0) {
+      std::vector<std::pair<int64_t, QString>> holders;
+      for (const TensorStats& t : s->latestTensors) {
+        if (!takes(t, layer())) continue;
+        const ExponentHistogram& th = scaled() ? t.scaled : t.unscaled;
+        const int64_t n = zeros ? th.zero : th.countAt(e);
+        if (n > 0) holders.emplace_back(n, QString::fromStdString(t.name));
+      }
+      std::sort(holders.begin(), holders.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+      QStringList names;
+      for (size_t i = 0; i < holders.size() && i < 4; ++i)
+        names << QStringLiteral("%1 (%2)").arg(holders[i].second).arg(holders[i].first);
+      if (holders.size() > 4) names << tr("%n more", nullptr, static_cast<int>(holders.size() - 4));
+      part += tr(", in %1").arg(names.join(QStringLiteral(", ")));
+    }
+    perSeries << part;
   }
-  if (exponent < ExponentHistogram::kMinExponent || exponent > ExponentHistogram::kMaxExponent) return;
-  emit binActivated(std::ldexp(1.0, exponent));  // the bin's lower edge, exact
+  PlotValue shown;
+  const QString what = quant.isEmpty() ? tr("Gradient histogram") : tr("Histogram of %1").arg(quant);
+  if (zeros) {
+    shown.value = 0;
+    shown.context = tr("%1, exact zeros").arg(what);
+  } else {
+    shown.value = std::ldexp(1.0, e);  // the bin's lower edge, exact
+    shown.context = tr("%1, bin %2: %3 ≤ |x| < %4. Shown is the bin's lower edge: the engine counts the "
+                       "values of each bin exactly but does not keep them.")
+                        .arg(what)
+                        .arg(e)
+                        .arg(PowerOfTwoTicker::label(e), PowerOfTwoTicker::label(e + 1));
+  }
+  if (!perSeries.isEmpty()) shown.context += QLatin1Char(' ') + perSeries.join(QStringLiteral("; ")) + QLatin1Char('.');
+  return shown;
 }
 
 void HistogramPlot::markValue(double value) {

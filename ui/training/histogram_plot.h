@@ -88,6 +88,9 @@ class HistogramPlot : public PlotPanel {
   void markValue(double value);
   bool markedBin(int* exponent) const;  // false when nothing is marked (0, inf, NaN or no value)
   void activateBin(int exponent);        // as a click on bin e (zeroKey() for the exact zeros)
+  // Bin e's lower edge 2^e (0 for the exact zeros) and what the shown series hold there: per mode the
+  // count at its step and the tensors that hold such values.
+  std::optional<PlotValue> valueAt(double key, double value) const override;
 
  signals:
   void binActivated(double value);
@@ -98,6 +101,7 @@ class HistogramPlot : public PlotPanel {
   void appendFromStore() override;
   void fitToData() override;
   QString readoutAt(double key, double value) const override;
+  double cursorKeyStep() const override { return 1.0; }
 
  private:
   void addFormatZones();

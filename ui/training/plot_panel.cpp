@@ -2,6 +2,7 @@
 
 #include <QCheckBox>
 #include <QFontMetrics>
+#include <QKeyEvent>
 #include <QMouseEvent>
 #include <QResizeEvent>
 #include <QShowEvent>
@@ -9,6 +10,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <qcustomplot.h>
 
 #include "ampscope/engine/telemetry_store.h"
@@ -67,6 +69,110 @@ PlotPanel::PlotPanel(TelemetryStore* store, QWidget* parent)
   connect(plot_, &QCustomPlot::mouseWheel, this, [this] { onUserRangeChange(); });
   connect(plot_, &QCustomPlot::mouseMove, this, &PlotPanel::onMouseMove);
   connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this] { setFollowLatest(true); });
+
+  cursorKey_ = cursorValue_ = std::nan("");
+  cursorLine_ = new QCPItemStraightLine(plot_);
+  cursorLine_->setObjectName(QStringLiteral("keyboardCursor"));
+  cursorLine_->setPen(QPen(QColor(200, 80, 0), 1, Qt::DashLine));
+  cursorLine_->setSelectable(false);
+  cursorLine_->setVisible(false);
+  plot_->setFocusPolicy(Qt::StrongFocus);
+  plot_->installEventFilter(this);
+  connect(plot_, &QCustomPlot::mousePress, this, [this](QMouseEvent* event) {
+    if (event->button() == Qt::LeftButton) pressPos_ = event->pos();
+  });
+  connect(plot_, &QCustomPlot::mouseRelease, this, [this](QMouseEvent* event) {
+    if (event->button() != Qt::LeftButton || (event->pos() - pressPos_).manhattanLength() > 4) return;
+    if (!plot_->axisRect()->rect().contains(event->pos())) return;
+    activateAt(plot_->xAxis->pixelToCoord(event->pos().x()), plot_->yAxis->pixelToCoord(event->pos().y()));
+  });
+}
+
+std::optional<PlotPanel::PlotValue> PlotPanel::valueAt(double, double) const { return std::nullopt; }
+
+bool PlotPanel::activateAt(double key, double value) {
+  const auto shown = valueAt(key, value);
+  if (!shown) return false;
+  emit valueActivated(shown->value, shown->context);
+  return true;
+}
+
+double PlotPanel::cursorKeyStep() const { return plot_->xAxis->range().size() / 40.0; }
+
+void PlotPanel::setCursor(double key, double value) {
+  cursorKey_ = key;
+  cursorValue_ = value;
+  cursorLine_->point1->setCoords(key, 0);
+  cursorLine_->point2->setCoords(key, 1);
+  cursorLine_->setVisible(std::isfinite(key));
+  replotQueued();
+}
+
+bool PlotPanel::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == plot_ && event->type() == QEvent::KeyPress) {
+    auto* key = static_cast<QKeyEvent*>(event);
+    const int k = key->key();
+    if (k == Qt::Key_Left || k == Qt::Key_Right || k == Qt::Key_Up || k == Qt::Key_Down || k == Qt::Key_Return ||
+        k == Qt::Key_Enter) {
+      onKey(key);
+      return true;
+    }
+  }
+  if (watched == plot_ && event->type() == QEvent::FocusOut) {
+    cursorLine_->setVisible(false);
+    replotQueued();
+  }
+  return QWidget::eventFilter(watched, event);
+}
+
+void PlotPanel::onKey(QKeyEvent* event) {
+  const QCPRange keys = plot_->xAxis->range();
+  const QCPRange values = plot_->yAxis->range();
+  double key = std::isfinite(cursorKey_) && keys.contains(cursorKey_) ? cursorKey_ : keys.center();
+  double value = std::isfinite(cursorValue_) && values.contains(cursorValue_) ? cursorValue_ : values.center();
+  switch (event->key()) {
+    case Qt::Key_Left: key -= cursorKeyStep(); break;
+    case Qt::Key_Right: key += cursorKeyStep(); break;
+    case Qt::Key_Up: value += cursorValueStep(); break;
+    case Qt::Key_Down: value -= cursorValueStep(); break;
+    default:  // Enter
+      setCursor(key, value);
+      activateAt(key, value);
+      return;
+  }
+  setCursor(key, value);
+  const QString text = readoutAt(key, value);
+  const QPoint at(static_cast<int>(plot_->xAxis->coordToPixel(key)), static_cast<int>(plot_->yAxis->coordToPixel(value)));
+  if (text.isEmpty())
+    QToolTip::hideText();
+  else
+    QToolTip::showText(plot_->mapToGlobal(at) + QPoint(14, 10), text, plot_);
+}
+
+bool PlotPanel::nearestGraphPoint(double key, double value, QCPGraph** graph, double* pointKey,
+                                  double* pointValue) const {
+  double best = std::numeric_limits<double>::infinity();
+  for (int i = 0; i < plot_->graphCount(); ++i) {
+    QCPGraph* g = plot_->graph(i);
+    if (!g->visible() || g->name().isEmpty() || g->data()->isEmpty() || g->property("noReadout").toBool()) continue;
+    auto it = g->data()->findBegin(key, /*expandedRange=*/false);
+    if (it == g->data()->constEnd()) --it;
+    if (it != g->data()->constBegin()) {
+      auto before = it - 1;
+      if (std::abs(before->key - key) < std::abs(it->key - key)) it = before;
+    }
+    if (!std::isfinite(it->value)) continue;
+    const double dx = g->keyAxis()->coordToPixel(it->key) - g->keyAxis()->coordToPixel(key);
+    const double dy = g->valueAxis()->coordToPixel(it->value) - g->valueAxis()->coordToPixel(value);
+    const double d = dx * dx + dy * dy;
+    if (d < best) {
+      best = d;
+      *graph = g;
+      *pointKey = it->key;
+      *pointValue = it->value;
+    }
+  }
+  return std::isfinite(best);
 }
 
 PlotPanel::~PlotPanel() = default;

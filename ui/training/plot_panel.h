@@ -17,12 +17,15 @@
 #include <QWidget>
 #include <cstdint>
 #include <functional>
+#include <optional>
 
 class QCheckBox;
 class QCustomPlot;
 class QCPAbstractPlottable;
 class QCPGraph;
+class QCPItemStraightLine;
 class QCPItemText;
+class QKeyEvent;
 class QMouseEvent;
 
 namespace ampscope {
@@ -60,6 +63,25 @@ class PlotPanel : public QWidget {
   // Everything from the store again (after a clear, a run start, a settings change).
   void refresh();
 
+  // From a plotted point to its bits: a value the formats panel can open, and a sentence saying where it
+  // came from ("fp16-amp-scaled's loss scale at step 120"). A click on the plot (without dragging), or
+  // Enter at the keyboard cursor (←/→, and ↑/↓ where the value axis has cells), emits valueActivated.
+  struct PlotValue {
+    double value = 0;
+    QString context;
+  };
+  // The value at plot coordinates (key, value); nullopt where the plot has none (the default).
+  virtual std::optional<PlotValue> valueAt(double key, double value) const;
+  // As a click at (key, value) would: emits valueActivated when valueAt has one; returns whether it did.
+  bool activateAt(double key, double value);
+  // The keyboard cursor, in plot coordinates (NaN until a key moved it).
+  double cursorKey() const { return cursorKey_; }
+  double cursorValue() const { return cursorValue_; }
+  void setCursor(double key, double value);
+
+ signals:
+  void valueActivated(double value, const QString& context);
+
  protected:
   virtual void rebuildFromStore() = 0;   // clear the plottables and add everything the store holds
   virtual void appendFromStore() = 0;    // add what arrived since the last call
@@ -76,6 +98,13 @@ class PlotPanel : public QWidget {
   // Switches the y axis between linear and log10 (ticks at powers of ten, "1E+03" labels).
   void setLogValueAxis(bool log);
   void replotQueued();
+  // How far ←/→ (↑/↓) move the keyboard cursor: a fortieth of the visible key range by default (and no
+  // vertical movement); plots of bins or cells move one bin.
+  virtual double cursorKeyStep() const;
+  virtual double cursorValueStep() const { return 0; }
+  // The graph point nearest to plot coordinates (key, value), in pixels, among the visible named graphs
+  // (those marked "noReadout" left out); false when none has data.
+  bool nearestGraphPoint(double key, double value, QCPGraph** graph, double* pointKey, double* pointValue) const;
   // Moves the legend out of the plot area into a row above it, entries side by side (for plots whose
   // data or labels fill the whole frame).
   void placeLegendAbove(int columns);
@@ -85,6 +114,8 @@ class PlotPanel : public QWidget {
  private:
   void update(bool forceRebuild);
   void onMouseMove(QMouseEvent* event);
+  bool eventFilter(QObject* watched, QEvent* event) override;
+  void onKey(QKeyEvent* event);
   void onUserRangeChange();
   // A legend above the plot takes at most as many columns as its widest entry fits into the width
   // (followed runs' long names would otherwise be cut off), never more than placeLegendAbove's.
@@ -111,6 +142,10 @@ class PlotPanel : public QWidget {
   bool replotWanted_ = true;
   int legendColumns_ = 0;  // placeLegendAbove's column count; 0: the legend is inside the plot
   QCPItemText* emptyStateNote_ = nullptr;
+  QCPItemStraightLine* cursorLine_ = nullptr;
+  double cursorKey_;
+  double cursorValue_;
+  QPoint pressPos_;  // where the left button went down: a release there (not a drag) is a click
   bool legendHiddenWhileEmpty_ = false;
 };
 

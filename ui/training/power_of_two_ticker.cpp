@@ -27,4 +27,10 @@ QString PowerOfTwoTicker::getTickLabel(double tick, const QLocale& locale, QChar
   return label(static_cast<int>(std::lround(e)));
 }
 
+QString PowerOfTwoTicker::scaleLabel(double scale) {
+  const double e = std::log2(scale);
+  if (e == std::floor(e) && std::abs(e) < 1000) return label(static_cast<int>(e));
+  return QStringLiteral("2^%1").arg(e, 0, 'f', 2);
+}
+
 }  // namespace ampscope::ui

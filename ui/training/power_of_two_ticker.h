@@ -11,6 +11,8 @@ class PowerOfTwoTicker : public QCPAxisTickerLog {
  public:
   PowerOfTwoTicker();
   static QString label(int exponent);  // "2¹⁶", "2⁻³"
+  // A scale read in binades: "2¹³" for a power of two, else "2^13.79".
+  static QString scaleLabel(double scale);
 
  protected:
   QString getTickLabel(double tick, const QLocale& locale, QChar formatChar, int precision) override;

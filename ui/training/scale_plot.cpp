@@ -3,6 +3,7 @@
 #include <cmath>
 #include <qcustomplot.h>
 
+#include "ampscope/engine/number_text.h"
 #include "ampscope/engine/telemetry_store.h"
 #include "ui/training/elided_legend_item.h"
 #include "ui/training/mode_palette.h"
@@ -151,5 +152,19 @@ void ScalePlot::fitToData() {
 
 // Its own note (no mode with a GradScaler) is its empty state.
 QString ScalePlot::emptyNote() const { return {}; }
+
+std::optional<PlotPanel::PlotValue> ScalePlot::valueAt(double key, double value) const {
+  QCPGraph* graph = nullptr;
+  double step = 0, scale = 0;
+  if (!nearestGraphPoint(key, value, &graph, &step, &scale)) return std::nullopt;
+  PlotValue shown;
+  shown.value = scale;
+  shown.context = tr("Loss scale, %1 at step %2: %3 (%4). The scaler multiplies the loss, and so every "
+                     "gradient, by it; a power of two changes only the exponent bits.")
+                      .arg(graph->name())
+                      .arg(static_cast<qint64>(std::llround(step)))
+                      .arg(QString::fromStdString(numberText(scale)), PowerOfTwoTicker::scaleLabel(scale));
+  return shown;
+}
 
 }  // namespace ampscope::ui

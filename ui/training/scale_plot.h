@@ -29,6 +29,8 @@ class ScalePlot : public PlotPanel {
   QCPGraph* skippedGraph(SeriesKey key) const;
   QCPGraph* bandLowGraph(PrecisionMode mode) const;   // two points per bucket at its min scale
   QCPGraph* bandHighGraph(PrecisionMode mode) const;  // ... at its max scale, filled down to the min
+  // The loss scale of the nearest point: its bits are what the scaler multiplies every gradient by.
+  std::optional<PlotValue> valueAt(double key, double value) const override;
 
  protected:
   QString emptyNote() const override;

@@ -117,6 +117,10 @@ TrainingWorkspace::~TrainingWorkspace() { shutdown(); }
 
 TelemetryStore* TrainingWorkspace::store() const { return controller_->store(); }
 
+std::vector<PlotPanel*> TrainingWorkspace::valuePlots() const {
+  return {histogram_, heatMap_, scale_, fp8Scale_, underflow_};
+}
+
 QDockWidget* TrainingWorkspace::addDock(const QString& id, const QString& title, QWidget* content,
                                         Qt::DockWidgetArea area) {
   auto* dock = new QDockWidget(title, window_);

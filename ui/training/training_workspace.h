@@ -64,6 +64,8 @@ class TrainingWorkspace : public QObject {
   HistogramPlot* histogramPlot() const { return histogram_; }
   HeatMapPlot* heatMapPlot() const { return heatMap_; }
   UnderflowPlot* underflowPlot() const { return underflow_; }
+  // The plots whose points open in the number formats panel (PlotPanel::valueActivated).
+  std::vector<PlotPanel*> valuePlots() const;
   OpDtypeTable* opDtypeTable() const { return opDtype_; }
   MemoryLedgerTable* memoryTable() const { return memory_; }
   QDockWidget* dock(const QString& id) const { return docks_.value(id); }

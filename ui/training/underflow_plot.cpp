@@ -3,11 +3,15 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <algorithm>
+#include <cmath>
 #include <qcustomplot.h>
 
+#include "ampscope/engine/mode_formats.h"
 #include "ampscope/engine/telemetry_store.h"
 #include "ui/training/elided_legend_item.h"
+#include "ui/training/format_window.h"
 #include "ui/training/mode_palette.h"
+#include "ui/training/power_of_two_ticker.h"
 #include "ui/training/series_style.h"
 
 namespace ampscope::ui {
@@ -228,5 +232,43 @@ void UnderflowPlot::appendFromStore() {
 }
 
 QString UnderflowPlot::emptyNote() const { return tr("Run to see flushed and subnormal values."); }
+
+std::optional<PlotPanel::PlotValue> UnderflowPlot::valueAt(double key, double value) const {
+  QCPGraph* graph = nullptr;
+  double step = 0, count = 0;
+  if (!nearestGraphPoint(key, value, &graph, &step, &count)) return std::nullopt;
+  for (const auto& [series, lane] : lanes_) {
+    for (int q = 0; q < kQuantities; ++q) {
+      if (lane.graphs[static_cast<size_t>(q)] != graph) continue;
+      const ModeFormats formats = modeFormats(series.mode);
+      const FormatZones zones = formatZones(formats.measuredAgainst, formats.quantised);
+      PlotValue shown;
+      QString why;
+      const auto quantity = static_cast<Quantity>(q);
+      if (quantity == Quantity::FlushedToZero) {
+        shown.value = std::ldexp(1.0, static_cast<int>(zones.flushLog2));
+        why = tr("a value flushes to 0 in %1 at or below half its smallest subnormal; exactly half is a tie, "
+                 "and round-to-nearest-even goes to 0")
+                  .arg(zones.name);
+      } else if (quantity == Quantity::Subnormal) {
+        shown.value = std::ldexp(1.0, static_cast<int>(zones.normalLog2) - 1);
+        why = tr("below %1's smallest normal %2 a value is subnormal: fewer significant bits")
+                  .arg(zones.name, PowerOfTwoTicker::label(static_cast<int>(zones.normalLog2)));
+      } else {
+        shown.value = zones.overflowFrom;
+        why = zones.saturates ? tr("from the largest finite value plus half its ulp a value saturates to ±max")
+                              : tr("from the largest finite value plus half its ulp a value overflows to ±inf");
+      }
+      shown.context = tr("Rounding points, %1 at step %2: %3 %4. Shown is a value of that class in %5: %6.")
+                          .arg(graph->property("readoutName").toString())
+                          .arg(static_cast<qint64>(std::llround(step)))
+                          .arg(QString::number(count, 'g', 6), percent() ? tr("% of the rounded values")
+                                                                          : tr("values per instrumented step"))
+                          .arg(zones.name, why);
+      return shown;
+    }
+  }
+  return std::nullopt;
+}
 
 }  // namespace ampscope::ui

@@ -38,6 +38,10 @@ class UnderflowPlot : public PlotPanel {
   QCPGraph* graph(SeriesKey key, Quantity quantity) const;
   // The band of folded steps: two points per bucket (its first and last step) at its per-step maximum.
   QCPGraph* bandHighGraph(PrecisionMode mode, Quantity quantity) const;
+  // For the nearest point, a value of the class it counts, in the format the mode's counts are taken
+  // against: half the smallest subnormal (a tie, which round-to-nearest-even sends to 0) for flushed, a
+  // subnormal for subnormal, the first value past the largest finite one for overflowed.
+  std::optional<PlotValue> valueAt(double key, double value) const override;
 
  protected:
   QString emptyNote() const override;
