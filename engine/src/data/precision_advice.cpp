@@ -19,6 +19,12 @@ const std::vector<std::string>& whatIfColumns() {
   return columns;
 }
 
+// MXFP8 and NVFP4 scale every block of 32 or 16 values by its own amax: the OCP MX scale 2^(floor(log2
+// amax) - 8) puts a block's amax in [256, 512) elements, so values above 464 clamp to E4M3's 448 by design,
+// and E2M1 holds 0.5 .. 6, so a block's values under amax / 24 flush. Their shares are reported; the
+// verdict is the SQNR's.
+bool blockScaled(const std::string& column) { return column == "mxfp8" || column == "nvfp4"; }
+
 bool isBackwardRole(const std::string& role) { return role == "gradient" || role == "activation-gradient"; }
 
 // torch.cuda.amp.GradScaler's default init_scale, 65536 = 2^16 (PyTorch documentation).
@@ -136,17 +142,21 @@ void judgeEvidence(FormatEvidence& e, const AdviceThresholds& t) {
   const std::string span = std::to_string(e.steps) + " steps (" + std::to_string(e.firstStep) + "-" +
                            std::to_string(e.lastStep) + ")";
   std::vector<std::string> unsafe, caution;
+  const bool block = blockScaled(e.column);
   const auto atSteps = [&](const std::string& what) {
     return what + " (over a threshold at " + std::to_string(e.unsafeSteps) + " of " + std::to_string(e.steps) +
            " steps, from step " + std::to_string(e.firstUnsafeStep) + ")";
   };
-  if (e.worstFlushShare > t.unsafeFlushShare) {
+  if (block) {
+    // Reported, not judged: the block's own scale puts its largest values at the top of the element
+    // format, so what flushes or clamps is the format's precision, which the SQNR judges.
+  } else if (e.worstFlushShare > t.unsafeFlushShare) {
     unsafe.push_back(atSteps("flushed " + percentText(e.worstFlushShare) + " at step " +
                              std::to_string(e.worstFlushStep)));
   } else if (e.worstFlushShare > t.cautionFlushShare) {
     caution.push_back("flushed " + percentText(e.worstFlushShare) + " at step " + std::to_string(e.worstFlushStep));
   }
-  if (e.worstOverflowShare > t.unsafeOverflowShare) {
+  if (!block && e.worstOverflowShare > t.unsafeOverflowShare) {
     unsafe.push_back(atSteps("overflowed " + percentText(e.worstOverflowShare) + " at step " +
                              std::to_string(e.worstOverflowStep)));
   }
@@ -157,7 +167,7 @@ void judgeEvidence(FormatEvidence& e, const AdviceThresholds& t) {
                                ", floor " + dbText(*ideal - t.sqnrMarginDb)));
     }
   }
-  if (e.worstSubnormalShare > t.cautionSubnormalShare) {
+  if (!block && e.worstSubnormalShare > t.cautionSubnormalShare) {
     caution.push_back("subnormal " + percentText(e.worstSubnormalShare) + " at step " +
                       std::to_string(e.worstSubnormalStep));
   }
@@ -174,7 +184,7 @@ void judgeEvidence(FormatEvidence& e, const AdviceThresholds& t) {
     join(caution);
   } else {
     e.verdict = Verdict::Ok;
-    text = "worst flush " + percentText(e.worstFlushShare) + ", overflow " + percentText(e.worstOverflowShare);
+    text = std::string(block ? "judged by SQNR; " : "") + "worst flush " + percentText(e.worstFlushShare) + ", overflow " + percentText(e.worstOverflowShare);
     if (e.hasSqnr) text += ", lowest SQNR " + dbText(e.minSqnrDb);
   }
   e.reason = text + "; " + span;
@@ -210,7 +220,9 @@ void AdviceBuilder::fold(const Key& key, const StepCounts& c, int64_t step) {
     e.minSqnrStep = step;
   }
   const auto ideal = formatSqnrDb(e.column);
-  const bool unsafe = flush > thresholds_.unsafeFlushShare || overflow > thresholds_.unsafeOverflowShare ||
+  const bool block = blockScaled(e.column);
+  const bool unsafe = (!block && flush > thresholds_.unsafeFlushShare) ||
+                      (!block && overflow > thresholds_.unsafeOverflowShare) ||
                       (c.hasSqnr && ideal && c.minSqnrDb < *ideal - thresholds_.sqnrMarginDb);
   if (unsafe) {
     if (e.unsafeSteps == 0) e.firstUnsafeStep = step;
@@ -399,7 +411,10 @@ ModeJudgement judgeMode(const std::vector<const FormatEvidence*>& layerEvidence,
     }
     (any ? judgedRoles : missing).push_back(role);
   }
-  const auto describe = [](const FormatEvidence* e) { return e->role + " in " + e->column + ": " + e->reason; };
+  // The evidence's first clause ("flushed 7.3% at step 221 (over a threshold at 30 of 30 steps, from step 1)").
+  const auto describe = [](const FormatEvidence* e) {
+    return e->role + " in " + e->column + ": " + e->reason.substr(0, e->reason.find("; "));
+  };
   if (worstUnsafe) {
     j.verdict = Verdict::Unsafe;
     j.reason = name + " unsafe: " + describe(worstUnsafe);

@@ -92,6 +92,7 @@ std::string adviceText(const PrecisionAdvice& a) {
   out += "\nper layer and role (ok, caution, UNSAFE, few = too few steps, - = no evidence):\n";
   out += "  " + pad("layer", layerWidth) + pad("role", roleWidth);
   for (const auto& c : ordered) out += pad(c, std::max<size_t>(c.size() + 2, 9));
+  while (!out.empty() && out.back() == ' ') out.pop_back();
   out += "\n";
   for (const auto& [layer, role] : rows) {
     out += "  " + pad(layer, layerWidth) + pad(role, roleWidth);
