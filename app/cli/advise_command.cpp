@@ -181,19 +181,20 @@ struct ReadResult {
   std::optional<PrecisionMode> judged;
 };
 
-void feedStep(ReadResult& r, const AdviseOptions& o, const std::vector<PrecisionMode>& configModes,
-              const ModeStep& step) {
+void feedStep(ReadResult& r, const AdviseOptions& o, const RunConfig* config, const ModeStep& step) {
   if (std::find(r.modes.begin(), r.modes.end(), step.mode) == r.modes.end()) r.modes.push_back(step.mode);
   if (!r.builder) {
     PrecisionMode judged = step.mode;
     if (o.mode) {
       judged = *o.mode;
-    } else if (!configModes.empty()) {
-      const bool hasFp32 = std::find(configModes.begin(), configModes.end(), PrecisionMode::FP32) != configModes.end();
-      judged = hasFp32 ? PrecisionMode::FP32 : configModes.front();
+    } else if (config && !config->modes.empty()) {
+      const auto& modes = config->modes;
+      const bool hasFp32 = std::find(modes.begin(), modes.end(), PrecisionMode::FP32) != modes.end();
+      judged = hasFp32 ? PrecisionMode::FP32 : modes.front();
     }
     r.judged = judged;
     r.builder.emplace(judged, o.thresholds);
+    if (config) r.builder->setEngineModel(config->model);
   }
   r.builder->add(step);
 }
@@ -205,16 +206,16 @@ ReadResult readStream(const AdviseOptions& o) {
   if (!in) throw CliUsageError{"RUN: cannot open '" + o.run + "'"};
   RecordStreamReader reader;
   std::vector<char> buffer(kChunkBytes);
-  std::vector<PrecisionMode> configModes;
+  std::optional<RunConfig> config;
   bool configRead = false;
   const auto drain = [&] {
     for (const auto& error : reader.takeErrors()) throw CliUsageError{"RUN: " + error.text()};
     if (reader.headerChanged()) throw CliUsageError{"RUN: a second run starts in the stream; advise reads one run"};
     if (reader.hasHeader() && !configRead) {
       configRead = true;
-      if (reader.header().config) configModes = reader.header().config->modes;
+      config = reader.header().config;
     }
-    for (const auto& step : reader.takeSteps()) feedStep(r, o, configModes, step);
+    for (const auto& step : reader.takeSteps()) feedStep(r, o, config ? &*config : nullptr, step);
   };
   while (in) {
     in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
@@ -259,7 +260,7 @@ ReadResult readSession(const AdviseOptions& o) {
   r.identity.run = session->lesson;
   if (!session->records.empty()) {
     for (const auto& record : session->records)
-      for (const auto& step : record.modes) feedStep(r, o, session->config.modes, step);
+      for (const auto& step : record.modes) feedStep(r, o, &session->config, step);
   } else if (!session->followed.empty()) {
     if (o.followed > static_cast<int64_t>(session->followed.size())) {
       throw CliUsageError{"option --followed: the session holds " + std::to_string(session->followed.size()) +
@@ -268,7 +269,7 @@ ReadResult readSession(const AdviseOptions& o) {
     const FollowedRun& followed = session->followed[static_cast<size_t>(o.followed - 1)];
     r.identity.run = followed.source.run;
     r.identity.runId = followed.source.runId;
-    for (const auto& step : followed.steps) feedStep(r, o, {}, step);
+    for (const auto& step : followed.steps) feedStep(r, o, nullptr, step);
   }
   return r;
 }
@@ -343,8 +344,8 @@ int runAdviseCommand(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   read.identity.file = options.run;
-  const AdviceBuilder empty(options.mode.value_or(PrecisionMode::FP32), options.thresholds);
-  const AdviceBuilder& builder = read.builder ? *read.builder : empty;
+  AdviceBuilder empty(options.mode.value_or(PrecisionMode::FP32), options.thresholds);
+  AdviceBuilder& builder = read.builder ? *read.builder : empty;
   const PrecisionAdvice advice = builder.finish(read.identity, options.target);
 
   if (options.json) {

@@ -23,7 +23,21 @@ const std::vector<std::string>& whatIfColumns() {
 // amax) - 8) puts a block's amax in [256, 512) elements, so values above 464 clamp to E4M3's 448 by design,
 // and E2M1 holds 0.5 .. 6, so a block's values under amax / 24 flush. Their shares are reported; the
 // verdict is the SQNR's.
-bool blockScaled(const std::string& column) { return column == "mxfp8" || column == "nvfp4"; }
+bool blockScaled(const std::string& column) {
+  return column == "mxfp8" || column == "nvfp4" || column == "run:mxfp8" || column == "run:nvfp4";
+}
+
+// Whether a scaled value of magnitude `top` rounds to the element format's largest finite value rather
+// than beyond it (docs/record-format.md's overflow thresholds, OCP 8-bit FP v1.0 and MX v1.0: E4M3's max
+// 448 takes everything up to 464, E5M2's 57344 everything below 61440, E2M1's 6 everything below 7).
+bool roundsWithinMax(QuantFormat format, double top) {
+  switch (format) {
+    case QuantFormat::E4M3: return top <= 464;
+    case QuantFormat::E5M2: return top < 61440;
+    case QuantFormat::E2M1: return top < 7;
+  }
+  return false;
+}
 
 bool isBackwardRole(const std::string& role) { return role == "gradient" || role == "activation-gradient"; }
 
@@ -109,6 +123,28 @@ std::string adviceLayer(const TensorStats& tensor) {
       name.resize(name.size() - suffix.size());
   }
   return name;
+}
+
+std::string engineLayerName(ModelKind model, const std::string& layer) {
+  const auto digitsAt = [&](size_t at, size_t* end) {
+    size_t i = at;
+    while (i < layer.size() && layer[i] >= '0' && layer[i] <= '9') ++i;
+    *end = i;
+    return i > at && i - at < 9 ? std::stoi(layer.substr(at, i - at)) : -1;
+  };
+  size_t end = 0;
+  if (model == ModelKind::TinyMLP || model == ModelKind::DeepMLP) {
+    // mlp.cpp: Linear, GELU, Linear, ... in one Sequential "net": the k-th Linear (from 0) is net.<2k>.
+    if (layer.rfind("net.", 0) != 0) return layer;
+    const int index = digitsAt(4, &end);
+    if (index < 0 || end != layer.size() || index % 2 != 0) return layer;
+    return "fc" + std::to_string(index / 2 + 1);
+  }
+  // tiny_transformer.cpp: the ModuleList "blocks" holds block i, whose ops are named "block<i>.".
+  if (layer.rfind("blocks.", 0) != 0) return layer;
+  const int index = digitsAt(7, &end);
+  if (index < 0 || (end != layer.size() && layer[end] != '.')) return layer;
+  return "block" + std::to_string(index) + layer.substr(end);
 }
 
 std::string adviceRole(const TensorStats& tensor) { return tensorRoleKey(tensorRole(tensor)); }
@@ -230,24 +266,49 @@ void AdviceBuilder::fold(const Key& key, const StepCounts& c, int64_t step) {
   }
 }
 
+int64_t AdviceBuilder::layerOf(const std::string& layer) {
+  auto [it, inserted] = layerIndex_.emplace(layer, static_cast<int64_t>(layers_.size()));
+  if (inserted) layers_.push_back(layer);
+  return it->second;
+}
+
+void AdviceBuilder::addCounts(StepCounts& to, int64_t elements, int64_t flushed, int64_t subnormal,
+                              int64_t overflowed, const FormatCostStats* cost) {
+  to.elements += elements;
+  to.flushed += flushed;
+  to.subnormal += subnormal;
+  to.overflowed += overflowed;
+  if (cost && (!to.hasSqnr || cost->sqnrDb < to.minSqnrDb)) {
+    to.hasSqnr = true;
+    to.minSqnrDb = cost->sqnrDb;
+  }
+}
+
 void AdviceBuilder::add(const ModeStep& step) {
+  // The judged mode's step waits until the step's other modes have come (they follow it in a stream):
+  // a GradScaler mode beside it gives the scale the GradScaler really used at that step.
+  if (pending_ && step.step != pending_->step) flushPending();
+  if (step.mode != judged_ && step.mode == PrecisionMode::FP16AmpScaled && pending_ && step.step == pending_->step) {
+    pendingScale_ = step.lossScale;
+    scalerModeName_ = modeName(step.mode);
+  }
+  addQuantised(step);
+  if (step.mode == judged_ && step.instrumented && !step.tensors.empty()) {
+    if (pending_) flushPending();
+    pending_ = step;
+    pendingScale_ = 0;
+  }
+}
+
+void AdviceBuilder::flushPending() {
+  if (!pending_) return;
+  const ModeStep step = std::move(*pending_);
+  pending_.reset();
+  addJudged(step, pendingScale_);
+}
+
+void AdviceBuilder::addQuantised(const ModeStep& step) {
   std::map<Key, StepCounts> counts;
-  const auto layerOf = [&](const std::string& layer) {
-    auto [it, inserted] = layerIndex_.emplace(layer, static_cast<int64_t>(layers_.size()));
-    if (inserted) layers_.push_back(layer);
-    return it->second;
-  };
-  const auto addCounts = [](StepCounts& to, int64_t elements, int64_t flushed, int64_t subnormal,
-                            int64_t overflowed, const FormatCostStats* cost) {
-    to.elements += elements;
-    to.flushed += flushed;
-    to.subnormal += subnormal;
-    to.overflowed += overflowed;
-    if (cost && (!to.hasSqnr || cost->sqnrDb < to.minSqnrDb)) {
-      to.hasSqnr = true;
-      to.minSqnrDb = cost->sqnrDb;
-    }
-  };
 
   // As run: a quantised mode's GEMM operands (any mode, on its measured steps).
   for (const auto& q : step.quantized) {
@@ -259,21 +320,39 @@ void AdviceBuilder::add(const ModeStep& step) {
     if (endsWith(".weight")) role = "weight";
     if (endsWith(".grad_output")) role = "activation-gradient";
     const int64_t values = q.histogram ? q.histogram->counts.sum() : q.numel;
-    addCounts(counts[{layerOf(q.layer), role, modeName(step.mode)}], values, q.flushed, 0, q.saturated, nullptr);
+    // The engine counts as saturated every value whose scaled magnitude exceeds the format's max. With a
+    // per-tensor scale, when even the amax scaled (a float32 product, as the quantiser's) rounds to the max,
+    // those values lost nothing beyond rounding: current scaling puts the amax at the max, and the float32
+    // rounding of max / amax can put it an ulp above. They are not overflow here.
+    int64_t saturated = q.saturated;
+    const bool perTensor = q.scaling != ScalingKind::MxBlock && q.scaling != ScalingKind::Nvfp4Block;
+    if (perTensor && roundsWithinMax(q.format, static_cast<double>(static_cast<float>(q.amax) * static_cast<float>(q.scale))))
+      saturated = 0;
+    addCounts(counts[{layerOf(q.layer), role, "run:" + modeName(step.mode)}], values, q.flushed, 0, saturated,
+              nullptr);
   }
 
-  if (step.mode == judged_ && step.instrumented && !step.tensors.empty()) {
+  for (const auto& [key, c] : counts) fold(key, c, step.step);
+}
+
+void AdviceBuilder::addJudged(const ModeStep& step, double otherScale) {
+  std::map<Key, StepCounts> counts;
+
+  {
     ++instrumentedSteps_;
     if (firstStep_ == 0) firstStep_ = step.step;
     lastStep_ = step.step;
-    if (step.mode == PrecisionMode::FP16AmpScaled || step.lossScale != 1) judgedHasScaler_ = true;
-    const std::optional<int> ceiling = addScaler(step);
-    // The scale "fp16+scaler" judges at: the recorded one, or 2^16 backed off below this step's ceiling.
+    // The scale "fp16+scaler" judges at: the judged mode's own (its scaled histograms are exact), a
+    // GradScaler mode's beside it, or 2^16 backed off below this step's ceiling.
     const bool recorded = step.lossScale != 1;
-    const int hypothetical = std::min(kDefaultScaleLog2, ceiling.value_or(kDefaultScaleLog2));
+    const double scale = recorded ? step.lossScale : otherScale;
+    if (scale > 0) haveRecordedScale_ = true;
+    const std::optional<int> ceiling = addScaler(step, scale);
+    const int hypothetical = scale > 0 ? scaleLog2(scale) : std::min(kDefaultScaleLog2, ceiling.value_or(kDefaultScaleLog2));
     for (const auto& t : step.tensors) {
       const std::string role = adviceRole(t);
-      const int64_t layer = layerOf(adviceLayer(t));
+      const std::string layerName = adviceLayer(t);
+      const int64_t layer = layerOf(engineModel_ ? engineLayerName(*engineModel_, layerName) : layerName);
       const ExponentHistogram& unscaled = t.unscaled;
       const int64_t values = unscaled.counts.sum();
       if (unscaled.formatsMeasured) {
@@ -318,7 +397,7 @@ void AdviceBuilder::add(const ModeStep& step) {
   for (const auto& [key, c] : counts) fold(key, c, step.step);
 }
 
-std::optional<int> AdviceBuilder::addScaler(const ModeStep& step) {
+std::optional<int> AdviceBuilder::addScaler(const ModeStep& step, double scale) {
   int lo = std::numeric_limits<int>::max();
   int hi = std::numeric_limits<int>::min();
   for (const auto& t : step.tensors) {
@@ -337,9 +416,9 @@ std::optional<int> AdviceBuilder::addScaler(const ModeStep& step) {
     if (s.noScaleFitsSteps == 0) s.firstNoScaleFitsStep = step.step;
     ++s.noScaleFitsSteps;
   }
-  const auto cover = [&](ScaleCover& c, int scale) {
+  const auto cover = [&](ScaleCover& c, int log2Scale) {
     ++c.steps;
-    if (scale >= needed) {
+    if (log2Scale >= needed) {
       if (c.coveredFromStep == 0) c.coveredFromStep = step.step;
     } else {
       c.coveredFromStep = 0;
@@ -349,7 +428,7 @@ std::optional<int> AdviceBuilder::addScaler(const ModeStep& step) {
     }
   };
   cover(defaultCover_, std::min(kDefaultScaleLog2, ceiling));
-  if (step.lossScale != 1) cover(recordedCover_, scaleLog2(step.lossScale));
+  if (scale > 0) cover(recordedCover_, scaleLog2(scale));
   return ceiling;
 }
 
@@ -403,7 +482,7 @@ ModeJudgement judgeMode(const std::vector<const FormatEvidence*>& layerEvidence,
     const std::string column = whatIfColumnFor(mode, role);
     bool any = false;
     for (const auto* e : layerEvidence) {
-      if (e->role != role || (e->column != column && e->column != name)) continue;
+      if (e->role != role || (e->column != column && e->column != "run:" + name)) continue;
       any = true;
       if (e->verdict == Verdict::TooFewSteps) fewSteps = true;
       if (e->verdict == Verdict::Unsafe && !worstUnsafe) worstUnsafe = e;
@@ -445,7 +524,9 @@ ModeJudgement judgeMode(const std::vector<const FormatEvidence*>& layerEvidence,
 
 }  // namespace
 
-PrecisionAdvice AdviceBuilder::finish(RunIdentity run, const std::string& target) const {
+PrecisionAdvice AdviceBuilder::finish(RunIdentity run, const std::string& target) {
+  flushPending();
+  if (!scalerModeName_.empty()) recordedCover_.label = "the loss scale " + scalerModeName_ + " used";
   PrecisionAdvice advice;
   advice.thresholds = thresholds_;
   advice.target = target;
@@ -483,7 +564,7 @@ PrecisionAdvice AdviceBuilder::finish(RunIdentity run, const std::string& target
 
   advice.scaler = scaler_;
   advice.scaler.covers.push_back(defaultCover_);
-  if (judgedHasScaler_ && recordedCover_.steps > 0) advice.scaler.covers.push_back(recordedCover_);
+  if (haveRecordedScale_ && recordedCover_.steps > 0) advice.scaler.covers.push_back(recordedCover_);
   for (const auto& e : advice.evidence) {
     if (e.column == "fp16" && isBackwardRole(e.role) && e.verdict == Verdict::Unsafe &&
         e.worstFlushShare > thresholds_.unsafeFlushShare)

@@ -247,6 +247,44 @@ TEST(PrecisionAdvice, RecordedScaleCoversFromAStep) {
   EXPECT_EQ(scaled->worstFlushStep, 1);
 }
 
+// An engine stream: fp32 is judged, and the fp16-amp-scaled mode beside it (its records follow fp32's in
+// each step) gives the scale its GradScaler really used: 2^4 at step 1, 2^6 from step 2 on. The smallest
+// fp32 gradient 1.5 x 2^-30 needs 2^6; the fp16+scaler column shifts fp32's histogram by that scale.
+TEST(PrecisionAdvice, AGradScalerModeBesideTheJudgedOneGivesTheRecordedScale) {
+  AdviceBuilder builder(PrecisionMode::FP32, AdviceThresholds{});
+  for (int s = 1; s <= 6; ++s) {
+    builder.add(stepOf(s, {tensorOf("net.0.weight", TensorRole::Gradient, valuesOf(100, 50, -30, -8))}));
+    ModeStep scaled;
+    scaled.mode = PrecisionMode::FP16AmpScaled;
+    scaled.step = s;
+    scaled.lossScale = s == 1 ? 16 : 64;
+    builder.add(scaled);
+  }
+  builder.setEngineModel(ModelKind::DeepMLP);  // (after the steps: the names were taken as they came)
+  const PrecisionAdvice a = builder.finish(RunIdentity{}, "auto");
+  ASSERT_EQ(a.scaler.covers.size(), 2u);
+  EXPECT_NE(a.scaler.covers[1].label.find("fp16-amp-scaled"), std::string::npos) << a.scaler.covers[1].label;
+  EXPECT_EQ(a.scaler.covers[1].uncoveredSteps, 1);
+  EXPECT_EQ(a.scaler.covers[1].coveredFromStep, 2);
+  // 1.5 x 2^-30 x 2^4 = 1.5 x 2^-26 < 2^-25: half the values flush at step 1, none after.
+  const FormatEvidence* scaled = find(a, "net.0", "gradient", "fp16+scaler");
+  ASSERT_NE(scaled, nullptr);
+  EXPECT_DOUBLE_EQ(scaled->worstFlushShare, 0.5);
+  EXPECT_EQ(scaled->worstFlushStep, 1);
+  EXPECT_EQ(scaled->unsafeSteps, 1);
+}
+
+// The engine's parameter layers under the names its rounding points use (mlp.cpp, tiny_transformer.cpp).
+TEST(PrecisionAdvice, EngineLayerNames) {
+  EXPECT_EQ(engineLayerName(ModelKind::DeepMLP, "net.0"), "fc1");
+  EXPECT_EQ(engineLayerName(ModelKind::TinyMLP, "net.2"), "fc2");
+  EXPECT_EQ(engineLayerName(ModelKind::DeepMLP, "net.1"), "net.1");  // a GELU: no parameters, no name
+  EXPECT_EQ(engineLayerName(ModelKind::TinyTransformer, "blocks.1.attn.qkv"), "block1.attn.qkv");
+  EXPECT_EQ(engineLayerName(ModelKind::TinyTransformer, "blocks.0.ln1"), "block0.ln1");
+  EXPECT_EQ(engineLayerName(ModelKind::TinyTransformer, "head"), "head");
+  EXPECT_EQ(engineLayerName(ModelKind::TinyTransformer, "blocksx.0"), "blocksx.0");
+}
+
 // Gradients from 1.5 x 2^-45 to 1.5 x 2^0 span 46 binades; FP16 holds 40 (2^-24 .. 65504): no scale fits.
 TEST(PrecisionAdvice, NoScaleFitsWhenTheRangeIsTooWide) {
   std::vector<ModeStep> steps;
@@ -304,21 +342,57 @@ TEST(PrecisionAdvice, QuantisedOperandsAreEvidenceAsRun) {
       t.layer = "fc1";
       t.numel = 1000;
       t.measured = true;
-      t.saturated = (s == 3 && std::string(operand) == "fc1.input") ? 7 : 0;
+      t.scaling = ScalingKind::Delayed;
+      t.format = QuantFormat::E4M3;
+      t.scale = 1;
+      t.amax = (s == 3 && std::string(operand) == "fc1.input") ? 1000 : 400;  // 1000 > 464: beyond E4M3
+      t.saturated = t.amax > 448 ? 7 : 0;
       q.quantized.push_back(t);
     }
     steps.push_back(q);
   }
   const PrecisionAdvice a = adviseOn(steps, "fp8-delayed");
-  const FormatEvidence* input = find(a, "fc1", "gemm-input", "fp8-delayed");
+  const FormatEvidence* input = find(a, "fc1", "gemm-input", "run:fp8-delayed");
   ASSERT_NE(input, nullptr);
   EXPECT_EQ(input->verdict, Verdict::Unsafe);
   EXPECT_EQ(input->worstOverflowStep, 3);
   EXPECT_DOUBLE_EQ(input->worstOverflowShare, 0.007);
-  EXPECT_EQ(find(a, "fc1", "weight", "fp8-delayed")->verdict, Verdict::Ok);
+  EXPECT_EQ(find(a, "fc1", "weight", "run:fp8-delayed")->verdict, Verdict::Ok);
   ASSERT_EQ(a.plan.size(), 1u);
   EXPECT_EQ(a.plan[0].mode, "bf16-amp");
   EXPECT_TRUE(a.plan[0].keptHigher);
+}
+
+// Current scaling puts a tensor's amax at E4M3's 448; the float32 product amax x (448 / amax) can land an
+// ulp above 448, and the engine counts that value as saturated, but it rounds to 448 (everything up to 464
+// does): no overflow. An amax scaled to 470 (> 464) would round beyond the max: overflow.
+TEST(PrecisionAdvice, ASaturatedAmaxThatRoundsToTheMaxIsNoOverflow) {
+  for (const auto& [top, expected] : std::vector<std::pair<float, Verdict>>{{448.00003f, Verdict::Ok},
+                                                                           {464.0f, Verdict::Ok},
+                                                                           {470.0f, Verdict::Unsafe}}) {
+    AdviceBuilder builder(PrecisionMode::FP32, AdviceThresholds{});
+    for (int s = 1; s <= 5; ++s) {
+      ModeStep q;
+      q.mode = PrecisionMode::Fp8Current;
+      q.step = s;
+      QuantTensorStats t;
+      t.name = "fc1.weight";
+      t.layer = "fc1";
+      t.numel = 1000;
+      t.measured = true;
+      t.scaling = ScalingKind::Current;
+      t.format = QuantFormat::E4M3;
+      t.amax = 2.0;
+      t.scale = top / 2.0f;  // exact: a power-of-two division
+      t.saturated = 1;
+      q.quantized.push_back(t);
+      builder.add(q);
+    }
+    const PrecisionAdvice a = builder.finish(RunIdentity{}, "auto");
+    const FormatEvidence* e = find(a, "fc1", "weight", "run:fp8-current");
+    ASSERT_NE(e, nullptr);
+    EXPECT_EQ(e->verdict, expected) << top << ": " << e->reason;
+  }
 }
 
 PrecisionPlan samplePlan() {

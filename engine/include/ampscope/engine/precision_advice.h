@@ -150,6 +150,11 @@ std::vector<PrecisionMode> adviceChain(const std::string& target);
 // The layer a tensor belongs to: a parameter's (gradient or weight) name without its last component
 // ("net.0.weight" -> "net.0"); a module's name as it is; an engine tap "act:fc1.out" -> "fc1".
 std::string adviceLayer(const TensorStats& tensor);
+// An engine model's parameter layer under the name its rounding points, taps and quantised operands use
+// (engine/src/models: the MLPs' Sequential "net.<2i>" is "fc<i+1>", the Transformer's "blocks.<i>" is
+// "block<i>"), so one layer of an engine stream is one row; any other name is returned as it is.
+std::string engineLayerName(ModelKind model, const std::string& layer);
+
 // The roles the advice judges: tensorRoleKey, and "gemm-input" for a quantised GEMM's input.
 std::string adviceRole(const TensorStats& tensor);
 
@@ -158,9 +163,11 @@ class AdviceBuilder {
  public:
   // `judgedMode`: whose tensors are judged; quantised modes' `quantized` records are read whatever it is.
   AdviceBuilder(PrecisionMode judgedMode, AdviceThresholds thresholds);
+  // An engine stream or session: its model's parameter layers take the engine's layer names.
+  void setEngineModel(ModelKind model) { engineModel_ = model; }
   void add(const ModeStep& step);
   // Verdicts, the scaler's advice and the plan for `target` ("auto" or a mode of adviceModeOrder()).
-  PrecisionAdvice finish(RunIdentity run, const std::string& target) const;
+  PrecisionAdvice finish(RunIdentity run, const std::string& target);
 
  private:
   struct Accumulator {
@@ -173,17 +180,28 @@ class AdviceBuilder {
   };
   using Key = std::tuple<int64_t, std::string, std::string>;  // layer index, role, column
   void fold(const Key& key, const StepCounts& counts, int64_t step);
+  int64_t layerOf(const std::string& layer);
+  static void addCounts(StepCounts& to, int64_t elements, int64_t flushed, int64_t subnormal, int64_t overflowed,
+                        const FormatCostStats* cost);
   // Adds the step's backward range to the scaler's advice; its ceiling (nullopt: no non-zero values).
-  std::optional<int> addScaler(const ModeStep& step);
+  std::optional<int> addScaler(const ModeStep& step, double scale);
+  void flushPending();
+  void addQuantised(const ModeStep& step);
+  // `otherScale`: the loss scale a GradScaler mode beside the judged one used at this step (0: none).
+  void addJudged(const ModeStep& step, double otherScale);
 
   PrecisionMode judged_;
   AdviceThresholds thresholds_;
+  std::optional<ModelKind> engineModel_;
   std::vector<std::string> layers_;  // first-appearance order
   std::map<std::string, int64_t> layerIndex_;
   std::map<Key, FormatEvidence> evidence_;
   int64_t instrumentedSteps_ = 0;
   int64_t firstStep_ = 0, lastStep_ = 0;
-  bool judgedHasScaler_ = false;
+  bool haveRecordedScale_ = false;
+  std::optional<ModeStep> pending_;  // the judged mode's latest step, until its step's other modes came
+  double pendingScale_ = 0;
+  std::string scalerModeName_;
   ScalerAdvice scaler_;
   ScaleCover defaultCover_, recordedCover_;
 };
