@@ -199,6 +199,29 @@ TEST(CliAdvise, ReadsASession) {
       << noMode.err;
 }
 
+// An engine stream of `train --jsonl`: the fp32 mode is judged, and fp8-current's quantised operands (fc1.input,
+// ...) and fp32's parameter gradients (net.0.weight, ...) land in the same layer rows (fc1, ...).
+TEST(CliAdvise, ReadsAnEngineStreamWithItsLayerNames) {
+  const std::string run = tempPath("engine.jsonl");
+  std::filesystem::remove(run);
+  const auto train = CliRunner().setTimeoutSeconds(300).run(
+      {"train", "--modes", "fp32,fp8-current", "--steps", "6", "--instrument-every", "1", "--quiet", "--jsonl", run});
+  ASSERT_EQ(train.exitCode, 0) << train.err;
+  const auto result = CliRunner().run({"advise", run, "--target", "fp8-current"});
+  ASSERT_EQ(result.exitCode, 0) << result.err << result.out;
+  EXPECT_NE(result.out.find("(engine-stream, run-id "), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("judged mode fp32, steps 1-6, 6 instrumented"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("run:fp8-current"), std::string::npos) << result.out;
+  const auto rows = CliRunner::lines(result.out);
+  bool gemmInput = false, gradient = false;
+  for (const auto& row : rows) {
+    EXPECT_EQ(row.find("  net."), std::string::npos) << row;
+    if (row.rfind("  fc1", 0) == 0 && row.find("gemm-input") != std::string::npos) gemmInput = true;
+    if (row.rfind("  fc1", 0) == 0 && row.find("gradient") != std::string::npos) gradient = true;
+  }
+  EXPECT_TRUE(gemmInput && gradient) << result.out;
+}
+
 TEST(CliAdvise, BadInputExits2NamingTheField) {
   const std::string good = tempPath("good.jsonl");
   writeFile(good, probeStream(6, 0));
