@@ -398,18 +398,33 @@ void AdviceBuilder::addJudged(const ModeStep& step, double otherScale) {
 }
 
 std::optional<int> AdviceBuilder::addScaler(const ModeStep& step, double scale) {
-  int lo = std::numeric_limits<int>::max();
-  int hi = std::numeric_limits<int>::min();
-  for (const auto& t : step.tensors) {
-    if (!isBackwardRole(adviceRole(t)) || t.unscaled.counts.empty()) continue;
-    lo = std::min(lo, t.unscaled.counts.lowest());
-    hi = std::max(hi, t.unscaled.counts.highest());
-  }
-  if (lo > hi) return std::nullopt;
+  // Every backward value's exponent, all tensors together.
+  ExponentBins bins;
+  for (const auto& t : step.tensors)
+    if (isBackwardRole(adviceRole(t))) bins.add(t.unscaled.counts);
+  if (bins.empty()) return std::nullopt;
+  const int lo = bins.lowest();
+  const int hi = bins.highest();
+  const int64_t values = bins.sum();
+  // At scale 2^s the values of bin e < -25 - s are below 2^-25 and flush: flushedAt(s) counts them.
+  const auto flushedAt = [&](int log2Scale) {
+    int64_t n = 0;
+    for (int e = lo; e <= hi && e < -25 - log2Scale; ++e) n += bins.at(e);
+    return n;
+  };
+  const auto overShare = [&](int log2Scale) {
+    return static_cast<double>(flushedAt(log2Scale)) > thresholds_.unsafeFlushShare * static_cast<double>(values);
+  };
   ScalerAdvice& s = scaler_;
   const int needed = kFp16MinSubnormalLog2 - lo;
   const int ceiling = kFp16MaxExponent - 1 - hi;
+  // The smallest scale keeping the flushed share within the unsafe share: below `needed` by the binades
+  // whose values the share may lose.
+  int neededForShare = needed;
+  while (neededForShare > -300 && !overShare(neededForShare - 1)) --neededForShare;
   if (s.steps == 0 || needed > s.neededLog2) s.neededLog2 = needed, s.neededStep = step.step;
+  if (s.steps == 0 || neededForShare > s.neededForShareLog2)
+    s.neededForShareLog2 = neededForShare, s.neededForShareStep = step.step;
   if (s.steps == 0 || ceiling < s.ceilingLog2) s.ceilingLog2 = ceiling, s.ceilingStep = step.step;
   ++s.steps;
   if (needed > ceiling) {
@@ -425,6 +440,13 @@ std::optional<int> AdviceBuilder::addScaler(const ModeStep& step, double scale) 
       if (c.uncoveredSteps == 0) c.firstUncoveredStep = step.step;
       ++c.uncoveredSteps;
       c.lastUncoveredStep = step.step;
+    }
+    if (!overShare(log2Scale)) {
+      if (c.shareCoveredFromStep == 0) c.shareCoveredFromStep = step.step;
+    } else {
+      c.shareCoveredFromStep = 0;
+      if (c.overShareSteps == 0) c.firstOverShareStep = step.step;
+      ++c.overShareSteps;
     }
   };
   cover(defaultCover_, std::min(kDefaultScaleLog2, ceiling));

@@ -124,8 +124,10 @@ std::string adviceText(const PrecisionAdvice& a) {
            ": without a scale " + (s.needed ? "some" : "no") + " layer's gradients flush more than " +
            percent(t.unsafeFlushShare) + "\n";
     out += "  the smallest gradients need a scale of at least " + pow2(s.neededLog2) + " (step " +
-           std::to_string(s.neededStep) + "); the largest allow at most " + pow2(s.ceilingLog2) + " (step " +
-           std::to_string(s.ceilingStep) + ")\n";
+           std::to_string(s.neededStep) + "), flushing at most " + percent(t.unsafeFlushShare) + " of them " +
+           pow2(s.neededForShareLog2) + " (step " + std::to_string(s.neededForShareStep) +
+           "); the largest allow at most " + pow2(s.ceilingLog2) + " (step " + std::to_string(s.ceilingStep) +
+           ")\n";
     if (s.noScaleFitsSteps > 0) {
       out += "  no single scale fits at " + std::to_string(s.noScaleFitsSteps) + " of " + std::to_string(s.steps) +
              " steps (first " + std::to_string(s.firstNoScaleFitsStep) +
@@ -142,6 +144,14 @@ std::string adviceText(const PrecisionAdvice& a) {
         out += c.coveredFromStep > 0 ? "covers them from step " + std::to_string(c.coveredFromStep) + " on\n"
                                      : "does not cover them at the last step\n";
       }
+      out += "    more than " + percent(t.unsafeFlushShare) + " flush at " + std::to_string(c.overShareSteps) + " of " +
+             std::to_string(c.steps) + " steps";
+      if (c.overShareSteps > 0) {
+        out += " (first " + std::to_string(c.firstOverShareStep) + "); " +
+               (c.shareCoveredFromStep > 0 ? "within it from step " + std::to_string(c.shareCoveredFromStep) + " on"
+                                           : "over it at the last step");
+      }
+      out += "\n";
     }
   }
 

@@ -198,6 +198,8 @@ void writeAdviceJson(JsonWriter& w, const PrecisionAdvice& a) {
   if (s.steps > 0) {
     w.field("needed-log2", s.neededLog2)
         .field("needed-step", static_cast<long long>(s.neededStep))
+        .field("needed-for-share-log2", s.neededForShareLog2)
+        .field("needed-for-share-step", static_cast<long long>(s.neededForShareStep))
         .field("ceiling-log2", s.ceilingLog2)
         .field("ceiling-step", static_cast<long long>(s.ceilingStep))
         .field("no-scale-fits-steps", static_cast<long long>(s.noScaleFitsSteps))
@@ -211,6 +213,9 @@ void writeAdviceJson(JsonWriter& w, const PrecisionAdvice& a) {
           .field("first-uncovered-step", static_cast<long long>(c.firstUncoveredStep))
           .field("last-uncovered-step", static_cast<long long>(c.lastUncoveredStep))
           .field("covered-from-step", static_cast<long long>(c.coveredFromStep))
+          .field("over-share-steps", static_cast<long long>(c.overShareSteps))
+          .field("first-over-share-step", static_cast<long long>(c.firstOverShareStep))
+          .field("share-covered-from-step", static_cast<long long>(c.shareCoveredFromStep))
           .endObject();
     }
     w.endArray();

@@ -221,6 +221,13 @@ TEST(PrecisionAdvice, ScalerNeededScaleCeilingAndCover) {
   EXPECT_EQ(c.firstUncoveredStep, 6);
   EXPECT_EQ(c.lastUncoveredStep, 10);
   EXPECT_EQ(c.coveredFromStep, 0);  // uncovered at the last step
+  // Flushing at most 1% (of 100 values, none of the 50 small ones) needs 1.5 x 2^-45 x 2^s >= 2^-25:
+  // 2^20, one binade less than lifting them to 2^-24. 2^16 flushes half of them at steps 6..10.
+  EXPECT_EQ(a.scaler.neededForShareLog2, 20);
+  EXPECT_EQ(a.scaler.neededForShareStep, 6);
+  EXPECT_EQ(c.overShareSteps, 5);
+  EXPECT_EQ(c.firstOverShareStep, 6);
+  EXPECT_EQ(c.shareCoveredFromStep, 0);
   // At 2^16, 1.5 x 2^-45 becomes 1.5 x 2^-29, below 2^-25: the "fp16+scaler" column sees it flush.
   EXPECT_EQ(find(a, "fc1", "gradient", "fp16+scaler")->verdict, Verdict::Unsafe);
 }
@@ -241,6 +248,9 @@ TEST(PrecisionAdvice, RecordedScaleCoversFromAStep) {
   EXPECT_EQ(recorded.uncoveredSteps, 1);
   EXPECT_EQ(recorded.firstUncoveredStep, 1);
   EXPECT_EQ(recorded.coveredFromStep, 2);
+  EXPECT_EQ(a.scaler.neededForShareLog2, 5);  // 1.5 x 2^-30 x 2^5 = 1.5 x 2^-25: not below 2^-25
+  EXPECT_EQ(recorded.overShareSteps, 1);
+  EXPECT_EQ(recorded.shareCoveredFromStep, 2);
   // Step 1: 1.5 x 2^-30 x 2^4 = 1.5 x 2^-26 < 2^-25 flushes: 50% flushed at the worst step.
   const FormatEvidence* scaled = find(a, "fc1", "gradient", "fp16+scaler");
   EXPECT_DOUBLE_EQ(scaled->worstFlushShare, 0.5);

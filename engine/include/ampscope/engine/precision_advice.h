@@ -92,6 +92,10 @@ struct ScaleCover {
   int64_t firstUncoveredStep = 0;
   int64_t lastUncoveredStep = 0;
   int64_t coveredFromStep = 0;  // the first step from which every later step is covered; 0: never
+  // The same with "covered" meaning: no more than the unsafe flush share of the backward values flush.
+  int64_t overShareSteps = 0;
+  int64_t firstOverShareStep = 0;
+  int64_t shareCoveredFromStep = 0;
 };
 
 // Whether FP16 needs a GradScaler: the gradients and activation gradients of the judged mode, together.
@@ -102,6 +106,9 @@ struct ScalerAdvice {
   // (FP16's smallest subnormal): -24 - (lowest occupied exponent); the largest over the steps.
   int neededLog2 = 0;
   int64_t neededStep = 0;
+  // The same for flushing no more than the unsafe flush share of the backward values (all together).
+  int neededForShareLog2 = 0;
+  int64_t neededForShareStep = 0;
   // log2 of the largest power-of-two scale keeping every backward value below 2^15 * 2 (no overflow):
   // 14 - (highest occupied exponent); the smallest over the steps.
   int ceilingLog2 = 0;
