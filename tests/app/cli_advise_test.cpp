@@ -193,6 +193,26 @@ TEST(CliAdvise, ReadsASession) {
   EXPECT_NE(result.out.find("(session, run underflow): judged mode fp32, steps 1-6"), std::string::npos) << result.out;
   // A session is the engine's: its model's parameters go by the engine's layer names (net.2 is fc2).
   EXPECT_NE(result.out.find("fc2 gradient fp16: UNSAFE"), std::string::npos) << result.out;
+  // A session of followed runs only (no engine records): --followed picks one, by number.
+  FollowedRun followed;
+  followed.source.source = "probe";
+  followed.source.run = "followed-probe";
+  followed.source.runId = "fedcba9876543210";
+  followed.source.every = 1;
+  followed.source.device = "cpu";
+  followed.source.torch = "1.13";
+  followed.target = "run.jsonl";
+  for (int i = 1; i <= 6; ++i) followed.steps.push_back(probeStep(i, 0));
+  const std::string followedRun = tempPath("followed.ampscope");
+  writeFile(followedRun, encodeSession(config, "", {}, {followed}));
+  const auto first = CliRunner().run({"advise", followedRun});
+  ASSERT_EQ(first.exitCode, 0) << first.err;
+  EXPECT_NE(first.out.find("(session, run followed-probe, run-id fedcba9876543210)"), std::string::npos) << first.out;
+  EXPECT_NE(first.out.find("  net.2"), std::string::npos) << first.out;  // a probe's names stay as they are
+  const auto second = CliRunner().run({"advise", followedRun, "--followed", "2"});
+  EXPECT_EQ(second.exitCode, 2);
+  EXPECT_NE(second.err.find("option --followed: the session holds 1 followed runs, not 2"), std::string::npos)
+      << second.err;
   const auto noMode = CliRunner().run({"advise", run, "--mode", "bf16-amp"});
   EXPECT_EQ(noMode.exitCode, 2);
   EXPECT_NE(noMode.err.find("option --mode: the run has no bf16-amp records (it has: fp32)"), std::string::npos)

@@ -11,13 +11,17 @@
 //   into the format without any scale (the unscaled histogram: for gradients, FP16 without a GradScaler);
 //   the SQNR from the tensor's `rounding-cost` where the stream has one (probe, rounding_cost=True).
 // - "fp16+scaler" (gradients and activation gradients only): FP16 after multiplying by the loss scale:
-//   the recorded scale where the judged mode has a GradScaler (the scaled histogram's exact counts),
-//   otherwise torch's default initial scale 2^16, halved until the step's largest gradient does not
-//   overflow (what a GradScaler backs off to). Overflows are not judged here: the scaler skips the step.
+//   the recorded scale where the judged mode has a GradScaler (the scaled histogram's exact counts), else
+//   the scale an fp16-amp-scaled mode beside it used at that step, otherwise torch's default initial
+//   scale 2^16, halved until the step's largest gradient does not overflow (what a GradScaler backs off
+//   to). Overflows are not judged here: the scaler skips the step.
 // - "fp8-e4m3", "fp8-e5m2", "mxfp8", "nvfp4": the tensor's `rounding-cost` (per-tensor amax or block
 //   scaling, as the FP8 recipes scale); no evidence without one.
 // - as run: every quantised mode in the stream (fp8-delayed, fp8-current, mxfp8, nvfp4) adds a column
-//   named by the mode from its `quantized` records: saturated (as overflow) and flushed per GEMM operand.
+//   "run:<mode>" from its `quantized` records: saturated (as overflow, unless even the scaled amax rounds
+//   to the format's max) and flushed per GEMM operand.
+// MXFP8 and NVFP4 (what-if or as run) are judged by their SQNR alone: their block scales make what flushes
+// or clamps part of the format's precision.
 #pragma once
 
 #include <cstdint>
