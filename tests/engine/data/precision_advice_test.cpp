@@ -99,6 +99,22 @@ TEST(PrecisionAdvice, FlushShareEachSideOfTheThresholds) {
   }
 }
 
+// FP16's subnormals lie in [2^-24, 2^-14): 1.5 x 2^-20 keeps only 5 significant bits there. 51 of 1000
+// (5.1%) is over the 5% caution share, 50 (5.0%) is not.
+TEST(PrecisionAdvice, SubnormalShareEachSideOfTheCautionThreshold) {
+  for (const auto& [small, expected] : std::vector<std::pair<int, Verdict>>{{51, Verdict::Caution}, {50, Verdict::Ok}}) {
+    std::vector<ModeStep> steps;
+    for (int s = 1; s <= 5; ++s)
+      steps.push_back(stepOf(s, {tensorOf("fc1.weight", TensorRole::Gradient, valuesOf(1000, small, -20, -8))}));
+    const PrecisionAdvice a = adviseOn(steps);
+    const FormatEvidence* fp16 = find(a, "fc1", "gradient", "fp16");
+    ASSERT_NE(fp16, nullptr);
+    EXPECT_EQ(fp16->worstFlushShare, 0);
+    EXPECT_DOUBLE_EQ(fp16->worstSubnormalShare, small / 1000.0);
+    EXPECT_EQ(fp16->verdict, expected) << small << ": " << fp16->reason;
+  }
+}
+
 // Flushing at one step only: the worst step and the count of steps over the threshold say where.
 TEST(PrecisionAdvice, WorstStepAndUnsafeStepsAreReported) {
   std::vector<ModeStep> steps;
