@@ -17,5 +17,6 @@ int runTrainCommand(const std::vector<std::string>& args);
 int runReproduceCommand(const std::vector<std::string>& args);  // reproduce_command.cpp
 int runFollowCommand(const std::vector<std::string>& args);     // follow_command.cpp
 int runKernelsCommand(const std::vector<std::string>& args);    // kernels_command.cpp
+int runAdviseCommand(const std::vector<std::string>& args);     // advise_command.cpp
 
 }  // namespace ampscope::cli

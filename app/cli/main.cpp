@@ -1,5 +1,5 @@
 // ampscope-cli: the engine without a window. Subcommands: formats, convert, train, reproduce, follow,
-// kernels.
+// kernels, advise.
 #include <unistd.h>
 
 #include <cstring>
@@ -28,6 +28,9 @@ void printUsage(std::ostream& out) {
          "                                (a growing .jsonl file or a probe's TCP port; follow --help)\n"
          "  kernels [--model M] [--json]  check this LibTorch's native kernels against an exact reference\n"
          "                                and show the path auto takes per mode (kernels --help)\n"
+         "  advise RUN [--plan FILE]      which layers hold which formats in a recorded run (a probe or\n"
+         "                                train --jsonl stream, or a session), and a precision plan\n"
+         "                                (advise --help)\n"
          "\n"
          "Options:\n"
          "  --version                     print the version of AmpScope and LibTorch\n"
@@ -53,6 +56,7 @@ int runCommand(const std::string& command, const std::vector<std::string>& rest,
   if (command == "reproduce") return ampscope::cli::runReproduceCommand(rest);
   if (command == "follow") return ampscope::cli::runFollowCommand(rest);
   if (command == "kernels") return ampscope::cli::runKernelsCommand(rest);
+  if (command == "advise") return ampscope::cli::runAdviseCommand(rest);
   *known = false;
   return ampscope::cli::kExitUsage;
 }
