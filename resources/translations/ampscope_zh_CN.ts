@@ -1430,6 +1430,28 @@ zeros</source>
         <source>Lesson %1 of %2</source>
         <translation>第 %1 课，共 %2 课</translation>
     </message>
+    <message numerus="yes">
+        <source>(%n parts)</source>
+        <translation>
+            <numerusform>（%n 个部分）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Checked against the run: %1</source>
+        <translation>对照本次运行检查：%1</translation>
+    </message>
+    <message>
+        <source>not checked: this run does not train %1</source>
+        <translation>未检查：本次运行没有训练 %1</translation>
+    </message>
+    <message>
+        <source>Question: %1</source>
+        <translation>问题：%1</translation>
+    </message>
+    <message>
+        <source>The items below answer it as the run goes: %1 of %2 hold now.</source>
+        <translation>下面各项会随着运行逐步回答它：目前 %2 项中有 %1 项成立。</translation>
+    </message>
 </context>
 <context>
     <name>LessonWorkspace</name>
