@@ -1449,8 +1449,8 @@ zeros</source>
         <translation>问题：%1</translation>
     </message>
     <message>
-        <source>The items below answer it as the run goes: %1 of %2 hold now.</source>
-        <translation>下面各项会随着运行逐步回答它：目前 %2 项中有 %1 项成立。</translation>
+        <source>What to look for (click to show the panel), %1 of %2 hold now:</source>
+        <translation>观察要点（点击可显示对应面板），目前 %2 项中有 %1 项成立：</translation>
     </message>
 </context>
 <context>

@@ -36,7 +36,7 @@ LessonPanel::LessonPanel(QWidget* parent) : QWidget(parent) {
   narrative_ = new QTextBrowser(this);
   narrative_->setObjectName(QStringLiteral("lessonNarrative"));
   narrative_->setOpenLinks(false);
-  layout->addWidget(narrative_, 3);
+  layout->addWidget(narrative_, 2);
 
   auto* variantRow = new QHBoxLayout;
   variantLabel_ = new QLabel(this);
@@ -59,7 +59,8 @@ LessonPanel::LessonPanel(QWidget* parent) : QWidget(parent) {
   callouts_->setObjectName(QStringLiteral("lessonCallouts"));
   callouts_->setWordWrap(true);
   callouts_->setTextElideMode(Qt::ElideNone);
-  layout->addWidget(callouts_, 2);
+  // As tall as the narrative: each item carries its claim's state line under its text.
+  layout->addWidget(callouts_, 3);
   // A single click is enough: a teacher at a projector should not need to double-click.
   connect(callouts_, &QListWidget::itemClicked, this,
           [this](QListWidgetItem* item) { emit calloutActivated(callouts_->row(item)); });
@@ -218,6 +219,9 @@ const ClaimReading* decisiveReading(const ClaimState& state) {
 void LessonPanel::refreshClaims() {
   if (!lesson_) return;
   const QLocale locale;
+  // The swatch a little smaller than a line of text, at whatever size presenter scaling gives the font.
+  const int side = callouts_->fontMetrics().height() * 2 / 3;
+  callouts_->setIconSize(QSize(side, side));
   int holding = 0, checked = 0;
   for (int i = 0; i < callouts_->count() && i < lesson_->callouts.size(); ++i) {
     QListWidgetItem* item = callouts_->item(i);
@@ -246,14 +250,11 @@ void LessonPanel::refreshClaims() {
     item->setData(kClaimStatusRole, status);
     item->setData(Qt::DecorationRole, status.isEmpty() ? QVariant() : QVariant(statusColor(status)));
   }
-  if (lesson_->question) {
-    QString text = tr("Question: %1").arg(lesson_->question->text(locale));
-    if (checked > 0) text += QLatin1Char('\n') + tr("The items below answer it as the run goes: %1 of %2 hold now.").arg(holding).arg(checked);
-    question_->setText(text);
-    question_->show();
-  } else {
-    question_->hide();
-  }
+  // The question is asked before Run; the items answer it as their claims come true.
+  question_->setVisible(lesson_->question.has_value());
+  if (lesson_->question) question_->setText(tr("Question: %1").arg(lesson_->question->text(locale)));
+  lookForLabel_->setText(checked > 0 ? tr("What to look for (click to show the panel), %1 of %2 hold now:").arg(holding).arg(checked)
+                                     : tr("What to look for (click to show the panel):"));
 }
 
 }  // namespace ampscope::ui

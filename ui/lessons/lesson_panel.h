@@ -45,6 +45,7 @@ class LessonPanel : public QWidget {
   QComboBox* variantBox() const { return variants_; }
   QLabel* titleLabel() const { return title_; }
   QLabel* questionLabel() const { return question_; }
+  QLabel* lookForLabel() const { return lookForLabel_; }
 
  signals:
   void nextRequested();
