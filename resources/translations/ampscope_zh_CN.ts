@@ -137,6 +137,145 @@ LibTorch %4
     </message>
 </context>
 <context>
+    <name>ClaimText</name>
+    <message>
+        <source>%1 steps recorded</source>
+        <translation>%1 已记录的步数</translation>
+    </message>
+    <message>
+        <source>%1 loss, mean of the last %2 steps</source>
+        <translation>%1 的 loss（最近 %2 步的平均）</translation>
+    </message>
+    <message>
+        <source>%1 loss above %2's</source>
+        <translation>%1 的 loss 高出 %2 的比例</translation>
+    </message>
+    <message>
+        <source>%1 loss fell by</source>
+        <translation>%1 的 loss 下降量</translation>
+    </message>
+    <message>
+        <source>%1 fell as far as %2, by</source>
+        <translation>%1 的下降幅度占 %2 的比例</translation>
+    </message>
+    <message>
+        <source>%1 loss scale</source>
+        <translation>%1 的 loss scale</translation>
+    </message>
+    <message>
+        <source>%1 skipped steps</source>
+        <translation>%1 跳过的步数</translation>
+    </message>
+    <message>
+        <source>%1 scale grew again after a backoff</source>
+        <translation>%1 的 scale 在回退后重新增长的次数</translation>
+    </message>
+    <message>
+        <source>%1 norm the clip saw</source>
+        <translation>%1 裁剪时看到的范数</translation>
+    </message>
+    <message>
+        <source>%1 true gradient norm</source>
+        <translation>%1 的真实梯度范数</translation>
+    </message>
+    <message>
+        <source>%1 gradient norm after clipping</source>
+        <translation>%1 裁剪后的梯度范数</translation>
+    </message>
+    <message>
+        <source>%1 norm the clip saw / true norm</source>
+        <translation>%1 裁剪时看到的范数 / 真实范数</translation>
+    </message>
+    <message>
+        <source>%1 peak bytes of a step</source>
+        <translation>%1 单步的峰值字节数</translation>
+    </message>
+    <message>
+        <source>%1 peak / %2's peak</source>
+        <translation>%1 的峰值 / %2 的峰值</translation>
+    </message>
+    <message>
+        <source>%1 values flushed to zero</source>
+        <translation>%1 被冲成 0 的数值个数</translation>
+    </message>
+    <message>
+        <source>%1 gradient values exactly 0</source>
+        <translation>%1 恰好为 0 的梯度值比例</translation>
+    </message>
+    <message>
+        <source>%1 share of %2 saturated</source>
+        <translation>%1 的 %2 饱和比例</translation>
+    </message>
+    <message>
+        <source>%1 share of %2 flushed to 0</source>
+        <translation>%1 的 %2 被冲成 0 的比例</translation>
+    </message>
+    <message>
+        <source>%1 log2 of %2's scale</source>
+        <translation>%1 的 %2 的 scale（log2）</translation>
+    </message>
+    <message>
+        <source>%1 block-scale span of %2, binades</source>
+        <translation>%1 的 %2 的块 scale 跨度（二进制数量级）</translation>
+    </message>
+    <message>
+        <source>waiting</source>
+        <translation>等待中</translation>
+    </message>
+    <message>
+        <source>holds since step %1</source>
+        <translation>自第 %1 步起成立</translation>
+    </message>
+    <message>
+        <source>held from step %1 to %2, not now</source>
+        <translation>第 %1 到第 %2 步成立，现在不成立</translation>
+    </message>
+    <message>
+        <source>does not hold</source>
+        <translation>不成立</translation>
+    </message>
+    <message>
+        <source>between %1 and %2</source>
+        <translation>介于 %1 和 %2 之间</translation>
+    </message>
+    <message>
+        <source> and </source>
+        <translation> 且 </translation>
+    </message>
+    <message>
+        <source>every mode (%1)</source>
+        <translation>每种模式（%1）</translation>
+    </message>
+    <message>
+        <source> at step %1</source>
+        <translation>（第 %1 步）</translation>
+    </message>
+    <message>
+        <source> at steps %1–%2</source>
+        <translation>（第 %1–%2 步）</translation>
+    </message>
+    <message>
+        <source>%1%2: not measured yet (claim %3)</source>
+        <translation>%1%2：尚未测得（断言 %3）</translation>
+    </message>
+    <message>
+        <source>%1 %2%3: %4 (claim %5)</source>
+        <translation>%1 %2%3：%4（断言 %5）</translation>
+    </message>
+    <message>
+        <source>the gradients</source>
+        <translation>各梯度</translation>
+    </message>
+    <message>
+        <source>the forward operands</source>
+        <translation>各前向操作数</translation>
+    </message>
+    <message>
+        <source>%1 loss</source>
+        <translation>%1 的 loss</translation>
+    </message>
+</context>
+<context>
     <name>ClipNormPlot</name>
     <message>
         <source>step</source>
@@ -1330,6 +1469,28 @@ zeros</source>
     <message>
         <source>Lesson %1 of %2</source>
         <translation>第 %1 课，共 %2 课</translation>
+    </message>
+    <message numerus="yes">
+        <source>(%n parts)</source>
+        <translation>
+            <numerusform>（%n 个部分）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Checked against the run: %1</source>
+        <translation>对照本次运行检查：%1</translation>
+    </message>
+    <message>
+        <source>not checked: this run does not train %1</source>
+        <translation>未检查：本次运行没有训练 %1</translation>
+    </message>
+    <message>
+        <source>Question: %1</source>
+        <translation>问题：%1</translation>
+    </message>
+    <message>
+        <source>What to look for (click to show the panel), %1 of %2 hold now:</source>
+        <translation>观察要点（点击可显示对应面板），目前 %2 项中有 %1 项成立：</translation>
     </message>
 </context>
 <context>

@@ -5,12 +5,14 @@
 #include <QJsonObject>
 #include <QJsonParseError>
 #include <QJsonValue>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string_view>
 
 #include "ampscope/engine/config_schema.h"
 #include "ampscope/engine/json.h"
+#include "ampscope/engine/lesson_claim.h"
 #include "ampscope/engine/lesson_id.h"
 
 namespace ampscope::ui {
@@ -110,6 +112,42 @@ void applyConfigKeys(const QJsonObject& object, const QString& path, RunConfig& 
   const std::vector<ConfigError> errors = readConfigJson(*json, config, /*requireAll=*/false, path.toStdString() + ".");
   if (!errors.empty()) {
     throw FieldError{QString::fromStdString(errors.front().field), QString::fromStdString(errors.front().message)};
+  }
+}
+
+// A callout's claim, read by the engine's claim parser (it knows no Qt: the object goes over as JSON text).
+ClaimSpec parseClaim(const QJsonValue& value, const QString& path) {
+  if (!value.isObject()) throw FieldError{path, QStringLiteral("expected an object")};
+  const QByteArray text = QJsonDocument(value.toObject()).toJson(QJsonDocument::Compact);
+  JsonParseError parseError;
+  const auto json = parseJson(std::string_view(text.constData(), static_cast<size_t>(text.size())), &parseError);
+  if (!json) throw FieldError{path, QString::fromStdString(parseError.message)};
+  ClaimParseError error;
+  const std::string root = path.toStdString();
+  std::optional<ClaimSpec> claim = parseLessonClaim(*json, root, &error);
+  if (!claim) throw FieldError{QString::fromStdString(error.field), QString::fromStdString(error.message)};
+  return *claim;
+}
+
+// Every mode a claim names must be trained in each run it applies to.
+void requireClaimModes(const Lesson& lesson, const Lesson::Callout& callout, const QString& path) {
+  const std::vector<PrecisionMode> named = claimModes(*callout.claim);
+  auto check = [&](const RunConfig& config, const QString& where) {
+    for (PrecisionMode mode : named) {
+      if (std::find(config.modes.begin(), config.modes.end(), mode) != config.modes.end()) continue;
+      QStringList trained;
+      for (PrecisionMode m : config.modes) trained << QString::fromStdString(modeName(m));
+      throw FieldError{path, QStringLiteral("it names mode '%1', which %2 does not train (%3)")
+                                 .arg(QString::fromStdString(modeName(mode)), where, trained.join(QStringLiteral(", ")))};
+    }
+  };
+  if (lesson.variants.isEmpty()) {
+    check(*lesson.config, QStringLiteral("the lesson"));
+    return;
+  }
+  for (const Lesson::Variant& variant : lesson.variants) {
+    if (callout.claimVariants.isEmpty() || callout.claimVariants.contains(variant.id))
+      check(variant.config, QStringLiteral("variant '%1'").arg(variant.id));
   }
 }
 
@@ -250,6 +288,11 @@ std::optional<RunConfig> Lesson::configFor(int variantIndex) const {
   return variants[variantIndex].config;
 }
 
+QString Lesson::variantId(int variantIndex) const {
+  if (variantIndex < 0 || variantIndex >= variants.size()) return variants.isEmpty() ? QString() : variants.front().id;
+  return variants[variantIndex].id;
+}
+
 std::optional<Lesson> Lesson::fromJson(const QByteArray& json, const QString& source, QString* error) {
   auto fail = [&](const QString& message) -> std::optional<Lesson> {
     if (error) *error = source + QStringLiteral(": ") + message;
@@ -268,7 +311,7 @@ std::optional<Lesson> Lesson::fromJson(const QByteArray& json, const QString& so
                       {QStringLiteral("id"), QStringLiteral("section"), QStringLiteral("title"),
                        QStringLiteral("narrative"), QStringLiteral("config"), QStringLiteral("variants"),
                        QStringLiteral("panels"), QStringLiteral("callouts"), QStringLiteral("controls"),
-                       QStringLiteral("layout")});
+                       QStringLiteral("layout"), QStringLiteral("question")});
     for (const char* key : {"id", "section", "title", "narrative", "config", "panels"}) {
       if (!root.contains(QLatin1String(key))) throw FieldError{QLatin1String(key), QStringLiteral("missing")};
     }
@@ -283,6 +326,10 @@ std::optional<Lesson> Lesson::fromJson(const QByteArray& json, const QString& so
     lesson.title = requireLocalized(root.value(QLatin1String("title")), QStringLiteral("title"), false);
     lesson.narrative =
         requireLocalized(root.value(QLatin1String("narrative")), QStringLiteral("narrative"), true);
+    if (root.contains(QLatin1String("question"))) {
+      lesson.question =
+          requireLocalized(root.value(QLatin1String("question")), QStringLiteral("question"), false);
+    }
 
     const QJsonValue configValue = root.value(QLatin1String("config"));
     if (configValue.isString()) {
@@ -346,7 +393,7 @@ std::optional<Lesson> Lesson::fromJson(const QByteArray& json, const QString& so
         const QJsonObject object = requireObject(array.at(i), path);
         rejectUnknownKeys(object, path,
                           {QStringLiteral("panel"), QStringLiteral("text"), QStringLiteral("anchor"),
-                           QStringLiteral("variants")});
+                           QStringLiteral("variants"), QStringLiteral("claim")});
         Callout callout;
         callout.panel =
             requireString(object.value(QLatin1String("panel")), join(path, QStringLiteral("panel")));
@@ -377,9 +424,33 @@ std::optional<Lesson> Lesson::fromJson(const QByteArray& json, const QString& so
             }
           }
         }
+        if (object.contains(QLatin1String("claim"))) {
+          const QString claimPath = join(path, QStringLiteral("claim"));
+          if (!lesson.config)
+            throw FieldError{claimPath, QStringLiteral("a lesson without a config has no run to check a claim on")};
+          callout.claim = parseClaim(object.value(QLatin1String("claim")), claimPath);
+          QStringList known;
+          for (const Variant& v : lesson.variants) known << v.id;
+          for (const std::string& id : callout.claim->variants) {
+            const QString variantId = QString::fromStdString(id);
+            if (!known.contains(variantId)) {
+              throw FieldError{join(claimPath, QStringLiteral("variants")),
+                               known.isEmpty() ? QStringLiteral("the lesson has no variants")
+                                               : QStringLiteral("'%1' is not one of the lesson's variants (%2)")
+                                                     .arg(variantId, known.join(QStringLiteral(", ")))};
+            }
+            callout.claimVariants << variantId;
+          }
+          if (callout.claimVariants.isEmpty()) callout.claimVariants = callout.variants;
+          requireClaimModes(lesson, callout, claimPath);
+        }
         lesson.callouts << callout;
       }
     }
+
+    if (lesson.question &&
+        std::none_of(lesson.callouts.begin(), lesson.callouts.end(), [](const Callout& c) { return c.claim.has_value(); }))
+      throw FieldError{QStringLiteral("question"), QStringLiteral("no callout has a claim to answer it")};
 
     if (root.contains(QLatin1String("controls"))) {
       lesson.controls = requireStringList(root.value(QLatin1String("controls")), QStringLiteral("controls"));

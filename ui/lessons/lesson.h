@@ -17,14 +17,19 @@
 //                          },
 //     "variants": [ {"id": "wrong", "label": {...}, "config": { ...keys overriding "config"... }} ],
 //     "panels": ["loss", "histogram"],
+//     "question": {"en": "Which modes will still train after 400 steps?", "zh_CN": "..."},
 //     "callouts": [ {"panel": "histogram", "text": {...}, "anchor": {"x": -24, "y": 0} | {"feature":
-//     "fp16-min-subnormal"}, "variants": ["wrong"]} ], "controls": ["inject-overflow"],
+//     "fp16-min-subnormal"}, "variants": ["wrong"], "claim": {...}} ], "controls": ["inject-overflow"],
 //     "layout": {"visible": ["run", "histogram", "underflow", "loss"], "large": ["histogram"]} }
 // "layout" is the arrangement the lesson wants: the panels shown (the lesson's own dock always is; every
 // other panel is hidden while the lesson is open) and the ones given the larger share of the window.
 // Without it the lesson shows its "panels" (and "run" when it trains). The first of "panels" sharing a
 // tab group is the tab in front. A callout's "variants" (ids from "variants") limit where its anchor is
 // drawn: a point such as "the loss stays at 2.30 here" holds for one configuration's run only.
+// A callout's "claim" is the fact it states, checked against the run (engine/lesson_claim.h, grammar in
+// docs/lesson-claims.md); it applies to its own "variants", else to the callout's, else to every run, and
+// every mode it names must be trained in each of those. "question" (optional) is asked before Run; the
+// claims answer it.
 // A config starts from presetFor(model) and the keys given override it; the result must pass validate().
 #pragma once
 
@@ -34,6 +39,7 @@
 #include <QVector>
 #include <optional>
 
+#include "ampscope/engine/lesson_claim.h"
 #include "ampscope/engine/run_config.h"
 #include "ui/lessons/localized_text.h"
 
@@ -56,7 +62,13 @@ class Lesson {
     // The variants whose run the anchor describes (their ids); empty: every run of the lesson. The
     // "what to look for" list shows every callout; the plot draws an anchored one only for these.
     QStringList variants;
+    // The fact the item states, checked against the run (nullopt: the item states no fact about the run).
+    std::optional<ClaimSpec> claim;
+    QStringList claimVariants;  // where the claim applies: its own "variants", else the callout's; empty: all
     bool drawnFor(const QString& variantId) const { return variants.isEmpty() || variants.contains(variantId); }
+    bool claimAppliesTo(const QString& variantId) const {
+      return claim && (claimVariants.isEmpty() || claimVariants.contains(variantId));
+    }
   };
   // An alternative configuration of the same lesson (e.g. the wrong and the right clipping order).
   struct Variant {
@@ -89,6 +101,7 @@ class Lesson {
   QString sourceFile;  // where it was read from, for messages
   LocalizedText title;
   LocalizedText narrative;          // paragraphs separated by blank lines ("\n\n")
+  std::optional<LocalizedText> question;  // asked before Run, answered by the claims
   std::optional<RunConfig> config;  // nullopt: the lesson trains nothing ("config": "none")
   QVector<Variant> variants;        // empty, or alternatives; the first one is applied when the lesson opens
   QStringList panels;
@@ -99,6 +112,8 @@ class Lesson {
   bool hasControl(const QString& control) const { return controls.contains(control); }
   // The configuration to load for variant `index` (the base config when there are no variants).
   std::optional<RunConfig> configFor(int variantIndex) const;
+  // The id of variant `index` ("" when the lesson has none), as claims and callouts name it.
+  QString variantId(int variantIndex) const;
 };
 
 }  // namespace ampscope::ui

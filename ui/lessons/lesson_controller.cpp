@@ -19,6 +19,7 @@ const QString kLastLessonKey = QStringLiteral("lessons/last");
 LessonController::LessonController(const LessonLibrary& library, LessonHost& host, LessonPanel& panel,
                                    QObject* parent)
     : QObject(parent), library_(library), host_(host), panel_(panel) {
+  panel_.setClaimChecks(&claims_);
   connect(&panel_, &LessonPanel::nextRequested, this, &LessonController::next);
   connect(&panel_, &LessonPanel::previousRequested, this, &LessonController::previous);
   connect(&panel_, &LessonPanel::variantChosen, this, &LessonController::selectVariant);
@@ -30,7 +31,10 @@ LessonController::LessonController(const LessonLibrary& library, LessonHost& hos
   });
 }
 
-LessonController::~LessonController() { clearPlotCallouts(); }
+LessonController::~LessonController() {
+  clearPlotCallouts();
+  panel_.setClaimChecks(nullptr);
+}
 
 const Lesson* LessonController::currentLesson() const {
   return current_ >= 0 && current_ < library_.size() ? &library_.at(current_) : nullptr;
@@ -48,6 +52,7 @@ bool LessonController::openIndex(int index) {
   if (index < 0 || index >= library_.size()) return false;
   current_ = index;
   variant_ = 0;
+  claims_.clear();  // the previous lesson's checks are not this one's
   panel_.setLesson(&library_.at(index), index, library_.size());
   panel_.setCurrentVariant(0);
   applyCurrent();
@@ -61,6 +66,7 @@ void LessonController::closeLesson() {
   clearPlotCallouts();
   current_ = -1;
   variant_ = 0;
+  claims_.clear();
   panel_.setLesson(nullptr, -1, library_.size());
   emit lessonClosed();
 }
@@ -76,6 +82,7 @@ bool LessonController::selectVariant(int index) {
   panel_.setCurrentVariant(index);
   host_.stopRun();
   host_.loadRunConfig(*lesson->configFor(index));
+  armClaims(lesson->configFor(index));
   clearPlotCallouts();  // a variant's own anchors
   addPlotCallouts();
   return true;
@@ -115,8 +122,31 @@ void LessonController::applyCurrent() {
   clearPlotCallouts();
   host_.stopRun();
   if (const std::optional<RunConfig> config = lesson.configFor(variant_)) host_.loadRunConfig(*config);
+  armClaims(lesson.configFor(variant_));
   arrangeWindow();
   addPlotCallouts();
+}
+
+void LessonController::armClaims(const std::optional<RunConfig>& config) {
+  const Lesson* lesson = currentLesson();
+  claims_.arm(lesson, lesson ? lesson->variantId(variant_) : QString(), lesson && lesson->config ? config : std::nullopt);
+  panel_.refreshClaims();
+}
+
+void LessonController::runStarted(const RunConfig& config) { armClaims(config); }
+
+void LessonController::configEdited(const RunConfig& config) { armClaims(config); }
+
+void LessonController::observeRecords(const std::vector<ampscope::StepRecord>& records) {
+  if (!claims_.hasClaims() || records.empty()) return;
+  claims_.observe(records);
+  panel_.refreshClaims();
+}
+
+void LessonController::runFinished() {
+  if (!claims_.hasClaims()) return;
+  claims_.finish();
+  panel_.refreshClaims();
 }
 
 QCustomPlot* LessonController::plotIn(QWidget* panel) {
@@ -165,9 +195,7 @@ void LessonController::addPlotCallouts() {
   for (const Lesson::Callout& callout : lesson->callouts) {
     ++number;  // as the lesson panel numbers the list
     if (callout.anchor.kind == Lesson::Anchor::Kind::None) continue;
-    const QString variantId =
-        variant_ >= 0 && variant_ < lesson->variants.size() ? lesson->variants[variant_].id : QString();
-    if (!callout.drawnFor(variantId)) continue;
+    if (!callout.drawnFor(lesson->variantId(variant_))) continue;
     QCustomPlot* plot = plotIn(host_.panelWidget(callout.panel));
     if (!plot || !plot->axisRect()) continue;
     PlotCallouts* callouts = PlotCallouts::of(plot);

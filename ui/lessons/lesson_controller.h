@@ -1,6 +1,8 @@
 // Applies lessons to the window: stops the run in progress, loads the lesson's configuration (variant),
 // brings its panels forward, shows the inject-overflow control when asked for, and draws each anchored
-// callout as a boxed text with a leader line inside the panel's plot (PlotCallouts places them). Next /
+// callout as a boxed text with a leader line inside the panel's plot (PlotCallouts places them). It also
+// checks the lesson's claims live (LessonClaimChecks): armed afresh when a lesson or variant opens, when the
+// configuration is edited and when a run starts, fed with the run's records, shown by the lesson panel. Next /
 // Previous / open-by-id move through the library in chapter order; the last lesson opened is remembered
 // in QSettings.
 #pragma once
@@ -12,6 +14,8 @@
 #include <QRectF>
 #include <QVector>
 
+#include "ampscope/engine/telemetry.h"
+#include "ui/lessons/lesson_claim_checks.h"
 #include "ui/lessons/lesson_library.h"
 
 class QCustomPlot;
@@ -47,6 +51,15 @@ class LessonController : public QObject {
   // closed). Also run when the window first shows.
   void raiseLessonPanels();
 
+  // Live claim checks. runStarted: a run of `config` begins (fresh checks); configEdited: the configuration
+  // on screen changed while no run is active (fresh checks, against it); observeRecords: the run's records,
+  // in step order; runFinished: the run reached its last step (a claim still waiting does not hold).
+  void runStarted(const RunConfig& config);
+  void configEdited(const RunConfig& config);
+  void observeRecords(const std::vector<ampscope::StepRecord>& records);
+  void runFinished();
+  const LessonClaimChecks& claimChecks() const { return claims_; }
+
   int currentIndex() const { return current_; }
   int currentVariant() const { return variant_; }
   const Lesson* currentLesson() const;
@@ -70,6 +83,7 @@ class LessonController : public QObject {
 
  private:
   void applyCurrent();
+  void armClaims(const std::optional<RunConfig>& config);
   void clearPlotCallouts();
   void addPlotCallouts();
   static QCustomPlot* plotIn(QWidget* panel);
@@ -81,6 +95,7 @@ class LessonController : public QObject {
   int variant_ = 0;
   bool teachersLayout_ = false;  // the current lesson opened with the layout saved for it
   QVector<QPointer<PlotCallouts>> plotCallouts_;
+  LessonClaimChecks claims_;
 };
 
 }  // namespace ampscope::ui

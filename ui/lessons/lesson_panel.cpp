@@ -1,7 +1,11 @@
 #include "ui/lessons/lesson_panel.h"
+
+#include "ui/lessons/claim_text.h"
+#include "ui/lessons/lesson_claim_checks.h"
 #include "ui/lessons/plot_callouts.h"
 
 #include <QAction>
+#include <QColor>
 #include <QComboBox>
 #include <QEvent>
 #include <QHBoxLayout>
@@ -32,7 +36,7 @@ LessonPanel::LessonPanel(QWidget* parent) : QWidget(parent) {
   narrative_ = new QTextBrowser(this);
   narrative_->setObjectName(QStringLiteral("lessonNarrative"));
   narrative_->setOpenLinks(false);
-  layout->addWidget(narrative_, 3);
+  layout->addWidget(narrative_, 2);
 
   auto* variantRow = new QHBoxLayout;
   variantLabel_ = new QLabel(this);
@@ -44,13 +48,19 @@ LessonPanel::LessonPanel(QWidget* parent) : QWidget(parent) {
   layout->addLayout(variantRow);
   connect(variants_, &QComboBox::activated, this, &LessonPanel::variantChosen);
 
+  question_ = new QLabel(this);
+  question_->setObjectName(QStringLiteral("lessonQuestion"));
+  question_->setWordWrap(true);
+  question_->setTextFormat(Qt::PlainText);
+  layout->addWidget(question_);
   lookForLabel_ = new QLabel(this);
   layout->addWidget(lookForLabel_);
   callouts_ = new QListWidget(this);
   callouts_->setObjectName(QStringLiteral("lessonCallouts"));
   callouts_->setWordWrap(true);
   callouts_->setTextElideMode(Qt::ElideNone);
-  layout->addWidget(callouts_, 2);
+  // As tall as the narrative: each item carries its claim's state line under its text.
+  layout->addWidget(callouts_, 3);
   // A single click is enough: a teacher at a projector should not need to double-click.
   connect(callouts_, &QListWidget::itemClicked, this,
           [this](QListWidgetItem* item) { emit calloutActivated(callouts_->row(item)); });
@@ -150,6 +160,7 @@ void LessonPanel::fillFromLesson() {
     variantLabel_->hide();
     variants_->hide();
     callouts_->clear();
+    question_->hide();
     injectButton_->hide();
     position_->clear();
     return;
@@ -180,6 +191,70 @@ void LessonPanel::fillFromLesson() {
   }
   injectButton_->setVisible(lesson_->hasControl(QStringLiteral("inject-overflow")));
   position_->setText(tr("Lesson %1 of %2").arg(index_ + 1).arg(count_));
+  refreshClaims();
+}
+
+namespace {
+
+// A swatch beside an item with a claim: the state at a glance from the back of the room.
+QColor statusColor(const QString& status) {
+  if (status == QLatin1String("holds")) return QColor(0x2e, 0x9d, 0x4a);
+  if (status == QLatin1String("fails")) return QColor(0xd0, 0x3b, 0x3b);
+  if (status == QLatin1String("held-before")) return QColor(0xe0, 0x9b, 0x1b);
+  return QColor(0x9a, 0x9a, 0x9a);
+}
+
+// The reading that decides the state: the first part not holding (waiting, held before, failed), or the
+// first part when the whole claim holds.
+const ClaimReading* decisiveReading(const ClaimState& state) {
+  if (state.readings.empty()) return nullptr;
+  if (state.status != ClaimStatus::Holds)
+    for (const ClaimReading& reading : state.readings)
+      if (reading.holds != true) return &reading;
+  return &state.readings.front();
+}
+
+}  // namespace
+
+void LessonPanel::refreshClaims() {
+  if (!lesson_) return;
+  const QLocale locale;
+  // The swatch a little smaller than a line of text, at whatever size presenter scaling gives the font.
+  const int side = callouts_->fontMetrics().height() * 2 / 3;
+  callouts_->setIconSize(QSize(side, side));
+  int holding = 0, checked = 0;
+  for (int i = 0; i < callouts_->count() && i < lesson_->callouts.size(); ++i) {
+    QListWidgetItem* item = callouts_->item(i);
+    QString text = PlotCallouts::badgeText(i + 1) + QLatin1Char(' ') + lesson_->callouts[i].text.text(locale);
+    QString status;
+    QString tooltip;
+    const ClaimState* state = checks_ ? checks_->state(i) : nullptr;
+    const QString untrained = checks_ ? checks_->untrainedMode(i) : QString();
+    if (state) {
+      ++checked;
+      holding += state->status == ClaimStatus::Holds ? 1 : 0;
+      status = QString::fromLatin1(claimStatusKey(state->status));
+      QString line = ClaimText::status(*state);
+      if (const ClaimReading* reading = decisiveReading(*state)) line += QStringLiteral(" — ") + ClaimText::reading(*reading);
+      const int parts = static_cast<int>(state->readings.size());
+      if (parts > 1) line += QLatin1Char(' ') + tr("(%n parts)", nullptr, parts);
+      text += QStringLiteral("\n    ") + line;
+      tooltip = tr("Checked against the run: %1").arg(ClaimText::status(*state)) + QLatin1Char('\n') +
+                ClaimText::readings(*state);
+    } else if (!untrained.isEmpty()) {
+      status = QStringLiteral("unchecked");
+      text += QStringLiteral("\n    ") + tr("not checked: this run does not train %1").arg(untrained);
+    }
+    item->setText(text);
+    item->setToolTip(tooltip);
+    item->setData(kClaimStatusRole, status);
+    item->setData(Qt::DecorationRole, status.isEmpty() ? QVariant() : QVariant(statusColor(status)));
+  }
+  // The question is asked before Run; the items answer it as their claims come true.
+  question_->setVisible(lesson_->question.has_value());
+  if (lesson_->question) question_->setText(tr("Question: %1").arg(lesson_->question->text(locale)));
+  lookForLabel_->setText(checked > 0 ? tr("What to look for (click to show the panel), %1 of %2 hold now:").arg(holding).arg(checked)
+                                     : tr("What to look for (click to show the panel):"));
 }
 
 }  // namespace ampscope::ui

@@ -1,5 +1,7 @@
 // The lesson dock's content: the lesson's title and narrative, a choice of configuration variants, the
-// "what to look for" list (activating an item asks to bring its panel forward), the inject-overflow
+// "what to look for" list (activating an item asks to bring its panel forward; an item whose claim is checked
+// shows its state under its text: waiting, holds since step N, held N..M, does not hold, with the observed
+// number against the claim's), the lesson's question before the list when it has one, the inject-overflow
 // control when the lesson has it, and Previous / Next (Ctrl+PgUp / Ctrl+PgDown). It only displays and
 // emits; LessonController decides what happens. Texts follow the current language at run time.
 #pragma once
@@ -18,6 +20,8 @@ class QTextBrowser;
 
 namespace ampscope::ui {
 
+class LessonClaimChecks;
+
 class LessonPanel : public QWidget {
   Q_OBJECT
  public:
@@ -26,6 +30,13 @@ class LessonPanel : public QWidget {
   // Shows `lesson` (nullptr: none). `index`/`count` drive the "n of m" label and the buttons' state.
   void setLesson(const Lesson* lesson, int index, int count);
   void setCurrentVariant(int index);
+  // The live checks of the lesson's claims (owned by the controller; nullptr: none). refreshClaims()
+  // redraws the items' states from them.
+  void setClaimChecks(const LessonClaimChecks* checks) { checks_ = checks; }
+  void refreshClaims();
+  // The role of an item's data holding its claim state ("waiting", "holds", "held-before", "fails",
+  // "unchecked"; empty without a claim), for tests and accessibility.
+  static constexpr int kClaimStatusRole = Qt::UserRole + 1;
 
   QAction* nextAction() const { return nextAction_; }
   QAction* previousAction() const { return previousAction_; }
@@ -33,6 +44,8 @@ class LessonPanel : public QWidget {
   QPushButton* injectOverflowButton() const { return injectButton_; }
   QComboBox* variantBox() const { return variants_; }
   QLabel* titleLabel() const { return title_; }
+  QLabel* questionLabel() const { return question_; }
+  QLabel* lookForLabel() const { return lookForLabel_; }
 
  signals:
   void nextRequested();
@@ -52,6 +65,8 @@ class LessonPanel : public QWidget {
   void fillFromLesson();
 
   const Lesson* lesson_ = nullptr;
+  const LessonClaimChecks* checks_ = nullptr;
+  QLabel* question_ = nullptr;
   int index_ = -1;
   int count_ = 0;
   QLabel* section_ = nullptr;

@@ -23,6 +23,7 @@
 #include "ui/lessons/step_time_plot.h"
 #include "ui/main_window.h"
 #include "ui/training/run_controller.h"
+#include "ui/training/run_panel.h"
 #include "ui/training/training_workspace.h"
 
 namespace ampscope::ui {
@@ -85,6 +86,19 @@ LessonWorkspace::LessonWorkspace(MainWindow& window, const QString& folder)
             qWarning("lesson %s: the window has no panel '%s'", qPrintable(lesson), qPrintable(panel));
           });
   connect(panel_, &LessonPanel::browseRequested, this, &LessonWorkspace::browse);
+  // The lesson's claims are checked against whatever runs: a run re-arms them with its own configuration,
+  // an edit of the run panel (no run active) or a reset with the configuration on screen.
+  connect(run, &RunController::runStarted, this, [this, run] { controller_->runStarted(run->config()); });
+  connect(run, &RunController::recordsDrained, controller_, &LessonController::observeRecords);
+  connect(run, &RunController::stateChanged, this, [this](RunState state) {
+    if (state == RunState::Finished) controller_->runFinished();
+  });
+  RunPanel* runPanel = workspace_.runPanel();
+  auto configOnScreen = [this, run, runPanel] {
+    if (!run->isActive() && runPanel->isValid()) controller_->configEdited(runPanel->config());
+  };
+  connect(runPanel, &RunPanel::configChanged, this, configOnScreen);
+  connect(run, &RunController::storeCleared, this, configOnScreen);
 
   menu_ = new QMenu(&window_);
   menu_->setObjectName(QStringLiteral("lessonsMenu"));

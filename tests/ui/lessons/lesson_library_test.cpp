@@ -10,6 +10,7 @@
 #include <QRegularExpression>
 #include <QSet>
 #include <QTemporaryDir>
+#include <algorithm>
 
 #include "ampscope/engine/run_config.h"
 #include "ui/app_options.h"
@@ -291,6 +292,108 @@ TEST(LessonParser, AnUnknownFeatureAnchorIsAnError) {
           R"(, "callouts": [{"panel": "loss", "text": {"en": "x", "zh_CN": "x"}, "anchor": {"feature": "nowhere"}}])")));
   EXPECT_TRUE(error.contains(QStringLiteral("'callouts[0].anchor.feature'"))) << error.toStdString();
   EXPECT_TRUE(error.contains(QStringLiteral("fp16-min-subnormal"))) << error.toStdString();
+}
+
+// Claims: read by the engine's claim parser, every error naming the lesson file and the field in full.
+TEST(LessonParser, AClaimIsReadAndItsBadFieldsAreNamed) {
+  const QString config = QStringLiteral(R"({"model": "tiny-mlp", "modes": ["fp32", "fp16-pure"]})");
+  const auto callout = [](const QString& claim) {
+    return QStringLiteral(R"(, "callouts": [{"panel": "loss", "text": {"en": "x", "zh_CN": "x"}, "claim": %1}])")
+        .arg(claim);
+  };
+  QString error;
+  const auto lesson = Lesson::fromJson(
+      lessonJson(config, callout(QStringLiteral(
+                             R"({"measure": "loss-gap", "mode": "fp16-pure", "over": "fp32", "at-least": 0.2})"))),
+      QStringLiteral("probe.json"), &error);
+  ASSERT_TRUE(lesson) << error.toStdString();
+  ASSERT_TRUE(lesson->callouts[0].claim);
+  EXPECT_EQ(lesson->callouts[0].claim->measure, ClaimMeasure::LossGap);
+  EXPECT_TRUE(lesson->callouts[0].claimAppliesTo(QString()));
+
+  const QString bound = parseError(lessonJson(
+      config, callout(QStringLiteral(R"({"measure": "loss-gap", "mode": "fp16-pure", "over": "fp32", "at-least": "x"})"))));
+  EXPECT_TRUE(bound.startsWith(QStringLiteral("bad.json: "))) << bound.toStdString();
+  EXPECT_TRUE(bound.contains(QStringLiteral("'callouts[0].claim.at-least'"))) << bound.toStdString();
+  EXPECT_TRUE(bound.contains(QStringLiteral("finite number"))) << bound.toStdString();
+  const QString nested = parseError(lessonJson(
+      config, callout(QStringLiteral(R"({"all-of": [{"measure": "steps", "mode": "every", "at-least": 1},
+                                                   {"measure": "steps", "mode": "every", "at-leest": 1}]})"))));
+  EXPECT_TRUE(nested.contains(QStringLiteral("'callouts[0].claim.all-of[1].at-leest'"))) << nested.toStdString();
+  // The run must train every mode a claim names.
+  const QString untrained = parseError(lessonJson(
+      config, callout(QStringLiteral(R"({"measure": "flushed-to-zero", "mode": "bf16-amp", "at-most": 0})"))));
+  EXPECT_TRUE(untrained.contains(QStringLiteral("'callouts[0].claim'"))) << untrained.toStdString();
+  EXPECT_TRUE(untrained.contains(QStringLiteral("bf16-amp"))) << untrained.toStdString();
+  // A lesson without a run has no claims.
+  const QString none = parseError(
+      lessonJson(QStringLiteral(R"("none")"), callout(QStringLiteral(R"({"measure": "steps", "mode": "every", "at-least": 1})"))));
+  EXPECT_TRUE(none.contains(QStringLiteral("'callouts[0].claim'"))) << none.toStdString();
+}
+
+// A claim applies to its own variants, else to its callout's; a variant's run must train its modes.
+TEST(LessonParser, AClaimAppliesToItsVariantsAndChecksTheirModes) {
+  const QString config = QStringLiteral(R"({"model": "tiny-mlp", "modes": ["fp32"]})");
+  const QString variants = QStringLiteral(R"(, "variants": [{"id": "a", "label": {"en": "A", "zh_CN": "甲"}},
+      {"id": "b", "label": {"en": "B", "zh_CN": "乙"}, "config": {"modes": ["fp32", "bf16-amp"]}}])");
+  const auto callout = [](const QString& keys) {
+    return QStringLiteral(R"(, "callouts": [{"panel": "loss", "text": {"en": "x", "zh_CN": "x"} %1}])").arg(keys);
+  };
+  const QString bf16 = QStringLiteral(R"("measure": "flushed-to-zero", "mode": "bf16-amp", "at-most": 0)");
+  QString error;
+  const auto own = Lesson::fromJson(
+      lessonJson(config, variants + callout(QStringLiteral(R"(, "claim": {%1, "variants": ["b"]})").arg(bf16))),
+      QStringLiteral("probe.json"), &error);
+  ASSERT_TRUE(own) << error.toStdString();
+  EXPECT_FALSE(own->callouts[0].claimAppliesTo(QStringLiteral("a")));
+  EXPECT_TRUE(own->callouts[0].claimAppliesTo(QStringLiteral("b")));
+  const auto inherited = Lesson::fromJson(
+      lessonJson(config, variants + callout(QStringLiteral(R"(, "variants": ["b"], "claim": {%1})").arg(bf16))),
+      QStringLiteral("probe.json"), &error);
+  ASSERT_TRUE(inherited) << error.toStdString();
+  EXPECT_FALSE(inherited->callouts[0].claimAppliesTo(QStringLiteral("a")));
+  // Applying to both, it names a mode variant a does not train.
+  const QString both = parseError(lessonJson(config, variants + callout(QStringLiteral(R"(, "claim": {%1})").arg(bf16))));
+  EXPECT_TRUE(both.contains(QStringLiteral("variant 'a'"))) << both.toStdString();
+  const QString unknown = parseError(
+      lessonJson(config, variants + callout(QStringLiteral(R"(, "claim": {%1, "variants": ["c"]})").arg(bf16))));
+  EXPECT_TRUE(unknown.contains(QStringLiteral("'callouts[0].claim.variants'"))) << unknown.toStdString();
+}
+
+TEST(LessonParser, AQuestionNeedsAClaimToAnswerIt) {
+  const QString question = QStringLiteral(R"(, "question": {"en": "Which?", "zh_CN": "哪个？"})");
+  const QString config = QStringLiteral(R"({"model": "tiny-mlp", "modes": ["fp32"]})");
+  const QString error = parseError(lessonJson(
+      config, question + QStringLiteral(R"(, "callouts": [{"panel": "loss", "text": {"en": "x", "zh_CN": "x"}}])")));
+  EXPECT_TRUE(error.contains(QStringLiteral("'question'"))) << error.toStdString();
+  QString parseProblem;
+  const auto lesson = Lesson::fromJson(
+      lessonJson(config, question + QStringLiteral(R"(, "callouts": [{"panel": "loss", "text": {"en": "x", "zh_CN": "x"},
+                                  "claim": {"measure": "steps", "mode": "fp32", "at-least": 1}}])")),
+      QStringLiteral("probe.json"), &parseProblem);
+  ASSERT_TRUE(lesson) << parseProblem.toStdString();
+  ASSERT_TRUE(lesson->question);
+  EXPECT_EQ(lesson->question->zhCN, QStringLiteral("哪个？"));
+}
+
+// Every item of a shipped lesson that trains carries a claim, except those about number formats, the
+// op-dtype table, the memory ledger's categories, a button to press or a clock (docs/lesson-claims.md).
+TEST(LessonLibrary, EveryLessonThatTrainsChecksItsClaims) {
+  const LessonLibrary library = shipped();
+  for (const Lesson& lesson : library.lessons()) {
+    SCOPED_TRACE(lesson.id.toStdString());
+    const bool anyClaim = std::any_of(lesson.callouts.begin(), lesson.callouts.end(),
+                                      [](const Lesson::Callout& c) { return c.claim.has_value(); });
+    EXPECT_EQ(anyClaim, lesson.config.has_value());
+    // Each variant has a claim to check.
+    const int variants = std::max<int>(1, static_cast<int>(lesson.variants.size()));
+    for (int v = 0; v < variants && lesson.config; ++v) {
+      const QString id = lesson.variantId(v);
+      EXPECT_TRUE(std::any_of(lesson.callouts.begin(), lesson.callouts.end(),
+                              [&id](const Lesson::Callout& c) { return c.claimAppliesTo(id); }))
+          << id.toStdString();
+    }
+  }
 }
 
 // A callout's anchor can hold for one variant's run only; the ids it names must be the lesson's.

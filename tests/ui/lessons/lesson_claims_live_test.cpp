@@ -1,0 +1,183 @@
+// The lesson panel's "what to look for" items show their claims' states live (the engine's
+// LessonClaimEvaluator fed with the run's records): waiting, holds since step N, held N..M, does not hold,
+// with the observed number against the claim's. Editing the configuration re-arms the checks, and a
+// configuration change can make a claim false: the clipping lesson's points are trained for real here
+// (tiny-mlp, a few seconds) with the lesson's configuration and with a changed one.
+#include <gtest/gtest.h>
+
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QSignalSpy>
+#include <QTest>
+#include <memory>
+
+#include "ampscope/engine/lesson_claim_evaluator.h"
+#include "ui/lessons/lesson.h"
+#include "ui/lessons/lesson_controller.h"
+#include "ui/lessons/lesson_panel.h"
+#include "ui/lessons/lesson_workspace.h"
+#include "ui/main_window.h"
+#include "ui/training/run_controller.h"
+#include "ui/training/run_panel.h"
+#include "ui/training/training_workspace.h"
+
+namespace ampscope::ui {
+namespace {
+
+class LessonClaimsLive : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    window = std::make_unique<MainWindow>();
+    window->setLayoutPersistence(false);
+    workspace = window->trainingWorkspace();
+    lessons = new LessonWorkspace(*window);
+    window->resize(1280, 720);
+    window->show();
+  }
+  void TearDown() override {
+    workspace->shutdown();
+    window.reset();
+  }
+
+  QListWidgetItem* item(int index) const { return lessons->panel()->calloutList()->item(index); }
+  QString status(int index) const { return item(index)->data(LessonPanel::kClaimStatusRole).toString(); }
+
+  // Trains `config` to its end through the window's run controller, as pressing Run does.
+  bool train(const RunConfig& config) {
+    workspace->applyConfig(config);
+    EXPECT_TRUE(workspace->runPanel()->isValid());
+    RunController* run = workspace->controller();
+    // The window learns that the run finished from stateChanged (queued from the training thread, after
+    // the last records): the claims are decided then, so wait for the signal, not for the runner's state.
+    QSignalSpy states(run, &RunController::stateChanged);
+    if (!run->start(workspace->runPanel()->config())) return false;
+    return QTest::qWaitFor(
+        [&] {
+          for (const QList<QVariant>& args : states)
+            if (args.at(0).value<RunState>() == RunState::Finished) return true;
+          return false;
+        },
+        120000);
+  }
+
+  std::unique_ptr<MainWindow> window;
+  TrainingWorkspace* workspace = nullptr;
+  LessonWorkspace* lessons = nullptr;
+};
+
+ModeStep scaledStep(int64_t step, double scale) {
+  ModeStep m;
+  m.mode = PrecisionMode::FP16AmpScaled;
+  m.step = step;
+  m.loss = 1;
+  m.lossScale = scale;
+  return m;
+}
+
+std::vector<StepRecord> steps(int64_t first, int64_t last, double scale) {
+  std::vector<StepRecord> records;
+  for (int64_t step = first; step <= last; ++step) {
+    StepRecord r;
+    r.step = step;
+    ModeStep fp32 = scaledStep(step, 1);
+    fp32.mode = PrecisionMode::FP32;
+    ModeStep amp = scaledStep(step, scale);
+    r.modes = {fp32, amp};
+    ModeStep plain = scaledStep(step, 1);
+    plain.mode = PrecisionMode::FP16Amp;
+    r.modes.push_back(plain);
+    records.push_back(r);
+  }
+  return records;
+}
+
+// loss-scaling's item ①: the scale is 65536 at step 1 and 131072 at step 11 (PyTorch's GradScaler with
+// init 2^16, growth 2, interval 10). Records are made here, so the states follow them exactly.
+TEST_F(LessonClaimsLive, ItemsShowTheirStatesAsRecordsArriveAndAnEditReArmsThem) {
+  ASSERT_TRUE(lessons->controller()->openLesson(QStringLiteral("loss-scaling")));
+  EXPECT_EQ(status(0), QStringLiteral("waiting"));
+  EXPECT_TRUE(item(0)->text().contains(QStringLiteral("not measured yet"))) << item(0)->text().toStdString();
+  EXPECT_TRUE(status(3).isEmpty()) << "the inject-overflow item states no fact about the run";
+
+  lessons->controller()->observeRecords(steps(1, 10, 65536));
+  EXPECT_EQ(status(0), QStringLiteral("waiting"));  // step 11 decides
+  lessons->controller()->observeRecords(steps(11, 11, 131072));
+  EXPECT_EQ(status(0), QStringLiteral("holds"));
+  EXPECT_TRUE(item(0)->text().contains(QStringLiteral("holds since step 11"))) << item(0)->text().toStdString();
+  EXPECT_TRUE(item(0)->toolTip().contains(QStringLiteral("131072"))) << item(0)->toolTip().toStdString();
+  EXPECT_TRUE(lessons->panel()->questionLabel()->isVisibleTo(lessons->panel()));
+  EXPECT_TRUE(lessons->panel()->questionLabel()->text().contains(QStringLiteral("600 steps")));
+  EXPECT_TRUE(lessons->panel()->lookForLabel()->text().contains(QStringLiteral("1 of 3 hold now")))
+      << lessons->panel()->lookForLabel()->text().toStdString();
+
+  // The teacher edits the configuration: every check starts again, against it.
+  workspace->runPanel()->field(QStringLiteral("lr"))->setText(QStringLiteral("0.002"));
+  EXPECT_EQ(status(0), QStringLiteral("waiting"));
+  EXPECT_TRUE(lessons->panel()->lookForLabel()->text().contains(QStringLiteral("0 of 3 hold now")));
+}
+
+TEST_F(LessonClaimsLive, AChangedConfigurationThatDropsAModeLeavesItsClaimsUnchecked) {
+  ASSERT_TRUE(lessons->controller()->openLesson(QStringLiteral("underflow")));
+  EXPECT_EQ(status(3), QStringLiteral("waiting"));  // fp16-amp falls behind the other three
+  RunConfig config = workspace->runPanel()->config();
+  config.modes = {PrecisionMode::FP32, PrecisionMode::BF16Amp};
+  workspace->applyConfig(config);
+  EXPECT_EQ(status(3), QStringLiteral("unchecked"));
+  EXPECT_TRUE(item(3)->text().contains(QStringLiteral("does not train fp16-amp"))) << item(3)->text().toStdString();
+}
+
+// Held, then not: a scale that grows breaks "the scale stays 65536" (clipping's item ④).
+TEST_F(LessonClaimsLive, AClaimThatHeldAndStoppedSaysFromWhenToWhen) {
+  ASSERT_TRUE(lessons->controller()->openLesson(QStringLiteral("clipping")));
+  const int scaleItem = 3;
+  lessons->controller()->observeRecords(steps(1, 5, 65536));
+  EXPECT_EQ(status(scaleItem), QStringLiteral("holds"));
+  EXPECT_TRUE(item(scaleItem)->text().contains(QStringLiteral("holds since step 1")));
+  lessons->controller()->observeRecords(steps(6, 6, 131072));
+  EXPECT_EQ(status(scaleItem), QStringLiteral("held-before"));
+  EXPECT_TRUE(item(scaleItem)->text().contains(QStringLiteral("held from step 1 to 5, not now")))
+      << item(scaleItem)->text().toStdString();
+  // Item ①'s clip norm at step 1 was 0 in these records, not about 1.5: decided at once.
+  EXPECT_EQ(status(0), QStringLiteral("fails"));
+}
+
+// The brief's "what if we use AdamW?": in the wrong-order variant, SGD shows the clipped update (the
+// scaled model hardly learns, item ③); AdamW normalises the update, so the same claim does not hold.
+TEST_F(LessonClaimsLive, AConfigurationChangeMakesTheLessonsClaimFalse) {
+  ASSERT_TRUE(lessons->controller()->openLesson(QStringLiteral("clipping")));
+  ASSERT_TRUE(lessons->controller()->selectVariant(1));  // before-unscale
+  const Lesson* lesson = lessons->controller()->currentLesson();
+  RunConfig config = *lesson->configFor(1);
+  config.steps = 160;
+  ASSERT_TRUE(train(config));
+  EXPECT_EQ(status(2), QStringLiteral("holds")) << item(2)->toolTip().toStdString();
+  EXPECT_EQ(status(1), QStringLiteral("holds")) << item(1)->toolTip().toStdString();
+
+  config.optimizer = OptimizerKind::AdamW;
+  config.lr = 1e-3;
+  ASSERT_TRUE(train(config));
+  EXPECT_EQ(status(2), QStringLiteral("fails")) << item(2)->toolTip().toStdString();
+  EXPECT_TRUE(item(2)->text().contains(QStringLiteral("does not hold"))) << item(2)->text().toStdString();
+  EXPECT_EQ(status(1), QStringLiteral("holds")) << "the clip still sees the scaled norm";
+}
+
+// Screenshots and exports draw the window's widgets: the states are the list's own text, inside the
+// lesson dock, which a window grab contains. A claim still waiting when the run ends does not hold.
+TEST_F(LessonClaimsLive, TheStatesAreInTheLessonDockAndTheRunsEndDecidesTheWaitingOnes) {
+  ASSERT_TRUE(lessons->controller()->openLesson(QStringLiteral("loss-scaling")));
+  lessons->controller()->observeRecords(steps(1, 11, 65536));  // no growth at step 11: ① does not hold
+  EXPECT_EQ(status(0), QStringLiteral("fails"));
+  EXPECT_TRUE(item(0)->text().contains(QStringLiteral("does not hold"))) << item(0)->text().toStdString();
+  EXPECT_EQ(status(1), QStringLiteral("waiting"));  // no step skipped yet
+  lessons->controller()->runFinished();
+  EXPECT_EQ(status(1), QStringLiteral("fails"));
+  QListWidget* list = lessons->panel()->calloutList();
+  ASSERT_TRUE(list->isVisible());
+  const QRect inWindow(list->mapTo(window.get(), QPoint(0, 0)), list->size());
+  EXPECT_TRUE(window->rect().contains(inWindow.center()));
+  EXPECT_FALSE(window->grab().isNull());
+}
+
+}  // namespace
+}  // namespace ampscope::ui
