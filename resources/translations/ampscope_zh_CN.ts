@@ -3250,6 +3250,18 @@ Read %2 of %3 MB; decoded %n record(s).</source>
         <source>Last stream error: %1</source>
         <translation>最近一次流错误：%1</translation>
     </message>
+    <message>
+        <source> · %1 entries folded</source>
+        <translation> · 已折叠 %1 个条目</translation>
+    </message>
+    <message>
+        <source>Record budget: %1 records held longer lists than kept (the first %2 tensors, %3 rounding points, %4 quantized tensors and %5 names of each record are kept); folded: %6 tensor entries (%7 parameter gradients, their histograms summed), %8 rounding points (their counts summed), %9 quantized tensors and %10 non-finite names</source>
+        <translation>记录预算：%1 条记录的列表超出了保留上限（每条记录保留前 %2 个张量、%3 个舍入点、%4 个量化张量和 %5 个名称）；已折叠：%6 个张量条目（其中 %7 个参数梯度，其直方图已求和）、%8 个舍入点（计数已求和）、%9 个量化张量和 %10 个非有限名称</translation>
+    </message>
+    <message>
+        <source>%1: steps %2–%3 folded into %4 buckets (loss min, max and mean, summed counts); the last %5 steps at full resolution</source>
+        <translation>%1：第 %2–%3 步已折叠为 %4 个桶（保留 loss 的最小值、最大值和均值，计数求和）；最近 %5 步保持全分辨率</translation>
+    </message>
 </context>
 <context>
     <name>FollowDialog</name>

@@ -124,6 +124,7 @@ void FollowController::keep(Run& run, const std::vector<ModeStep>& steps) {
     if (!keepIt) continue;
     run.steps.push_back(step);
     if (!step.tensors.empty()) ++run.instrumented;
+    run.tensorEntries += step.tensors.size();
   }
   if (run.steps.size() > kMaxSteps) {
     std::vector<ModeStep> thinned;
@@ -134,10 +135,11 @@ void FollowController::keep(Run& run, const std::vector<ModeStep>& steps) {
     run.stride *= 2;
     ++run.generation;
   }
-  if (run.instrumented > kMaxInstrumentedSteps) {
+  if (run.instrumented > kMaxInstrumentedSteps || run.tensorEntries > kMaxTensorEntries) {
     // Every other instrumented step gives up its tensors (its scalars stay).
     std::size_t seen = 0;
     run.instrumented = 0;
+    run.tensorEntries = 0;
     ++run.generation;
     for (ModeStep& s : run.steps) {
       if (s.tensors.empty()) continue;
@@ -146,6 +148,7 @@ void FollowController::keep(Run& run, const std::vector<ModeStep>& steps) {
         s.tensors.shrink_to_fit();
       } else {
         ++run.instrumented;
+        run.tensorEntries += s.tensors.size();
       }
     }
   }
@@ -295,6 +298,8 @@ QString FollowController::statusText(int followId) const {
   if (const auto wall = f->follower->reader().lastWallTime(); wall && *wall > 0)
     text += tr(" · lag %1 s").arg(QString::fromStdString(numberText(std::round(std::max(0.0, now - *wall) * 10.0) / 10.0)));
   if (diverged(followId)) text += tr(" · diverged");
+  const FoldedEntries& folded = f->follower->reader().folded();
+  if (folded.any()) text += tr(" · %1 entries folded").arg(folded.entries());
   return text;
 }
 
@@ -306,6 +311,40 @@ QString FollowController::statusToolTip(int followId) const {
   if (!f->follower->lastError().empty()) lines << QString::fromStdString(f->follower->lastError());
   lines << tr("%n reconnect(s)", nullptr, static_cast<int>(f->follower->reconnects()));
   if (!f->lastError.isEmpty()) lines << tr("Last stream error: %1").arg(f->lastError);
+  const RecordStreamReader& reader = f->follower->reader();
+  if (reader.folded().any()) {
+    const FoldedEntries& folded = reader.folded();
+    const RecordBudget budget;
+    lines << tr("Record budget: %1 records held longer lists than kept (the first %2 tensors, %3 rounding "
+                "points, %4 quantized tensors and %5 names of each record are kept); folded: %6 tensor "
+                "entries (%7 parameter gradients, their histograms summed), %8 rounding points (their counts "
+                "summed), %9 quantized tensors and %10 non-finite names")
+                 .arg(reader.foldedRecords())
+                 .arg(budget.tensors)
+                 .arg(budget.roundingPoints)
+                 .arg(budget.quantized)
+                 .arg(budget.names)
+                 .arg(folded.tensors)
+                 .arg(folded.parameters)
+                 .arg(folded.roundingPoints)
+                 .arg(folded.quantized)
+                 .arg(folded.names);
+  }
+  if (f->run >= 0) {
+    const Run& run = runs_[static_cast<std::size_t>(f->run)];
+    for (const SeriesKey& key : store_->seriesKeys()) {
+      if (key.run != run.storeRun) continue;
+      const ModeSeries* s = store_->series(key);
+      if (!s || s->buckets.empty()) continue;
+      lines << tr("%1: steps %2–%3 folded into %4 buckets (loss min, max and mean, summed counts); the last "
+                  "%5 steps at full resolution")
+                   .arg(QString::fromStdString(modeName(key.mode)))
+                   .arg(s->buckets.front().firstStep)
+                   .arg(s->buckets.back().lastStep)
+                   .arg(s->buckets.size())
+                   .arg(s->recent.size());
+    }
+  }
   return lines.join(QLatin1Char('\n'));
 }
 
