@@ -17,6 +17,7 @@
 #include "ampscope/engine/telemetry_store.h"
 #include "follow_test_support.h"
 #include "ui/follow/follow_controller.h"
+#include "ui/training/histogram_plot.h"
 #include "ui/training/loss_plot.h"
 
 namespace ampscope::ui {
@@ -279,6 +280,9 @@ TEST(FollowController, ARunOverTheBudgetsSaysWhatWasFoldedAndRestoresWithIt) {
   const HistogramSnapshot followedColumn = series->histogramRing[0];
   // Every parameter of the record is in the column, folded or kept: sum(4 + i) over i < 1030.
   EXPECT_EQ(followedColumn.scaled.total(), 1030 * 4 + 1029 * 1030 / 2);
+  // The histogram plot's all-parameters sum holds them too (its latest step is the wide one).
+  HistogramPlot histogram(&store);
+  EXPECT_EQ(histogram.shownHistogram(SeriesKey{1, PrecisionMode::FP16AmpScaled}).total(), followedColumn.scaled.total());
 
   SessionError error;
   const auto session = decodeSession(encodeSession(RunConfig{}, "", {}, controller.followedRuns()), &error);
