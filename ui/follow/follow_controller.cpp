@@ -129,8 +129,14 @@ void FollowController::keep(Run& run, const std::vector<ModeStep>& steps) {
   if (run.steps.size() > kMaxSteps) {
     std::vector<ModeStep> thinned;
     thinned.reserve(run.steps.size() / 2 + 1);
-    for (std::size_t i = 0; i < run.steps.size(); ++i)
-      if (i % 2 == 0 || run.steps[i].skipped || run.steps[i].foundInf) thinned.push_back(std::move(run.steps[i]));
+    run.instrumented = 0;
+    run.tensorEntries = 0;
+    for (std::size_t i = 0; i < run.steps.size(); ++i) {
+      if (i % 2 != 0 && !run.steps[i].skipped && !run.steps[i].foundInf) continue;
+      if (!run.steps[i].tensors.empty()) ++run.instrumented;
+      run.tensorEntries += run.steps[i].tensors.size();
+      thinned.push_back(std::move(run.steps[i]));
+    }
     run.steps.swap(thinned);
     run.stride *= 2;
     ++run.generation;
