@@ -3254,9 +3254,11 @@ Read %2 of %3 MB; decoded %n record(s).</source>
         <source> · %1 entries folded</source>
         <translation> · 已折叠 %1 个条目</translation>
     </message>
-    <message>
-        <source>Record budget: %1 records held longer lists than kept (the first %2 tensors, %3 rounding points, %4 quantized tensors and %5 names of each record are kept); folded: %6 tensor entries (%7 parameter gradients, their histograms summed), %8 rounding points (their counts summed), %9 quantized tensors and %10 non-finite names</source>
-        <translation>记录预算：%1 条记录的列表超出了保留上限（每条记录保留前 %2 个张量、%3 个舍入点、%4 个量化张量和 %5 个名称）；已折叠：%6 个张量条目（其中 %7 个参数梯度，其直方图已求和）、%8 个舍入点（计数已求和）、%9 个量化张量和 %10 个非有限名称</translation>
+    <message numerus="yes">
+        <source>Record budget: %n record(s) held longer lists than kept (the first %1 tensors, %2 rounding points, %3 quantized tensors and %4 names of each record are kept); folded: %5 tensor entries (%6 parameter gradients, their histograms summed), %7 rounding points (their counts summed), %8 quantized tensors and %9 non-finite names</source>
+        <translation>
+            <numerusform>记录预算：%n 条记录的列表超出了保留上限（每条记录保留前 %1 个张量、%2 个舍入点、%3 个量化张量和 %4 个名称）；已折叠：%5 个张量条目（其中 %6 个参数梯度，其直方图已求和）、%7 个舍入点（计数已求和）、%8 个量化张量和 %9 个非有限名称</numerusform>
+        </translation>
     </message>
     <message>
         <source>%1: steps %2–%3 folded into %4 buckets (loss min, max and mean, summed counts); the last %5 steps at full resolution</source>

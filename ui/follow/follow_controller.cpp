@@ -3,7 +3,9 @@
 #include <QCoreApplication>
 #include <QDateTime>
 #include <algorithm>
+#include <climits>
 #include <cmath>
+#include <cstdint>
 
 #include "ampscope/engine/number_text.h"
 #include "ampscope/engine/telemetry_store.h"
@@ -321,11 +323,11 @@ QString FollowController::statusToolTip(int followId) const {
   if (reader.folded().any()) {
     const FoldedEntries& folded = reader.folded();
     const RecordBudget budget;
-    lines << tr("Record budget: %1 records held longer lists than kept (the first %2 tensors, %3 rounding "
-                "points, %4 quantized tensors and %5 names of each record are kept); folded: %6 tensor "
-                "entries (%7 parameter gradients, their histograms summed), %8 rounding points (their counts "
-                "summed), %9 quantized tensors and %10 non-finite names")
-                 .arg(reader.foldedRecords())
+    lines << tr("Record budget: %n record(s) held longer lists than kept (the first %1 tensors, %2 rounding "
+                "points, %3 quantized tensors and %4 names of each record are kept); folded: %5 tensor "
+                "entries (%6 parameter gradients, their histograms summed), %7 rounding points (their counts "
+                "summed), %8 quantized tensors and %9 non-finite names",
+                nullptr, static_cast<int>(std::min<int64_t>(reader.foldedRecords(), INT32_MAX)))
                  .arg(budget.tensors)
                  .arg(budget.roundingPoints)
                  .arg(budget.quantized)
