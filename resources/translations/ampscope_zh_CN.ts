@@ -3483,6 +3483,20 @@ Read %2 of %3 MB; decoded %n record(s).</source>
         <source>Last stream error: %1</source>
         <translation>最近一次流错误：%1</translation>
     </message>
+    <message>
+        <source> · %1 entries folded</source>
+        <translation> · 已折叠 %1 个条目</translation>
+    </message>
+    <message numerus="yes">
+        <source>Record budget: %n record(s) held longer lists than kept (the first %1 tensors, %2 rounding points, %3 quantized tensors and %4 names of each record are kept); folded: %5 tensor entries (%6 parameter gradients, their histograms summed), %7 rounding points (their counts summed), %8 quantized tensors and %9 non-finite names</source>
+        <translation>
+            <numerusform>记录预算：%n 条记录的列表超出了保留上限（每条记录保留前 %1 个张量、%2 个舍入点、%3 个量化张量和 %4 个名称）；已折叠：%5 个张量条目（其中 %6 个参数梯度，其直方图已求和）、%7 个舍入点（计数已求和）、%8 个量化张量和 %9 个非有限名称</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1: steps %2–%3 folded into %4 buckets (loss min, max and mean, summed counts); the last %5 steps at full resolution</source>
+        <translation>%1：第 %2–%3 步已折叠为 %4 个桶（保留 loss 的最小值、最大值和均值，计数求和）；最近 %5 步保持全分辨率</translation>
+    </message>
 </context>
 <context>
     <name>FollowDialog</name>

@@ -92,6 +92,70 @@ TEST(CliFollow, JsonlCopiesTheAcceptedLinesAsAReadableStream) {
   EXPECT_NE(result.err.find("is the file being followed"), std::string::npos) << result.err;
 }
 
+// The per-record budget (follow_budget.h, RecordBudget::tensors = 1,024): a record of 1,030 parameter
+// gradients keeps the first 1,024 and folds six, which the record's line and the summary say; a record
+// whose 1,030th entry is damaged is still refused naming it; the --jsonl copy keeps the lines whole.
+TEST(CliFollow, ARecordOverTheBudgetIsFoldedAndSaid) {
+  StreamSource source;
+  source.source = "probe";
+  source.run = "wide";
+  source.runId = "00000000000000aa";
+  source.every = 1;
+  source.parameters = {"l0.weight"};
+  ModeStep step;
+  step.mode = PrecisionMode::FP16AmpScaled;
+  step.step = 1;
+  step.loss = 2;
+  step.lossScale = 1024;
+  step.instrumented = true;
+  step.seq = 1;
+  for (int i = 0; i < 1030; ++i) {
+    TensorStats t;
+    t.name = "l" + std::to_string(i) + ".weight";
+    t.numel = 8;
+    t.scaled.counts.set(-10, 8);
+    t.unscaled = t.scaled;
+    step.tensors.push_back(t);
+  }
+  std::string text = probeStreamHeader(source, "test");
+  appendRecordStreamLine(text, step);
+  ModeStep damaged = step;
+  damaged.step = 2;
+  damaged.seq = 2;
+  std::string line;
+  appendRecordStreamLine(line, damaged);
+  const std::string numel = "\"name\":\"l1029.weight\",\"is-parameter\":true,\"numel\":8";
+  line.replace(line.find(numel), numel.size(), "\"name\":\"l1029.weight\",\"is-parameter\":true,\"numel\":-8");
+  text += line;
+  const std::string path = tempPath("wide.jsonl");
+  const std::string copy = tempPath("wide-copy.jsonl");
+  std::remove(copy.c_str());
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+  }
+  const auto result = CliRunner().run({"follow", "--once", path, "--jsonl", copy});
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  const auto lines = CliRunner::lines(result.out);
+  ASSERT_GE(lines.size(), 4u) << result.out;
+  EXPECT_EQ(lines[0], "run wide step 1  fp16-amp-scaled  loss 2  scale 1024  grad-norm 0  folded 6 tensors");
+  EXPECT_EQ(lines[2], "followed " + path + ": 1 record (steps 1-1), 0 skipped, 0 dropped, 1 malformed, 0 oversized, "
+                                           "0 reconnects");
+  EXPECT_EQ(lines[3], "record budget: 1 record over it (kept per record: the first 1024 tensors, 1024 rounding "
+                      "points, 256 quantized, 1024 nonfinite names); folded 6 tensor entries (6 parameter "
+                      "gradients, histograms summed), 0 rounding points (counts summed), 0 quantized entries, 0 "
+                      "nonfinite names");
+  EXPECT_NE(result.err.find("skipped line 3: tensors[1029].numel"), std::string::npos) << result.err;
+  // The copy holds the accepted line as it came: all 1,030 entries.
+  RecordError error;
+  const auto stream = readRecordStream(readFile(copy), &error);
+  ASSERT_TRUE(stream) << error.text();
+  ASSERT_EQ(stream->steps.size(), 1u);
+  EXPECT_EQ(stream->steps[0].tensors.size(), 1030u);
+  std::remove(path.c_str());
+  std::remove(copy.c_str());
+}
+
 TEST(CliFollow, BadArgumentsExit2NamingTheFlag) {
   struct Case {
     std::vector<std::string> args;

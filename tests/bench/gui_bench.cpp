@@ -6,6 +6,8 @@
 //                                             --follow: the window also follows N local record streams
 //                                             (files a writer thread each appends R records/s to,
 //                                             default 100) beside the engine's run
+//   ampscope_gui_bench --follow-file FILE [--every-records N]
+//                                             4. below alone: the main window follows FILE to its end
 //   ampscope_gui_bench --screenshots PREFIX   the deep-MLP underflow preset run in the real main window,
 //                                             saved as PREFIX-window.png and PREFIX-<panel>.png
 //
@@ -17,6 +19,9 @@
 // 2. Replot: the loss plot holding 6 series × 100,000 points, QCustomPlot::replotTime() averaged.
 // 3. Memory: RSS (/proc/self/statm) while 100,000 synthetic steps of 6 modes, instrumented every step,
 //    go through the TelemetryStore and the plots: it must level off, not grow with the step count.
+// 4. Memory of a followed run (--follow-file): the main window follows a record stream file (one
+//    follow_stream_gen.py writes) as File > Follow Run does; RSS every N records (default 100,000),
+//    the peak, and what the store and the kept copy hold at the end (docs/following.md).
 #include <QApplication>
 #include <QDateTime>
 #include <QDockWidget>
@@ -388,6 +393,67 @@ void measureMemory() {
               loss.lossGraph(PrecisionMode::FP32)->dataCount());
 }
 
+double peakRssMiB() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
+  return 0;
+}
+
+int measureFollowMemory(const QString& path, int64_t every) {
+  MainWindow window;
+  window.setLayoutPersistence(false);
+  window.resize(1280, 800);
+  window.show();
+  std::string error;
+  const auto target = parseFollowTarget(path.toStdString(), &error);
+  if (!target) {
+    std::fprintf(stderr, "ampscope_gui_bench: --follow-file: %s\n", error.c_str());
+    return 2;
+  }
+  std::printf("following %s in the main window (RSS):\n  before: %.1f MiB\n", path.toStdString().c_str(), rssMiB());
+  FollowController* controller = window.followWorkspace()->controller();
+  const int id = window.followWorkspace()->follow(*target);
+  QElapsedTimer t;
+  t.start();
+  QElapsedTimer idle;
+  idle.start();
+  int64_t next = every, last = -1;
+  for (;;) {
+    QApplication::processEvents(QEventLoop::AllEvents, 50);
+    const FollowController::Follow* f = controller->followById(id);
+    const int64_t records = f ? f->records : 0;
+    for (; records >= next; next += every)
+      std::printf("  after %8lld records: %7.1f MiB (%.1f s)\n", static_cast<long long>(next), rssMiB(),
+                  t.elapsed() / 1000.0);
+    if (records != last) {
+      last = records;
+      idle.restart();
+    } else if (idle.elapsed() > 5000) {
+      break;  // the file's end: nothing more for 5 s
+    }
+  }
+  std::printf("  end: %lld records in %.1f s; RSS %.1f MiB, peak %.1f MiB\n", static_cast<long long>(last),
+              t.elapsed() / 1000.0 - 5.0, rssMiB(), peakRssMiB());
+  for (const FollowController::Run& run : controller->runs()) {
+    std::printf("  kept copy (saving, journal): %zu steps, %zu with tensors, %zu tensor entries (stride %llu)\n",
+                run.steps.size(), run.instrumented, run.tensorEntries, static_cast<unsigned long long>(run.stride));
+  }
+  const TelemetryStore& store = *window.trainingWorkspace()->store();
+  for (const SeriesKey& key : store.seriesKeys()) {
+    const ModeSeries* s = store.series(key);
+    if (key.run == kEngineRun || !s) continue;
+    std::printf("  store: %lld steps seen, %zu buckets of up to %zu steps, %zu recent; %zu instrument buckets, %zu "
+                "recent; %zu layers; %zu heat-map columns\n",
+                static_cast<long long>(s->stepsSeen), s->buckets.size(), s->bucketWidth, s->recent.size(),
+                s->instrumentBuckets.size(), s->instruments.size(), s->layers.size(), s->histogramRing.size());
+  }
+  std::printf("  status bar: %s\n  tooltip: %s\n", controller->statusText(id).toStdString().c_str(),
+              controller->statusToolTip(id).replace(QLatin1Char('\n'), QStringLiteral(" | ")).toStdString().c_str());
+  return 0;
+}
+
 int screenshots(const QString& prefix) {
   MainWindow window;
   window.setLayoutPersistence(false);
@@ -454,6 +520,13 @@ int main(int argc, char** argv) {
   const int rateAt = static_cast<int>(args.indexOf(QStringLiteral("--rate")));
   if (rateAt >= 0 && rateAt + 1 < args.size()) rate = std::max(1.0, args.at(rateAt + 1).toDouble());
   std::printf("CPU: %s, %ld cores online\n", cpuIdentity().first.c_str(), sysconf(_SC_NPROCESSORS_ONLN));
+  const int followFileAt = static_cast<int>(args.indexOf(QStringLiteral("--follow-file")));
+  if (followFileAt >= 0 && followFileAt + 1 < args.size()) {
+    int64_t every = 100000;
+    const int everyAt = static_cast<int>(args.indexOf(QStringLiteral("--every-records")));
+    if (everyAt >= 0 && everyAt + 1 < args.size()) every = std::max<qint64>(1, args.at(everyAt + 1).toLongLong());
+    return measureFollowMemory(args.at(followFileAt + 1), every);
+  }
   if (!args.contains(QStringLiteral("--latency-only"))) {
     measureReplot();
     measureMemory();

@@ -3,7 +3,9 @@
 #include <QCoreApplication>
 #include <QDateTime>
 #include <algorithm>
+#include <climits>
 #include <cmath>
+#include <cstdint>
 
 #include "ampscope/engine/number_text.h"
 #include "ampscope/engine/telemetry_store.h"
@@ -125,20 +127,28 @@ void FollowController::keep(Run& run, const std::vector<ModeStep>& steps) {
     if (!keepIt) continue;
     run.steps.push_back(step);
     if (!step.tensors.empty()) ++run.instrumented;
+    run.tensorEntries += step.tensors.size();
   }
   if (run.steps.size() > kMaxSteps) {
     std::vector<ModeStep> thinned;
     thinned.reserve(run.steps.size() / 2 + 1);
-    for (std::size_t i = 0; i < run.steps.size(); ++i)
-      if (i % 2 == 0 || run.steps[i].skipped || run.steps[i].foundInf) thinned.push_back(std::move(run.steps[i]));
+    run.instrumented = 0;
+    run.tensorEntries = 0;
+    for (std::size_t i = 0; i < run.steps.size(); ++i) {
+      if (i % 2 != 0 && !run.steps[i].skipped && !run.steps[i].foundInf) continue;
+      if (!run.steps[i].tensors.empty()) ++run.instrumented;
+      run.tensorEntries += run.steps[i].tensors.size();
+      thinned.push_back(std::move(run.steps[i]));
+    }
     run.steps.swap(thinned);
     run.stride *= 2;
     ++run.generation;
   }
-  if (run.instrumented > kMaxInstrumentedSteps) {
+  if (run.instrumented > kMaxInstrumentedSteps || run.tensorEntries > kMaxTensorEntries) {
     // Every other instrumented step gives up its tensors (its scalars stay).
     std::size_t seen = 0;
     run.instrumented = 0;
+    run.tensorEntries = 0;
     ++run.generation;
     for (ModeStep& s : run.steps) {
       if (s.tensors.empty()) continue;
@@ -147,6 +157,7 @@ void FollowController::keep(Run& run, const std::vector<ModeStep>& steps) {
         s.tensors.shrink_to_fit();
       } else {
         ++run.instrumented;
+        run.tensorEntries += s.tensors.size();
       }
     }
   }
@@ -296,6 +307,8 @@ QString FollowController::statusText(int followId) const {
   if (const auto wall = f->follower->reader().lastWallTime(); wall && *wall > 0)
     text += tr(" · lag %1 s").arg(QString::fromStdString(numberText(std::round(std::max(0.0, now - *wall) * 10.0) / 10.0)));
   if (diverged(followId)) text += tr(" · diverged");
+  const FoldedEntries& folded = f->follower->reader().folded();
+  if (folded.any()) text += tr(" · %1 entries folded").arg(folded.entries());
   return text;
 }
 
@@ -307,6 +320,40 @@ QString FollowController::statusToolTip(int followId) const {
   if (!f->follower->lastError().empty()) lines << QString::fromStdString(f->follower->lastError());
   lines << tr("%n reconnect(s)", nullptr, static_cast<int>(f->follower->reconnects()));
   if (!f->lastError.isEmpty()) lines << tr("Last stream error: %1").arg(f->lastError);
+  const RecordStreamReader& reader = f->follower->reader();
+  if (reader.folded().any()) {
+    const FoldedEntries& folded = reader.folded();
+    const RecordBudget budget;
+    lines << tr("Record budget: %n record(s) held longer lists than kept (the first %1 tensors, %2 rounding "
+                "points, %3 quantized tensors and %4 names of each record are kept); folded: %5 tensor "
+                "entries (%6 parameter gradients, their histograms summed), %7 rounding points (their counts "
+                "summed), %8 quantized tensors and %9 non-finite names",
+                nullptr, static_cast<int>(std::min<int64_t>(reader.foldedRecords(), INT32_MAX)))
+                 .arg(budget.tensors)
+                 .arg(budget.roundingPoints)
+                 .arg(budget.quantized)
+                 .arg(budget.names)
+                 .arg(folded.tensors)
+                 .arg(folded.parameters)
+                 .arg(folded.roundingPoints)
+                 .arg(folded.quantized)
+                 .arg(folded.names);
+  }
+  if (f->run >= 0) {
+    const Run& run = runs_[static_cast<std::size_t>(f->run)];
+    for (const SeriesKey& key : store_->seriesKeys()) {
+      if (key.run != run.storeRun) continue;
+      const ModeSeries* s = store_->series(key);
+      if (!s || s->buckets.empty()) continue;
+      lines << tr("%1: steps %2–%3 folded into %4 buckets (loss min, max and mean, summed counts); the last "
+                  "%5 steps at full resolution")
+                   .arg(QString::fromStdString(modeName(key.mode)))
+                   .arg(s->buckets.front().firstStep)
+                   .arg(s->buckets.back().lastStep)
+                   .arg(s->buckets.size())
+                   .arg(s->recent.size());
+    }
+  }
   return lines.join(QLatin1Char('\n'));
 }
 

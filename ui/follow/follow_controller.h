@@ -21,6 +21,7 @@
 #include <optional>
 #include <vector>
 
+#include "ampscope/engine/follow_budget.h"
 #include "ampscope/engine/record_codec.h"
 #include "ampscope/engine/record_stream_reader.h"
 #include "ampscope/engine/session_codec.h"
@@ -38,9 +39,11 @@ class FollowController : public QObject {
   Q_OBJECT
  public:
   // Full-resolution steps kept per run for saving; past this every other one is dropped (as the session
-  // recorder thins). Instrumented steps keep their tensors up to kMaxInstrumentedSteps.
-  static constexpr std::size_t kMaxSteps = 200000;
-  static constexpr std::size_t kMaxInstrumentedSteps = 2000;
+  // recorder thins). Instrumented steps keep their tensors up to kMaxInstrumentedSteps steps and
+  // kMaxTensorEntries tensor entries in all (follow_budget.h holds the figures).
+  static constexpr std::size_t kMaxSteps = kMaxKeptSteps;
+  static constexpr std::size_t kMaxInstrumentedSteps = kMaxKeptInstrumentedSteps;
+  static constexpr std::size_t kMaxTensorEntries = kMaxKeptTensorEntries;
   static constexpr int kPollIntervalMs = 100;
   // A connected stream that sent nothing for this long reads as "stalled".
   static constexpr double kStalledSeconds = 30.0;
@@ -57,6 +60,7 @@ class FollowController : public QObject {
     uint64_t stride = 1;          // keep every stride-th arriving step
     uint64_t arrived = 0;
     std::size_t instrumented = 0;
+    std::size_t tensorEntries = 0;  // tensor entries of the kept steps
     std::optional<int64_t> divergedAt;  // first step whose loss was NaN/Inf or that the writer marked diverged
     RecordStreamReader::Position position;  // run-id, highest seq and step per mode of what arrived
     uint64_t journalKey = 0;  // unique per run in this controller (the autosave journal's file identity)
@@ -103,7 +107,9 @@ class FollowController : public QObject {
   const std::vector<std::unique_ptr<Follow>>& follows() const { return follows_; }
   const Follow* followById(int id) const;
   // Status of one follow for the status bar: "my-run: connected · 120 records · 0 dropped · 0 malformed ·
-  // lag 0.4 s", and its tooltip (the follower's own words and the last stream error).
+  // lag 0.4 s" (and "· 199,000 entries folded" when the record budget folded any), and its tooltip (the
+  // follower's own words, the last stream error, what the budget folded and which steps the store
+  // holds as buckets).
   QString statusText(int followId) const;
   QString statusToolTip(int followId) const;
   // True when the run a follow feeds has diverged (NaN/Inf loss).

@@ -448,7 +448,13 @@ ExponentHistogram HistogramPlot::shownHistogram(SeriesKey key) const {
     const QuantTensorStats* q = shownQuant(key);
     return q && q->histogram ? *q->histogram : ExponentHistogram{};
   }
-  return sumOf(s->latestTensors, layer(), scaled());
+  ExponentHistogram h = sumOf(s->latestTensors, layer(), scaled());
+  // A followed record past the reader's budget (follow_budget.h): its folded parameter gradients are in
+  // the all-parameters sum too.
+  if (layer().isEmpty() && s->latestFolded.parameterSum) {
+    h.add(scaled() ? s->latestFolded.parameterSum->scaled : s->latestFolded.parameterSum->unscaled);
+  }
+  return h;
 }
 
 QString HistogramPlot::quantTensor() const {

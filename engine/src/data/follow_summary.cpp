@@ -3,7 +3,9 @@
 #include <cmath>
 #include <iomanip>
 #include <sstream>
+#include <utility>
 
+#include "ampscope/engine/follow_budget.h"
 #include "ampscope/engine/number_text.h"
 
 namespace ampscope {
@@ -53,6 +55,20 @@ std::string followLine(const StreamSource& source, const ModeStep& step) {
     if (step.nonFinite.size() > 1) out << " (+" << step.nonFinite.size() - 1 << ")";
   }
   if (step.diverged) out << "  DIVERGED";
+  const FoldedEntries& folded = step.folded;
+  if (folded.any()) {
+    out << "  folded";
+    const char* sep = " ";
+    const std::pair<int64_t, const char*> lists[] = {{folded.tensors, "tensors"},
+                                                     {folded.roundingPoints, "rounding-points"},
+                                                     {folded.quantized, "quantized"},
+                                                     {folded.names, "nonfinite-names"}};
+    for (const auto& [count, what] : lists) {
+      if (count == 0) continue;
+      out << sep << count << " " << what;
+      sep = ", ";
+    }
+  }
   out << "\n";
   return out.str();
 }
@@ -62,6 +78,10 @@ void FollowTotals::add(const ModeStep& step) {
   ++records;
   lastStep = step.step;
   skipped += step.skipped ? 1 : 0;
+  if (step.folded.any()) {
+    ++foldedRecords;
+    folded.addCounts(step.folded);
+  }
   last = step;
   last.tensors.clear();  // the totals keep no histograms
   last.roundingPoints.clear();
@@ -83,6 +103,16 @@ std::string followSummary(const std::string& target, const FollowTotals& totals,
   if (totals.records > 0) out << " (steps " << totals.firstStep << "-" << totals.lastStep << ")";
   out << ", " << totals.skipped << " skipped, " << dropped << " dropped, " << malformed << " malformed, "
       << oversized << " oversized, " << reconnects << (reconnects == 1 ? " reconnect" : " reconnects") << "\n";
+  if (totals.foldedRecords > 0) {
+    const RecordBudget budget;
+    const FoldedEntries& f = totals.folded;
+    out << "record budget: " << totals.foldedRecords << (totals.foldedRecords == 1 ? " record" : " records")
+        << " over it (kept per record: the first " << budget.tensors << " tensors, " << budget.roundingPoints
+        << " rounding points, " << budget.quantized << " quantized, " << budget.names
+        << " nonfinite names); folded " << f.tensors << " tensor entries (" << f.parameters
+        << " parameter gradients, histograms summed), " << f.roundingPoints << " rounding points (counts summed), "
+        << f.quantized << " quantized entries, " << f.names << " nonfinite names\n";
+  }
   if (totals.records == 0) return out.str();
   out << "last: step " << totals.last.step << " " << modeName(totals.last.mode) << " loss "
       << readable(totals.last.loss, 5) << " scale " << readable(totals.last.lossScale, 6) << "\n";
@@ -94,7 +124,8 @@ std::string followSummary(const std::string& target, const FollowTotals& totals,
   }
   if (totals.worstUnderflow) {
     out << "worst FP16 underflow: step " << totals.worstUnderflowStep << ", " << totals.worstUnderflow->name << ", "
-        << percent(totals.worstUnderflow->share) << " of its gradient values flush or are subnormal in FP16\n";
+        << percent(totals.worstUnderflow->share) << " of its gradient values flush or are subnormal in FP16"
+        << (totals.folded.tensors > 0 ? " (ranked among the kept tensors)" : "") << "\n";
   }
   return out.str();
 }

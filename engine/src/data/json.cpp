@@ -250,8 +250,9 @@ struct ParseStopped {
 class Parser {
  public:
   Parser(std::string_view text, JsonLimits limits) : text_(text), limits_(limits) {}
-  Parser(std::string_view text, JsonLimits limits, std::string_view streamMember, const JsonItemSink* sink)
-      : text_(text), limits_(limits), streamMember_(streamMember), sink_(sink) {}
+  Parser(std::string_view text, JsonLimits limits, const std::vector<std::string_view>* streamMembers,
+         const JsonMemberItemSink* sink)
+      : text_(text), limits_(limits), streamMembers_(streamMembers), sink_(sink) {}
 
   JsonValue document() {
     skipBlanks();
@@ -315,9 +316,10 @@ class Parser {
       if (pos_ >= text_.size() || text_[pos_] != ':') fail("expected ':' after a member name");
       ++pos_;
       skipBlanks();
-      JsonValue v = depth == 0 && sink_ && key == streamMember_ && pos_ < text_.size() && text_[pos_] == '['
-                        ? streamedArray(depth + 1)
-                        : value(depth + 1);
+      const std::size_t streamed = depth == 0 && sink_ && pos_ < text_.size() && text_[pos_] == '['
+                                       ? streamedMember(key)
+                                       : kNotStreamed;
+      JsonValue v = streamed != kNotStreamed ? streamedArray(depth + 1, streamed) : value(depth + 1);
       members.emplace_back(std::move(key), std::move(v));
       skipBlanks();
       if (pos_ >= text_.size()) fail("unexpected end of text inside an object (the file may be cut short)");
@@ -358,8 +360,17 @@ class Parser {
     }
   }
 
+  static constexpr std::size_t kNotStreamed = static_cast<std::size_t>(-1);
+
+  // Which of the streamed members `key` is (kNotStreamed: none).
+  std::size_t streamedMember(const std::string& key) const {
+    for (std::size_t i = 0; i < streamMembers_->size(); ++i)
+      if (!(*streamMembers_)[i].empty() && (*streamMembers_)[i] == key) return i;
+    return kNotStreamed;
+  }
+
   // array(), with each item handed to the sink instead of kept.
-  JsonValue streamedArray(int depth) {
+  JsonValue streamedArray(int depth, std::size_t member) {
     if (depth > limits_.maxDepth) fail("nested deeper than " + std::to_string(limits_.maxDepth) + " levels");
     ++pos_;
     skipBlanks();
@@ -372,7 +383,7 @@ class Parser {
       skipBlanks();
       JsonValue item = value(depth + 1);
       if (delivering) {
-        switch ((*sink_)(std::move(item), index, pos_)) {
+        switch ((*sink_)(member, std::move(item), index, pos_)) {
           case JsonSinkAnswer::Next: break;
           case JsonSinkAnswer::Ignore: delivering = false; break;
           case JsonSinkAnswer::Stop: throw ParseStopped{pos_};
@@ -508,8 +519,8 @@ class Parser {
 
   std::string_view text_;
   JsonLimits limits_;
-  std::string_view streamMember_;
-  const JsonItemSink* sink_ = nullptr;
+  const std::vector<std::string_view>* streamMembers_ = nullptr;
+  const JsonMemberItemSink* sink_ = nullptr;
   std::size_t pos_ = 0;
 };
 
@@ -553,7 +564,17 @@ std::optional<JsonValue> parseJson(std::string_view text, JsonParseError* error,
 std::optional<JsonValue> parseJsonStreamingMember(std::string_view text, JsonParseError* error,
                                                   std::string_view member, const JsonItemSink& sink,
                                                   JsonLimits limits) {
-  return parseWith(Parser(text, limits, member, &sink), text, error);
+  const std::vector<std::string_view> members{member};
+  const JsonMemberItemSink each = [&sink](std::size_t, JsonValue&& item, std::size_t index, std::size_t end) {
+    return sink(std::move(item), index, end);
+  };
+  return parseWith(Parser(text, limits, &members, &each), text, error);
+}
+
+std::optional<JsonValue> parseJsonStreamingMembers(std::string_view text, JsonParseError* error,
+                                                   const std::vector<std::string_view>& members,
+                                                   const JsonMemberItemSink& sink, JsonLimits limits) {
+  return parseWith(Parser(text, limits, &members, &sink), text, error);
 }
 
 }  // namespace ampscope

@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include "ampscope/engine/config_schema.h"
+#include "ampscope/engine/follow_budget.h"
 #include "ampscope/engine/number_text.h"
 #include "ampscope/engine/version.h"
 #include "data/json_reading.h"
@@ -32,6 +33,7 @@ enum StepKey : std::size_t {
   // version 3: from training-script probes (not in version 1's spelling)
   kSeq, kWallTime, kNonFinite, kFoundInfPerDevice,
   kQuantized,  // FP8 and microscaling modes
+  kFolded,     // what a reader's record budget left out (sessions and journals; a probe never writes it)
   kStepKeyCount
 };
 enum CountsKey : std::size_t { kElements, kFlushedToZero, kSubnormal, kOverflowed, kNan, kCountsKeyCount };
@@ -64,6 +66,13 @@ enum QuantKey : std::size_t {
 constexpr std::array<std::string_view, kQuantKeyCount> kQuantKeys = {
     "name", "layer", "backward", "format", "scaling", "numel", "scale", "amax", "amax-history-max",
     "block-scale-exp-min", "block-scale-exp-max", "saturated", "flushed", "histogram"};
+// A record's "folded" (FoldedEntries): counts, and the folded parameter gradients' summed histograms.
+enum FoldedKey : std::size_t {
+  kFoldedTensors, kFoldedParameters, kFoldedParameterNumel, kFoldedScaled, kFoldedUnscaled, kFoldedRoundingPoints,
+  kFoldedQuantized, kFoldedNames, kFoldedKeyCount
+};
+constexpr std::array<std::string_view, kFoldedKeyCount> kFoldedKeys = {
+    "tensors", "parameters", "parameter-numel", "scaled", "unscaled", "rounding-points", "quantized", "nonfinite"};
 enum RangeKey : std::size_t { kRangeFlushed, kRangeSubnormal, kRangeOverflowed, kRangeKeyCount };
 constexpr std::array<std::string_view, kRangeKeyCount> kRangeKeys = {"flushed", "subnormal", "overflowed"};
 constexpr std::array<std::string_view, kRangeFormats> kRangeFormatKeys = {"fp16", "bf16", "fp8-e4m3", "fp8-e5m2"};
@@ -84,7 +93,7 @@ constexpr Spelling kKebab{
     {"mode", "step", "loss", "loss-scale", "skipped", "found-inf", "grad-norm-before-clip",
      "grad-norm-after-clip", "clip-norm-seen", "lr", "step-time-ms", "current-bytes", "peak-bytes",
      "diverged", "instrumented", "rounding", "rounding-points", "tensors", "seq", "wall-time", "nonfinite",
-     "found-inf-per-device", "quantized"},
+     "found-inf-per-device", "quantized", "folded"},
     {"elements", "flushed-to-zero", "subnormal", "overflowed", "nan"},
     {"name", "layer", "backward", "counts"},
     {"name", "is-parameter", "numel", "scaled", "unscaled", "role", "rounding-cost"},
@@ -97,7 +106,7 @@ constexpr Spelling kKebab{
 constexpr Spelling kSnakeV1{
     {"mode", "step", "loss", "loss_scale", "skipped", "found_inf", "grad_norm_before_clip",
      "grad_norm_after_clip", "clip_norm_seen", "lr", "step_time_ms", "current_bytes", "peak_bytes",
-     "diverged", "instrumented", "rounding", "rounding_points", "tensors", {}, {}, {}, {}, {}},
+     "diverged", "instrumented", "rounding", "rounding_points", "tensors", {}, {}, {}, {}, {}, {}},
     {"elements", "flushed_to_zero", "subnormal", "overflowed", "nan"},
     {"name", "layer", "backward", "counts"},
     {"name", "parameter", "numel", "scaled", "unscaled", {}, {}},
@@ -390,6 +399,25 @@ void writeQuantTensor(JsonWriter& out, const QuantTensorStats& q) {
   out.endObject();
 }
 
+FoldedEntries readFolded(const JsonValue& v, const Path& path, const Spelling& sp) {
+  const ObjectFields f(v, path, kFoldedKeys.data(), kFoldedKeys.size());
+  FoldedEntries fe;
+  fe.tensors = field(f, kFoldedTensors, data::readCount);
+  fe.parameters = field(f, kFoldedParameters, data::readCount);
+  if (fe.parameters > fe.tensors) failAt(f.at(kFoldedParameters), "more than the folded tensors");
+  auto sum = std::make_shared<TensorStats>();
+  sum->name = kFoldedRoundingPoint;
+  sum->numel = field(f, kFoldedParameterNumel, data::readCount);
+  sum->scaled = readHistogram(f.required(kFoldedScaled), f.at(kFoldedScaled), sp);
+  sum->unscaled = readHistogram(f.required(kFoldedUnscaled), f.at(kFoldedUnscaled), sp);
+  if (fe.parameters > 0) fe.parameterSum = std::move(sum);
+  fe.roundingPoints = field(f, kFoldedRoundingPoints, data::readCount);
+  fe.quantized = field(f, kFoldedQuantized, data::readCount);
+  fe.names = field(f, kFoldedNames, data::readCount);
+  if (!fe.any()) failAt(path, "nothing folded (written only when something was)");
+  return fe;
+}
+
 ModeStep readModeStep(const JsonValue& v, const Path& path, const Spelling& sp) {
   const ObjectFields f(v, path, sp.step.data(), sp.stepKeys);
   auto number = [&](StepKey k) { return field(f, k, data::readDouble); };
@@ -440,6 +468,7 @@ ModeStep readModeStep(const JsonValue& v, const Path& path, const Spelling& sp) 
   if (const JsonValue* quantized = f.get(kQuantized)) {
     s.quantized = readList(*quantized, f.at(kQuantized), sp, readQuantTensor);
   }
+  if (const JsonValue* folded = f.get(kFolded)) s.folded = readFolded(*folded, f.at(kFolded), sp);
   return s;
 }
 
@@ -715,6 +744,23 @@ void writeModeStepJson(JsonWriter& out, const ModeStep& s) {
     for (const auto& q : s.quantized) writeQuantTensor(out, q);
     out.endArray();
   }
+  if (s.folded.any()) {
+    const FoldedEntries& fe = s.folded;
+    out.key(k[kFolded]).beginObject();
+    out.field(kFoldedKeys[kFoldedTensors], static_cast<long long>(fe.tensors));
+    out.field(kFoldedKeys[kFoldedParameters], static_cast<long long>(fe.parameters));
+    const TensorStats none;
+    const TensorStats& sum = fe.parameterSum ? *fe.parameterSum : none;
+    out.field(kFoldedKeys[kFoldedParameterNumel], static_cast<long long>(sum.numel));
+    out.key(kFoldedKeys[kFoldedScaled]);
+    writeHistogram(out, sum.scaled);
+    out.key(kFoldedKeys[kFoldedUnscaled]);
+    writeHistogram(out, sum.unscaled);
+    out.field(kFoldedKeys[kFoldedRoundingPoints], static_cast<long long>(fe.roundingPoints));
+    out.field(kFoldedKeys[kFoldedQuantized], static_cast<long long>(fe.quantized));
+    out.field(kFoldedKeys[kFoldedNames], static_cast<long long>(fe.names));
+    out.endObject();
+  }
   out.endObject();
 }
 
@@ -791,6 +837,119 @@ std::optional<StreamSource> readStreamSourceJson(const JsonValue& value, const s
 
 std::optional<ModeStep> readRecordStreamStep(const JsonValue& value, int version, RecordError* error) {
   return orError(error, [&] { return readModeStep(value, Path(), version == 1 ? kSnakeV1 : kKebab); });
+}
+
+RecordLine readRecordStreamLine(std::string_view line, int version, const RecordBudget& budget) {
+  const Spelling& sp = version == 1 ? kSnakeV1 : kKebab;
+  // The lists a record may make long, parsed item by item; version 1 has only the first two.
+  enum Streamed : std::size_t { kStreamTensors, kStreamPoints, kStreamQuantized, kStreamNames };
+  const std::vector<std::string_view> members = {sp.step[kTensors], sp.step[kRoundingPoints],
+                                                 sp.stepKeys > kQuantized ? sp.step[kQuantized] : std::string_view(),
+                                                 sp.stepKeys > kNonFinite ? sp.step[kNonFinite] : std::string_view()};
+  std::vector<TensorStats> tensors;
+  std::vector<RoundingPointStats> points;
+  std::vector<QuantTensorStats> quantized;
+  std::vector<std::string> names;
+  FoldedEntries folded;
+  std::optional<TensorStats> parameterSum;        // the folded parameter gradients, summed
+  std::optional<RoundingPointStats> foldedPoint;  // the "(folded)" point: the summed counts of the rest
+  std::optional<FieldFailure> itemFailure;        // the first item that did not read
+  const Path top;
+  const JsonMemberItemSink sink = [&](std::size_t member, JsonValue&& item, std::size_t index, std::size_t) {
+    if (itemFailure) return JsonSinkAnswer::Ignore;
+    try {
+      const Path list = top.child(members[member]);
+      const Path at = list.item(static_cast<int64_t>(index));
+      switch (member) {
+        case kStreamTensors: {
+          TensorStats t = readTensor(item, at, sp);
+          if (tensors.size() < budget.tensors) {
+            tensors.push_back(std::move(t));
+            break;
+          }
+          ++folded.tensors;
+          if (t.isParameter) {
+            ++folded.parameters;
+            if (!parameterSum) {
+              parameterSum.emplace();
+              parameterSum->name = kFoldedRoundingPoint;
+            }
+            parameterSum->numel += t.numel;
+            parameterSum->scaled.add(t.scaled);
+            parameterSum->unscaled.add(t.unscaled);
+          }
+          break;
+        }
+        case kStreamPoints: {
+          RoundingPointStats p = readRoundingPoint(item, at, sp);
+          // A "(folded)" point (a journal's copy of a folded record) is merged again, not counted again.
+          const bool refold = p.name == kFoldedRoundingPoint;
+          if (!refold && points.size() < budget.roundingPoints) {
+            points.push_back(std::move(p));
+            break;
+          }
+          if (!refold) ++folded.roundingPoints;
+          if (!foldedPoint) {
+            foldedPoint.emplace();
+            foldedPoint->name = foldedPoint->layer = kFoldedRoundingPoint;
+          }
+          foldedPoint->counts.add(p.counts);
+          break;
+        }
+        case kStreamQuantized: {
+          QuantTensorStats q = readQuantTensor(item, at, sp);
+          if (quantized.size() < budget.quantized) {
+            quantized.push_back(std::move(q));
+          } else {
+            ++folded.quantized;
+          }
+          break;
+        }
+        case kStreamNames: {
+          std::string name = data::readString(item, at);
+          if (names.size() < budget.names) {
+            names.push_back(std::move(name));
+          } else {
+            ++folded.names;
+          }
+          break;
+        }
+        default: break;
+      }
+    } catch (const FieldFailure& failure) {
+      itemFailure = failure;
+      return JsonSinkAnswer::Ignore;
+    }
+    return JsonSinkAnswer::Next;
+  };
+  RecordLine out;
+  const auto value = parseJsonStreamingMembers(line, &out.parseError, members, sink);
+  if (!value) {
+    out.kind = RecordLine::Kind::NotJson;
+    return out;
+  }
+  out.object = value->isObject();
+  if (out.object && value->find("format")) {
+    out.kind = RecordLine::Kind::Header;
+    return out;
+  }
+  out.kind = RecordLine::Kind::Refused;
+  auto step = orError(&out.error, [&] { return readModeStep(*value, top, sp); });
+  if (!step) return out;
+  if (itemFailure) {
+    out.error = RecordError{itemFailure->path, itemFailure->message};
+    return out;
+  }
+  if (foldedPoint) points.push_back(std::move(*foldedPoint));
+  if (parameterSum) folded.parameterSum = std::make_shared<const TensorStats>(std::move(*parameterSum));
+  step->tensors = std::move(tensors);
+  step->roundingPoints = std::move(points);
+  step->quantized = std::move(quantized);
+  step->nonFinite = std::move(names);
+  step->folded.add(folded);
+  out.kind = RecordLine::Kind::Step;
+  out.step = std::move(step);
+  return out;
 }
 
 std::optional<RecordStream> readRecordStreamHeader(std::string_view line, RecordError* error) {

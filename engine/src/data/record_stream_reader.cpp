@@ -103,17 +103,18 @@ void RecordStreamReader::takeLine(std::string_view line) {
 
 void RecordStreamReader::readHeaderLine(std::string_view line) {
   const std::string where = "line " + std::to_string(lineNumber_);
-  JsonParseError parseError;
-  const auto value = parseJson(line, &parseError);
-  const bool looksLikeHeader = value && value->isObject() && value->find("format");
-  if (value && value->isObject() && !looksLikeHeader && !hasHeader_ && !headerRefused_) {
+  // Read as a version 1 record first: a header is recognised by its "format", and a first line that is
+  // an object without one is AmpScope 0.1.0's headerless stream. Its lists are never held as a tree.
+  RecordLine read = readRecordStreamLine(line, 1, limits_.budget);
+  const bool looksLikeHeader = read.kind == RecordLine::Kind::Header;
+  if (read.object && !looksLikeHeader && !hasHeader_ && !headerRefused_) {
     // AmpScope 0.1.0 wrote records from the first line on (version 1: no header).
     expectHeader_ = false;
     version_ = 1;
     hasHeader_ = true;
     header_ = RecordStream{};
     header_.version = 1;
-    readStepLine(line);
+    takeRecord(std::move(read), line, where);
     return;
   }
   if (!looksLikeHeader) {
@@ -123,7 +124,9 @@ void RecordStreamReader::readHeaderLine(std::string_view line) {
       report(where, "skipped (the stream's header did not read)");
     } else {
       report(where, "expected the stream's header line first" +
-                        (value ? std::string() : " (not JSON: " + parseError.message + ")"));
+                        (read.kind == RecordLine::Kind::NotJson
+                             ? " (not JSON: " + read.parseError.message + ")"
+                             : std::string()));
     }
     return;
   }
@@ -155,41 +158,48 @@ void RecordStreamReader::readHeaderLine(std::string_view line) {
 
 void RecordStreamReader::readStepLine(std::string_view line) {
   const std::string where = "line " + std::to_string(lineNumber_);
-  JsonParseError parseError;
-  const auto value = parseJson(line, &parseError);
-  if (!value) {
-    ++malformed_;
-    report(where + ", column " + std::to_string(parseError.column), "not JSON (" + parseError.message + ")");
-    return;
-  }
-  if (value->isObject() && value->find("format")) {
+  RecordLine read = readRecordStreamLine(line, version_, limits_.budget);
+  if (read.kind == RecordLine::Kind::Header) {
     // A header in the middle: the writer started again on the same connection (or a file was concatenated).
     expectHeader_ = true;
     readHeaderLine(line);
     return;
   }
-  RecordError error;
-  auto step = readRecordStreamStep(*value, version_, &error);
-  if (!step) {
+  takeRecord(std::move(read), line, where);
+}
+
+void RecordStreamReader::takeRecord(RecordLine read, std::string_view line, const std::string& where) {
+  if (read.kind == RecordLine::Kind::NotJson) {
     ++malformed_;
-    report(error.path.empty() ? where : where + ": " + error.path, error.message);
+    report(where + ", column " + std::to_string(read.parseError.column),
+           "not JSON (" + read.parseError.message + ")");
     return;
   }
+  if (!read.step) {
+    ++malformed_;
+    report(read.error.path.empty() ? where : where + ": " + read.error.path, read.error.message);
+    return;
+  }
+  ModeStep& step = *read.step;
   // Already seen before a restart or resume() of the same run: by seq when the writer numbers its
   // records (a probe), else by the mode's step (the engine's stream).
-  const int64_t lastStep = resumeAt_.lastStep(step->mode);  // 0: none of this mode seen
-  const bool seen = step->seq > 0 ? step->seq <= resumeAt_.lastSeq : lastStep > 0 && step->step <= lastStep;
+  const int64_t lastStep = resumeAt_.lastStep(step.mode);  // 0: none of this mode seen
+  const bool seen = step.seq > 0 ? step.seq <= resumeAt_.lastSeq : lastStep > 0 && step.step <= lastStep;
   if (seen) {
     ++duplicates_;
     return;
   }
-  if (step->seq > 0 && position_.lastSeq > 0 && step->seq > position_.lastSeq + 1)
-    dropped_ += step->seq - position_.lastSeq - 1;
-  position_.add(*step);
-  if (step->wallTime != 0) lastWallTime_ = step->wallTime;
-  if (observer_) observer_(line);
+  if (step.seq > 0 && position_.lastSeq > 0 && step.seq > position_.lastSeq + 1)
+    dropped_ += step.seq - position_.lastSeq - 1;
+  position_.add(step);
+  if (step.wallTime != 0) lastWallTime_ = step.wallTime;
+  if (observer_) observer_(line);  // the line as it came, whatever the budget folded
+  if (step.folded.any()) {
+    ++foldedRecords_;
+    folded_.addCounts(step.folded);
+  }
   ++steps_;
-  pendingSteps_.push_back(std::move(*step));
+  pendingSteps_.push_back(std::move(step));
 }
 
 }  // namespace ampscope

@@ -82,6 +82,28 @@ void ExponentHistogram::add(const ExponentHistogram& other) {
   formatsMeasured = formatsMeasured || other.formatsMeasured;
 }
 
+void FoldedEntries::addCounts(const FoldedEntries& other) {
+  tensors += other.tensors;
+  parameters += other.parameters;
+  roundingPoints += other.roundingPoints;
+  quantized += other.quantized;
+  names += other.names;
+}
+
+void FoldedEntries::add(const FoldedEntries& other) {
+  addCounts(other);
+  if (!other.parameterSum) return;
+  if (!parameterSum) {
+    parameterSum = other.parameterSum;
+    return;
+  }
+  auto sum = std::make_shared<TensorStats>(*parameterSum);
+  sum->numel += other.parameterSum->numel;
+  sum->scaled.add(other.parameterSum->scaled);
+  sum->unscaled.add(other.parameterSum->unscaled);
+  parameterSum = std::move(sum);
+}
+
 void RoundingCounts::add(const RoundingCounts& other) {
   elements += other.elements;
   flushedToZero += other.flushedToZero;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ampscope/engine/follow_budget.h"
 #include "ampscope/engine/mode_formats.h"
 
 namespace ampscope {
@@ -226,6 +227,7 @@ TelemetryStore::TelemetryStore(StoreLimits limits) : limits_(limits) {
   limits_.stepsPerBucket = std::max<std::size_t>(1, limits_.stepsPerBucket);
   limits_.maxBuckets = std::max<std::size_t>(2, limits_.maxBuckets);
   limits_.maxInstrumentBuckets = std::max<std::size_t>(2, limits_.maxInstrumentBuckets);
+  limits_.maxLayers = std::max<std::size_t>(2, limits_.maxLayers);
 }
 
 void TelemetryStore::clear() {
@@ -291,7 +293,8 @@ void TelemetryStore::appendFollowed(int run, const std::vector<ModeStep>& steps)
 void TelemetryStore::appendFollowed(int run, const ModeStep& step) {
   if (run == kEngineRun || runLabel(run).empty()) return;
   ModeSeries& s = seriesFor({run, step.mode});
-  if (!step.instrumented || !step.roundingPoints.empty() || step.tensors.empty()) {
+  const TensorStats* foldedSum = step.folded.parameterSum.get();
+  if (!step.instrumented || !step.roundingPoints.empty() || (step.tensors.empty() && !foldedSum)) {
     appendModeStep(s, step);
     return;
   }
@@ -301,7 +304,12 @@ void TelemetryStore::appendFollowed(int run, const ModeStep& step) {
   ModeStep derived = step;
   const auto format = static_cast<std::size_t>(lowFormat(step.mode));
   RoundingCounts total;
-  for (const TensorStats& t : step.tensors) {
+  // The parameters a reader's budget folded count as one more layer, "(folded)", with their exact sums.
+  std::vector<const TensorStats*> parameters;
+  for (const TensorStats& t : step.tensors) parameters.push_back(&t);
+  if (foldedSum) parameters.push_back(foldedSum);
+  for (const TensorStats* tp : parameters) {
+    const TensorStats& t = *tp;
     if (!t.isParameter) continue;
     const FormatRangeCounts& f = t.scaled.formats[format];
     RoundingCounts c;
@@ -310,7 +318,7 @@ void TelemetryStore::appendFollowed(int run, const ModeStep& step) {
     c.subnormal = f.subnormal;
     c.overflowed = f.overflowed;
     c.nan = t.scaled.nan + t.scaled.posInf + t.scaled.negInf;
-    const std::string layer = layerOf(t.name);
+    const std::string layer = tp == foldedSum ? std::string(kFoldedRoundingPoint) : layerOf(t.name);
     auto it = std::find_if(derived.roundingPoints.begin(), derived.roundingPoints.end(),
                            [&](const RoundingPointStats& rp) { return rp.layer == layer; });
     if (it == derived.roundingPoints.end()) {
@@ -469,6 +477,10 @@ void TelemetryStore::appendModeStep(ModeSeries& s, const ModeStep& step) {
   s.recent.push_back(p);
   s.lastStep = step.step;
   ++s.stepsSeen;
+  if (step.folded.any()) {
+    ++s.foldedRecords;
+    s.foldedEntries.addCounts(step.folded);
+  }
   if (step.skipped) ++s.skippedTotal;
   if (!std::isfinite(step.loss)) ++s.nonFiniteLossTotal;
   if (step.diverged && !s.divergedAt) s.divergedAt = step.step;
@@ -486,20 +498,17 @@ void TelemetryStore::appendModeStep(ModeSeries& s, const ModeStep& step) {
       for (const RoundingPointStats& rp : derived) ip.total.add(rp.counts);
     }
     for (const RoundingPointStats& rp : quantised ? derived : step.roundingPoints) {
-      auto it = std::find(s.layers.begin(), s.layers.end(), rp.layer);
-      std::size_t index = static_cast<std::size_t>(it - s.layers.begin());
-      if (it == s.layers.end()) {
-        s.layers.push_back(rp.layer);
-        ip.perLayer.resize(s.layers.size());
-      }
+      const std::size_t index = layerIndex(s, rp.layer);
+      ip.perLayer.resize(s.layers.size());
       ip.perLayer[index].add(rp.counts);
     }
     s.roundingTotal.add(ip.total);
     s.instruments.push_back(std::move(ip));
 
-    if (!step.tensors.empty()) {
+    if (!step.tensors.empty() || step.folded.parameterSum) {
       s.latestTensors = step.tensors;
       s.latestTensorsStep = step.step;
+      s.latestFolded = step.folded;
       HistogramSnapshot snap;
       snap.step = step.step;
       for (const TensorStats& t : step.tensors) {
@@ -507,12 +516,30 @@ void TelemetryStore::appendModeStep(ModeSeries& s, const ModeStep& step) {
         snap.scaled.add(t.scaled);
         snap.unscaled.add(t.unscaled);
       }
+      if (const TensorStats* sum = step.folded.parameterSum.get()) {
+        snap.scaled.add(sum->scaled);
+        snap.unscaled.add(sum->unscaled);
+      }
       s.histogramRing.push_back(std::move(snap));
       while (s.histogramRing.size() > limits_.histogramSnapshots) s.histogramRing.pop_front();
     }
   }
   appendQuantized(s, step);
   foldIfNeeded(s);
+}
+
+std::size_t TelemetryStore::layerIndex(ModeSeries& s, const std::string& layer) const {
+  const auto it = std::find(s.layers.begin(), s.layers.end(), layer);
+  if (it != s.layers.end()) return static_cast<std::size_t>(it - s.layers.begin());
+  // Past the cap every new layer shares the last slot, kOtherLayers: per-layer counts are kept per
+  // instrumented step, so their width is what a stream naming many layers would make grow.
+  if (s.layers.size() + 1 >= limits_.maxLayers) {
+    ++s.layersOverCap;
+    const auto other = std::find(s.layers.begin(), s.layers.end(), kOtherLayers);
+    if (other != s.layers.end()) return static_cast<std::size_t>(other - s.layers.begin());
+  }
+  s.layers.push_back(s.layers.size() + 1 >= limits_.maxLayers ? kOtherLayers : layer);
+  return s.layers.size() - 1;
 }
 
 void TelemetryStore::foldIfNeeded(ModeSeries& s) {

@@ -218,6 +218,33 @@ TEST(ParseJsonStreaming, HandsTheItemsOfTheTopLevelMemberToTheSink) {
   EXPECT_EQ(root->find("b")->string(), "x");
 }
 
+// parseJsonStreamingMembers: several top-level members at once, each item with its member's index; Ignore
+// ends the delivery of that member's items only; an empty name matches nothing; a repeated member is
+// still an error.
+TEST(ParseJsonStreaming, SeveralMembersAreStreamedEachWithItsIndex) {
+  const std::string text = R"({"a":[1,2],"":[5],"b":[3,4,5],"c":[6]})";
+  std::vector<std::string> seen;
+  JsonParseError error;
+  const std::vector<std::string_view> members = {"a", "b", ""};
+  const auto root = parseJsonStreamingMembers(
+      text, &error, members, [&](std::size_t member, JsonValue&& item, std::size_t index, std::size_t) {
+        const int number = static_cast<int>(item.number());
+        seen.push_back(std::to_string(member) + "/" + std::to_string(index) + "=" + std::to_string(number));
+        return member == 1 && index == 1 ? JsonSinkAnswer::Ignore : JsonSinkAnswer::Next;
+      });
+  ASSERT_TRUE(root) << error.message;
+  EXPECT_EQ(seen, (std::vector<std::string>{"0/0=1", "0/1=2", "1/0=3", "1/1=4"}));
+  EXPECT_TRUE(root->find("a")->items().empty());
+  EXPECT_TRUE(root->find("b")->items().empty());
+  EXPECT_EQ(root->find("")->items().size(), 1u) << "an empty name streams nothing";
+  EXPECT_EQ(root->find("c")->items().size(), 1u);
+  EXPECT_FALSE(parseJsonStreamingMembers(R"({"a":[1],"a":[2]})", &error, members,
+                                         [](std::size_t, JsonValue&&, std::size_t, std::size_t) {
+                                           return JsonSinkAnswer::Next;
+                                         }));
+  EXPECT_EQ(error.message, "member \"a\" appears twice");
+}
+
 TEST(ParseJsonStreaming, IgnoreStillChecksTheRestAndStopEndsAtOnce) {
   std::size_t calls = 0;
   const auto ignoreAll = [&](JsonValue&&, std::size_t, std::size_t) {

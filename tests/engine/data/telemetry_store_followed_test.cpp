@@ -2,10 +2,23 @@
 // counts derived from a probe's format counts (a probe measures no rounding points).
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "ampscope/engine/follow_budget.h"
 #include "ampscope/engine/telemetry_store.h"
 
 namespace ampscope {
 namespace {
+
+void expectSameCounts(const RoundingCounts& a, const RoundingCounts& b) {
+  EXPECT_EQ(a.elements, b.elements);
+  EXPECT_EQ(a.flushedToZero, b.flushedToZero);
+  EXPECT_EQ(a.subnormal, b.subnormal);
+  EXPECT_EQ(a.overflowed, b.overflowed);
+  EXPECT_EQ(a.nan, b.nan);
+}
 
 ModeStep plainStep(PrecisionMode mode, int64_t step, double loss) {
   ModeStep s;
@@ -130,6 +143,87 @@ TEST(TelemetryStoreFollowed, EngineStepsKeepTheirOwnRoundingCounts) {
   store.append(r);
   EXPECT_TRUE(store.series(PrecisionMode::FP32)->layers.empty());
   EXPECT_EQ(store.series(PrecisionMode::FP32)->instruments[0].total.elements, 0);
+}
+
+// A stream naming more layers than StoreLimits::maxLayers: the first maxLayers - 1 keep their own
+// counts, every later one shares "(other layers)", and the per-layer counts still sum to the step's total.
+TEST(TelemetryStoreFollowed, LayersPastTheCapShareOneLayerAndKeepTheTotal) {
+  StoreLimits limits;
+  limits.maxLayers = 4;
+  TelemetryStore store(limits);
+  const int run = store.addRun("r");
+  ModeStep step = plainStep(PrecisionMode::FP16AmpScaled, 1, 1.0);
+  step.instrumented = true;
+  for (int i = 0; i < 10; ++i) step.tensors.push_back(tensor("l" + std::to_string(i) + ".weight", 10 + i));
+  store.appendFollowed(run, step);
+  const ModeSeries* s = store.series(SeriesKey{run, PrecisionMode::FP16AmpScaled});
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->layers, (std::vector<std::string>{"l0", "l1", "l2", kOtherLayers}));
+  EXPECT_EQ(s->layersOverCap, 7);  // l3..l9: l3 opened the shared layer
+  RoundingCounts sum;
+  for (const RoundingCounts& c : s->instruments[0].perLayer) sum.add(c);
+  EXPECT_EQ(sum.elements, s->instruments[0].total.elements);
+  EXPECT_EQ(s->instruments[0].perLayer[3].elements, 13 + 14 + 15 + 16 + 17 + 18 + 19);
+}
+
+// A followed run of many steps is folded as the engine's runs are: what the buckets and the recent steps
+// hold adds up to every step that arrived (counts, skipped steps, non-finite losses, rounding totals).
+TEST(TelemetryStoreFollowed, ALongFollowedRunIsFoldedWithExactCounts) {
+  StoreLimits limits;
+  limits.recentSteps = 100;
+  limits.foldChunk = 50;
+  limits.stepsPerBucket = 5;
+  limits.maxBuckets = 8;
+  limits.recentInstruments = 40;
+  limits.maxInstrumentBuckets = 6;
+  TelemetryStore store(limits);
+  const int run = store.addRun("long");
+  const int64_t steps = 5000;
+  int64_t skipped = 0, nonFinite = 0, instrumented = 0;
+  for (int64_t i = 1; i <= steps; ++i) {
+    ModeStep step = i % 10 == 1 ? instrumentedStep(PrecisionMode::FP16AmpScaled, i)
+                                : plainStep(PrecisionMode::FP16AmpScaled, i, 1.0 / static_cast<double>(i));
+    step.skipped = i % 97 == 0;
+    if (i % 501 == 0) step.loss = std::numeric_limits<double>::quiet_NaN();
+    skipped += step.skipped ? 1 : 0;
+    nonFinite += std::isfinite(step.loss) ? 0 : 1;
+    instrumented += step.instrumented ? 1 : 0;
+    store.appendFollowed(run, step);
+  }
+  const ModeSeries* s = store.series(SeriesKey{run, PrecisionMode::FP16AmpScaled});
+  ASSERT_NE(s, nullptr);
+  EXPECT_LE(s->buckets.size(), limits.maxBuckets);
+  EXPECT_LT(s->recent.size(), limits.recentSteps + limits.foldChunk);
+  int64_t count = 0, bucketSkipped = 0, bucketNonFinite = 0;
+  for (const ScalarBucket& b : s->buckets) {
+    count += b.count;
+    bucketSkipped += b.skipped;
+    bucketNonFinite += b.nonFiniteCount;
+  }
+  for (const ScalarPoint& p : s->recent) {
+    ++count;
+    bucketSkipped += p.skipped ? 1 : 0;
+    bucketNonFinite += std::isfinite(p.loss) ? 0 : 1;
+  }
+  EXPECT_EQ(count, steps);
+  EXPECT_EQ(bucketSkipped, skipped);
+  EXPECT_EQ(bucketNonFinite, nonFinite);
+  EXPECT_EQ(s->buckets.front().firstStep, 1);
+  EXPECT_EQ(s->buckets.back().lastStep + 1, s->recent.front().step);
+  // Rounding counts: each instrumented step adds 160 elements (instrumentedStep's three tensors).
+  RoundingCounts folded;
+  int64_t instrumentedCount = 0;
+  for (const InstrumentBucket& b : s->instrumentBuckets) {
+    folded.add(b.total);
+    instrumentedCount += b.count;
+  }
+  for (const InstrumentPoint& p : s->instruments) {
+    folded.add(p.total);
+    ++instrumentedCount;
+  }
+  EXPECT_EQ(instrumentedCount, instrumented);
+  EXPECT_EQ(folded.elements, 160 * instrumented);
+  expectSameCounts(folded, s->roundingTotal);
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "ampscope/engine/telemetry_store.h"
 #include "follow_test_support.h"
 #include "ui/follow/follow_controller.h"
+#include "ui/training/histogram_plot.h"
 #include "ui/training/loss_plot.h"
 
 namespace ampscope::ui {
@@ -226,6 +227,80 @@ TEST(FollowController, FollowingOneRanksStreamFollowsTheOtherRanksSideBySide) {
   controller.poll();
   EXPECT_EQ(controller.follows().size(), 2u);
   EXPECT_EQ(store.seriesKeys().size(), 2u);
+}
+
+}  // namespace
+}  // namespace ampscope::ui
+
+namespace ampscope::ui {
+namespace {
+
+// The budgets (follow_budget.h) in the GUI: a record of 1,030 parameter gradients keeps 1,024 and folds
+// six, the status bar and its tooltip say so with the counts, and the store's folding of old steps is
+// named in the tooltip. Saved and restored (session codec, as the autosave journal does), the run keeps
+// the folded counts and the store holds the same heat-map column as it did while following.
+TEST(FollowController, ARunOverTheBudgetsSaysWhatWasFoldedAndRestoresWithIt) {
+  QTemporaryDir dir;
+  const std::string path = dir.filePath(QStringLiteral("wide.jsonl")).toStdString();
+  ModeStep wide = test::probeStep(1);
+  wide.instrumented = true;
+  for (int i = 0; i < 1030; ++i) {
+    TensorStats t;
+    t.name = "l" + std::to_string(i) + ".weight";
+    t.numel = 4 + i;
+    t.scaled.counts.set(-10 - i % 5, 4 + i);
+    t.unscaled = t.scaled;
+    wide.tensors.push_back(t);
+  }
+  std::string text = header(probeSource("wide", "00000000000000dd"));
+  appendRecordStreamLine(text, wide);
+  text += lines(2, 400);
+  append(path, text);
+  StoreLimits limits;
+  limits.recentSteps = 100;
+  limits.foldChunk = 50;
+  TelemetryStore store(limits);
+  FollowController controller(&store);
+  controller.setPolling(false);
+  const int id = controller.follow(fileTarget(path));
+  ASSERT_TRUE(pollUntil(controller, [&] {
+    return onlyFollowedSeries(store) && onlyFollowedSeries(store)->lastStep == 400;
+  }));
+  EXPECT_TRUE(controller.statusText(id).endsWith(QStringLiteral(" · 6 entries folded")))
+      << controller.statusText(id).toStdString();
+  const QString tip = controller.statusToolTip(id);
+  EXPECT_TRUE(tip.contains(QStringLiteral("folded: 6 tensor entries (6 parameter gradients"))) << tip.toStdString();
+  const ModeSeries* series = onlyFollowedSeries(store);
+  ASSERT_FALSE(series->buckets.empty());
+  const QString folding = QStringLiteral("fp16-amp-scaled: steps 1–%1 folded into %2 buckets")
+                              .arg(series->buckets.back().lastStep)
+                              .arg(series->buckets.size());
+  EXPECT_TRUE(tip.contains(folding)) << tip.toStdString();
+  ASSERT_EQ(series->histogramRing.size(), 1u);
+  const HistogramSnapshot followedColumn = series->histogramRing[0];
+  // Every parameter of the record is in the column, folded or kept: sum(4 + i) over i < 1030.
+  EXPECT_EQ(followedColumn.scaled.total(), 1030 * 4 + 1029 * 1030 / 2);
+  // The histogram plot's all-parameters sum holds them too (its latest step is the wide one).
+  HistogramPlot histogram(&store);
+  EXPECT_EQ(histogram.shownHistogram(SeriesKey{1, PrecisionMode::FP16AmpScaled}).total(), followedColumn.scaled.total());
+
+  SessionError error;
+  const auto session = decodeSession(encodeSession(RunConfig{}, "", {}, controller.followedRuns()), &error);
+  ASSERT_TRUE(session) << error.message;
+  TelemetryStore restoredStore(limits);
+  FollowController restored(&restoredStore);
+  restored.restore(session->followed);
+  ASSERT_EQ(restored.runs().size(), 1u);
+  const ModeStep& first = restored.runs()[0].steps.front();
+  EXPECT_EQ(first.tensors.size(), 1024u);
+  EXPECT_EQ(first.folded.tensors, 6);
+  EXPECT_EQ(first.folded.parameters, 6);
+  const ModeSeries* again = onlyFollowedSeries(restoredStore);
+  ASSERT_NE(again, nullptr);
+  ASSERT_EQ(again->histogramRing.size(), 1u);
+  EXPECT_EQ(again->histogramRing[0].scaled.counts, followedColumn.scaled.counts);
+  EXPECT_EQ(again->latestFolded.tensors, 6);
+  EXPECT_EQ(again->stepsSeen, 400);
 }
 
 }  // namespace

@@ -21,8 +21,8 @@ struct UnderflowLeader {
 std::optional<UnderflowLeader> worstFp16Underflow(const ModeStep& step);
 
 // "run my-run r1/2  step 21  fp16-amp-scaled  loss 0.04762  scale 65536  SKIPPED  grad-norm inf
-//  underflow net.0.weight 12.5%  nonfinite net.0.weight (+1)", '\n'-terminated. Fields that are not
-// there (no histograms, nothing non-finite) are left out.
+//  underflow net.0.weight 12.5%  nonfinite net.0.weight (+1)  folded 199000 tensors", '\n'-terminated.
+// Fields that are not there (no histograms, nothing non-finite, nothing folded) are left out.
 std::string followLine(const StreamSource& source, const ModeStep& step);
 
 // Totals over a followed stream, for the final summary.
@@ -36,12 +36,15 @@ struct FollowTotals {
   std::string firstNonFiniteName;   // the first parameter it named
   std::optional<UnderflowLeader> worstUnderflow;  // the largest share of any record
   int64_t worstUnderflowStep = 0;
+  int64_t foldedRecords = 0;  // records whose lists the reader's budget folded
+  FoldedEntries folded;       // what it folded (counts)
 
   void add(const ModeStep& step);
 };
 
 // The summary lines ('\n'-terminated): records and steps, skipped, then what the reader counted
-// (dropped, malformed, oversized lines), the last loss, the first non-finite gradient, the worst underflow.
+// (dropped, malformed, oversized lines), what the record budget folded, the last loss, the first
+// non-finite gradient, the worst underflow.
 std::string followSummary(const std::string& target, const FollowTotals& totals, int64_t dropped,
                           int64_t malformed, int64_t oversized, int64_t reconnects);
 

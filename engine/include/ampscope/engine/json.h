@@ -158,4 +158,13 @@ std::optional<JsonValue> parseJsonStreamingMember(std::string_view text, JsonPar
                                                   std::string_view member, const JsonItemSink& sink,
                                                   JsonLimits limits = {});
 
+// The same for several members of the top-level object at once (a record line's "tensors",
+// "rounding-points", ...): `sink` also gets which of `members` the item belongs to. An empty name in
+// `members` matches nothing.
+using JsonMemberItemSink =
+    std::function<JsonSinkAnswer(std::size_t member, JsonValue&& item, std::size_t index, std::size_t end)>;
+std::optional<JsonValue> parseJsonStreamingMembers(std::string_view text, JsonParseError* error,
+                                                   const std::vector<std::string_view>& members,
+                                                   const JsonMemberItemSink& sink, JsonLimits limits = {});
+
 }  // namespace ampscope

@@ -32,6 +32,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ampscope/engine/follow_budget.h"
 #include "ampscope/engine/json.h"
 #include "ampscope/engine/run_config.h"
 #include "ampscope/engine/telemetry.h"
@@ -103,6 +104,21 @@ std::optional<StreamSource> readStreamSourceJson(const JsonValue& value, const s
 
 // One ModeStep line of a stream of `version` (1: AmpScope 0.1.0's snake_case keys; 2 and 3: kebab-case).
 std::optional<ModeStep> readRecordStreamStep(const JsonValue& value, int version, RecordError* error);
+
+// One line of a stream of `version`, read within `budget` (follow_budget.h). The record's lists
+// ("tensors", "rounding-points", "quantized", "nonfinite") are parsed item by item, never as one JSON
+// tree; every item is checked as readRecordStreamStep checks it, and past the budget an item is folded
+// into the step's `folded` instead of kept (rounding points into one "(folded)" point), so what a line
+// costs is bounded by its length and the budget, not by how many entries it holds.
+struct RecordLine {
+  enum class Kind { Step, Header, NotJson, Refused };
+  Kind kind = Kind::Refused;
+  bool object = false;           // the line is a JSON object (a header, a record, or a refused one)
+  std::optional<ModeStep> step;  // Kind::Step
+  JsonParseError parseError;     // Kind::NotJson
+  RecordError error;             // Kind::Refused: the field at fault (path without "line N")
+};
+RecordLine readRecordStreamLine(std::string_view line, int version, const RecordBudget& budget = {});
 
 // One header line (no steps): format, version (1 is not a header: it is refused), the fields.
 std::optional<RecordStream> readRecordStreamHeader(std::string_view line, RecordError* error);

@@ -4,6 +4,8 @@
 // version, or a line longer than Limits::maxLineBytes is skipped and reported as "line N: ...", and the
 // records around it are read. An oversized line is discarded as it arrives (the reader never holds
 // more than maxLineBytes of it), so memory stays bounded whatever the peer sends. Never throws.
+// A record's long lists are read within Limits::budget (follow_budget.h): past it their entries are
+// folded into the step's `folded` (counted, parameter histograms summed), and folded() totals them.
 //
 // Sequence numbers ("seq", written by training-script probes) show records the writer dropped: a gap
 // adds to dropped(). After restart() (a reconnect, a reopened file) the stream starts again with its
@@ -25,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "ampscope/engine/follow_budget.h"
 #include "ampscope/engine/record_codec.h"
 #include "ampscope/engine/telemetry.h"
 
@@ -33,7 +36,8 @@ namespace ampscope {
 class RecordStreamReader {
  public:
   struct Limits {
-    std::size_t maxLineBytes = 64u << 20;
+    std::size_t maxLineBytes = kMaxRecordLineBytes;
+    RecordBudget budget;                  // entries kept per record list; the rest folded
     std::size_t maxPendingErrors = 1000;  // errors kept until takeErrors(); later ones are only counted
   };
 
@@ -80,6 +84,8 @@ class RecordStreamReader {
   int64_t dropped() const { return dropped_; }      // sum of seq gaps
   int64_t duplicates() const { return duplicates_; }  // records skipped as already seen after restart()
   int64_t errorsLost() const { return errorsLost_; }  // errors counted but not kept (over maxPendingErrors)
+  int64_t foldedRecords() const { return foldedRecords_; }  // records the budget folded entries of
+  const FoldedEntries& folded() const { return folded_; }   // the counts it folded, over all records
   std::optional<double> lastWallTime() const { return lastWallTime_; }
   std::size_t bufferedBytes() const { return partial_.size(); }  // the partial line held
 
@@ -87,6 +93,7 @@ class RecordStreamReader {
   void takeLine(std::string_view line);
   void readHeaderLine(std::string_view line);
   void readStepLine(std::string_view line);
+  void takeRecord(RecordLine read, std::string_view line, const std::string& where);
   void report(std::string path, std::string message);
 
   Limits limits_;
@@ -104,7 +111,8 @@ class RecordStreamReader {
   std::vector<ModeStep> pendingSteps_;
   std::vector<RecordError> pendingErrors_;
   int64_t lines_ = 0, steps_ = 0, malformed_ = 0, oversized_ = 0, dropped_ = 0, duplicates_ = 0,
-          errorsLost_ = 0;
+          errorsLost_ = 0, foldedRecords_ = 0;
+  FoldedEntries folded_;
   std::optional<double> lastWallTime_;
   std::function<void(std::string_view)> observer_;
 };

@@ -157,6 +157,23 @@ struct QuantTensorStats {
   std::shared_ptr<const ExponentHistogram> histogram;
 };
 
+// What a reader's record budget (follow_budget.h) did not keep of one record: counted, and the folded
+// parameter gradients summed (numel and both histograms), so the store's totals over them stay exact.
+// Written to sessions and journals as the record's "folded" (docs/record-format.md); a probe never
+// writes it. The sum is shared, so copies of a ModeStep stay cheap.
+struct FoldedEntries {
+  int64_t tensors = 0;          // "tensors" entries past the budget
+  int64_t parameters = 0;       // of those, parameters' gradients: summed into parameterSum
+  int64_t roundingPoints = 0;   // "rounding-points" past the budget: summed into one "(folded)" point
+  int64_t quantized = 0;        // "quantized" entries past the budget: counted only
+  int64_t names = 0;            // "nonfinite" names past the budget: counted only
+  std::shared_ptr<const TensorStats> parameterSum;  // null when no parameter was folded
+  bool any() const { return tensors > 0 || roundingPoints > 0 || quantized > 0 || names > 0; }
+  void add(const FoldedEntries& other);
+  void addCounts(const FoldedEntries& other);  // the counts alone (totals over many records)
+  int64_t entries() const { return tensors + roundingPoints + quantized + names; }
+};
+
 struct ModeStep {
   PrecisionMode mode = PrecisionMode::FP32;
   int64_t step = 0;                // 1-based
@@ -185,6 +202,7 @@ struct ModeStep {
   double wallTime = 0;             // seconds since the Unix epoch when the record was produced
   std::vector<std::string> nonFinite;  // parameters whose gradients held inf/NaN, in module order
   std::vector<std::pair<std::string, bool>> foundInfPerDevice;  // the scaler's found_inf per device
+  FoldedEntries folded;            // what a reader's record budget left out of the lists above
 };
 
 // One lock-step of the comparison: every active mode did step `step` on the same batch.

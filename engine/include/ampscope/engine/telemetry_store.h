@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "ampscope/engine/follow_budget.h"
 #include "ampscope/engine/run_config.h"
 #include "ampscope/engine/telemetry.h"
 
@@ -157,9 +158,14 @@ struct ModeSeries {
   std::size_t bucketWidth = 0;               // steps per bucket for the next fold (grows by merging)
   std::deque<InstrumentBucket> instrumentBuckets;
   std::deque<InstrumentPoint> instruments;
-  std::vector<std::string> layers;           // RoundingPointStats::layer names in first-seen order
+  std::vector<std::string> layers;           // RoundingPointStats::layer names in first-seen order; past
+                                             // StoreLimits::maxLayers the last is "(other layers)"
+  int64_t layersOverCap = 0;                 // rounding points counted into "(other layers)"
   std::vector<TensorStats> latestTensors;    // of the latest instrumented step
   int64_t latestTensorsStep = 0;
+  FoldedEntries latestFolded;                // what the reader's budget folded of that step's lists
+  int64_t foldedRecords = 0;                 // records whose lists the reader's budget folded
+  FoldedEntries foldedEntries;               // their counts summed (no histograms: see latestFolded)
   std::deque<HistogramSnapshot> histogramRing;  // bounded, oldest first
   std::optional<int64_t> divergedAt;
   int64_t lastStep = 0;
@@ -182,6 +188,7 @@ struct StoreLimits {
   std::size_t maxInstrumentBuckets = 1000;
   std::size_t histogramSnapshots = 512;  // heat-map columns kept per mode
   std::size_t quantPoints = 20000;       // scale-plot points kept per quantised tensor before merging
+  std::size_t maxLayers = kMaxLayersPerSeries;  // per-layer counts; later layers share "(other layers)"
 };
 
 class TelemetryStore {
@@ -231,6 +238,7 @@ class TelemetryStore {
   void resetSeries(ModeSeries& series);
   void appendQuantized(ModeSeries& series, const ModeStep& step);
   void foldIfNeeded(ModeSeries& series);
+  std::size_t layerIndex(ModeSeries& series, const std::string& layer) const;
 
   StoreLimits limits_;
   std::optional<RunConfig> config_;
