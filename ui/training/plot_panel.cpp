@@ -84,7 +84,9 @@ PlotPanel::PlotPanel(TelemetryStore* store, QWidget* parent)
   connect(plot_, &QCustomPlot::mouseRelease, this, [this](QMouseEvent* event) {
     if (event->button() != Qt::LeftButton || (event->pos() - pressPos_).manhattanLength() > 4) return;
     if (!plot_->axisRect()->rect().contains(event->pos())) return;
-    activateAt(plot_->xAxis->pixelToCoord(event->pos().x()), plot_->yAxis->pixelToCoord(event->pos().y()));
+    const double key = plot_->xAxis->pixelToCoord(event->pos().x());
+    const double value = plot_->yAxis->pixelToCoord(event->pos().y());
+    if (activateAt(key, value)) setCursor(key, value);  // the arrows go on from the clicked point
   });
 }
 

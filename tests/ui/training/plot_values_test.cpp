@@ -84,6 +84,17 @@ TEST(PlotValues, TheKeyboardCursorMovesByBinsAndEnterOpensTheBin) {
   QTest::keyClick(plot.plot(), Qt::Key_Return);
   ASSERT_EQ(spy.count(), 1);
   EXPECT_EQ(spy.at(0).at(0).toDouble(), std::ldexp(1.0, -27));
+  // A click puts the cursor on the clicked bin: the arrows go on from there.
+  plot.plot()->replot();
+  const QPoint bin30(static_cast<int>(plot.plot()->xAxis->coordToPixel(-30)),
+                     static_cast<int>(plot.plot()->yAxis->coordToPixel(plot.plot()->yAxis->range().center())));
+  QTest::mouseClick(plot.plot(), Qt::LeftButton, Qt::NoModifier, bin30);
+  ASSERT_EQ(spy.count(), 2);
+  EXPECT_EQ(spy.at(1).at(0).toDouble(), std::ldexp(1.0, -30));
+  QTest::keyClick(plot.plot(), Qt::Key_Left);
+  QTest::keyClick(plot.plot(), Qt::Key_Enter);
+  ASSERT_EQ(spy.count(), 3);
+  EXPECT_EQ(spy.at(2).at(0).toDouble(), std::ldexp(1.0, -31));
 }
 
 // A heat-map cell: its exponent row's lower edge, at its column's step, with the cell's count.
