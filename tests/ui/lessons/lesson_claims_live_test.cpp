@@ -22,23 +22,14 @@
 #include "ui/training/run_panel.h"
 #include "ui/training/training_workspace.h"
 
+#include "lesson_window_fixture.h"
+
 namespace ampscope::ui {
 namespace {
 
-class LessonClaimsLive : public ::testing::Test {
+class LessonClaimsLive : public test::LessonWindowFixture {
  protected:
-  void SetUp() override {
-    window = std::make_unique<MainWindow>();
-    window->setLayoutPersistence(false);
-    workspace = window->trainingWorkspace();
-    lessons = new LessonWorkspace(*window);
-    window->resize(1280, 720);
-    window->show();
-  }
-  void TearDown() override {
-    workspace->shutdown();
-    window.reset();
-  }
+  LessonClaimsLive() : LessonWindowFixture(QSize(1280, 720)) {}
 
   QListWidgetItem* item(int index) const { return lessons->panel()->calloutList()->item(index); }
   QString status(int index) const { return item(index)->data(LessonPanel::kClaimStatusRole).toString(); }
@@ -61,9 +52,6 @@ class LessonClaimsLive : public ::testing::Test {
         120000);
   }
 
-  std::unique_ptr<MainWindow> window;
-  TrainingWorkspace* workspace = nullptr;
-  LessonWorkspace* lessons = nullptr;
 };
 
 ModeStep scaledStep(int64_t step, double scale) {

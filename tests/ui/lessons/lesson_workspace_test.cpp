@@ -28,23 +28,14 @@
 #include "ui/training/run_panel.h"
 #include "ui/training/training_workspace.h"
 
+#include "lesson_window_fixture.h"
+
 namespace ampscope::ui {
 namespace {
 
-class LessonWindow : public ::testing::Test {
+class LessonWindow : public test::LessonWindowFixture {
  protected:
-  void SetUp() override {
-    window = std::make_unique<MainWindow>();
-    window->setLayoutPersistence(false);
-    workspace = window->trainingWorkspace();
-    lessons = new LessonWorkspace(*window);
-    window->resize(1400, 900);
-    window->show();
-  }
-  void TearDown() override {
-    workspace->shutdown();
-    window.reset();
-  }
+  LessonWindow() : LessonWindowFixture(QSize(1400, 900)) {}
 
   // Runs `config` for `steps` steps through the workspace's controller and waits until it finishes.
   bool runSteps(RunConfig config, int64_t steps) {
@@ -60,9 +51,6 @@ class LessonWindow : public ::testing::Test {
     return finished && run->state() == RunState::Finished;
   }
 
-  std::unique_ptr<MainWindow> window;
-  TrainingWorkspace* workspace = nullptr;
-  LessonWorkspace* lessons = nullptr;
 };
 
 TEST_F(LessonWindow, EveryLessonOpensAndBringsEachOfItsPanelsForward) {
