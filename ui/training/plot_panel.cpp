@@ -22,6 +22,18 @@
 namespace ampscope::ui {
 
 namespace {
+
+// The point of a non-empty graph whose key is nearest to `key`.
+QCPGraphDataContainer::const_iterator nearestByKey(const QCPGraph& graph, double key) {
+  auto it = graph.data()->findBegin(key, /*expandedRange=*/false);
+  if (it == graph.data()->constEnd()) --it;
+  if (it != graph.data()->constBegin()) {
+    auto before = it - 1;
+    if (std::abs(before->key - key) < std::abs(it->key - key)) it = before;
+  }
+  return it;
+}
+
 // Property holding a plottable's pen width at line scale 1.
 constexpr const char* kBaseWidth = "ampscopeBaseWidth";
 }  // namespace
@@ -157,12 +169,7 @@ bool PlotPanel::nearestGraphPoint(double key, double value, QCPGraph** graph, do
   for (int i = 0; i < plot_->graphCount(); ++i) {
     QCPGraph* g = plot_->graph(i);
     if (!g->visible() || g->name().isEmpty() || g->data()->isEmpty() || g->property("noReadout").toBool()) continue;
-    auto it = g->data()->findBegin(key, /*expandedRange=*/false);
-    if (it == g->data()->constEnd()) --it;
-    if (it != g->data()->constBegin()) {
-      auto before = it - 1;
-      if (std::abs(before->key - key) < std::abs(it->key - key)) it = before;
-    }
+    const auto it = nearestByKey(*g, key);
     if (!std::isfinite(it->value)) continue;
     const double dx = g->keyAxis()->coordToPixel(it->key) - g->keyAxis()->coordToPixel(key);
     const double dy = g->valueAxis()->coordToPixel(it->value) - g->valueAxis()->coordToPixel(value);
@@ -480,12 +487,7 @@ QString PlotPanel::readoutAt(double key, double) const {
     QCPGraph* graph = plot_->graph(i);
     if (!graph->visible() || graph->name().isEmpty() || graph->data()->isEmpty()) continue;
     if (graph->property("noReadout").toBool()) continue;
-    auto it = graph->data()->findBegin(key, /*expandedRange=*/false);
-    if (it == graph->data()->constEnd()) --it;
-    if (it != graph->data()->constBegin()) {
-      auto before = it - 1;
-      if (std::abs(before->key - key) < std::abs(it->key - key)) it = before;
-    }
+    const auto it = nearestByKey(*graph, key);
     if (std::isnan(shownKey)) shownKey = it->key;
     const QVariant readoutName = graph->property("readoutName");
     lines << QStringLiteral("%1: %2").arg(readoutName.isValid() ? readoutName.toString() : graph->name(),
