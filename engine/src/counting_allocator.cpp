@@ -15,6 +15,7 @@ namespace {
 std::atomic<int64_t> gCurrentBytes{0};
 std::atomic<int64_t> gPeakBytes{0};
 std::atomic<int64_t> gAllocations{0};
+thread_local bool tUncounted = false;
 
 // Every counted block is preceded by this header inside the wrapped allocation, so the block's data
 // pointer is also its context (raw_allocate()/raw_deleter() keep working) and the free path knows the
@@ -61,16 +62,17 @@ class CountingAllocator final : public c10::Allocator {
     const c10::DeleterFnPtr baseDeleter = block.get_deleter();
     void* baseContext = block.release_context();
     auto* header = reinterpret_cast<BlockHeader*>(raw);
-    header->bytes = static_cast<int64_t>(nbytes);
+    header->bytes = tUncounted ? 0 : static_cast<int64_t>(nbytes);  // what the free subtracts
     header->baseContext = baseContext;
     header->baseDeleter = baseDeleter;
+    void* data = raw + kHeaderBytes;
+    if (tUncounted) return {data, data, &countingDelete, c10::Device(c10::DeviceType::CPU)};
 
     const int64_t current =
         gCurrentBytes.fetch_add(static_cast<int64_t>(nbytes), std::memory_order_relaxed) +
         static_cast<int64_t>(nbytes);
     raisePeak(current);
     gAllocations.fetch_add(1, std::memory_order_relaxed);
-    void* data = raw + kHeaderBytes;
     return {data, data, &countingDelete, c10::Device(c10::DeviceType::CPU)};
   }
 
@@ -110,5 +112,8 @@ AllocatorCounters allocatorCounters() {
 }
 
 void resetAllocatorPeak() { gPeakBytes.store(gCurrentBytes.load(std::memory_order_relaxed)); }
+
+UncountedAllocations::UncountedAllocations() : previous_(tUncounted) { tUncounted = true; }
+UncountedAllocations::~UncountedAllocations() { tUncounted = previous_; }
 
 }  // namespace ampscope::detail

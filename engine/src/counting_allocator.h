@@ -27,4 +27,17 @@ struct AllocatorCounters {
 AllocatorCounters allocatorCounters();
 void resetAllocatorPeak();  // peak := current
 
+// While one is alive, the calling thread's allocations are not counted (neither now nor when they are
+// freed): for instruments' own scratch tensors, which the training would not hold without them.
+class UncountedAllocations {
+ public:
+  UncountedAllocations();
+  ~UncountedAllocations();
+  UncountedAllocations(const UncountedAllocations&) = delete;
+  UncountedAllocations& operator=(const UncountedAllocations&) = delete;
+
+ private:
+  bool previous_;
+};
+
 }  // namespace ampscope::detail

@@ -52,12 +52,12 @@ class RoundToFormatFunction : public torch::autograd::Function<RoundToFormatFunc
   }
 };
 
+}  // namespace
+
 void classifyLowTensor(const torch::Tensor& t, LowFormat format, RoundingCounts* counts) {
   const torch::Tensor data = t.contiguous();
   classifyStored(reinterpret_cast<const uint16_t*>(data.data_ptr()), data.numel(), format, counts);
 }
-
-}  // namespace
 
 std::string dtypeName(torch::ScalarType type) {
   switch (type) {
@@ -137,6 +137,8 @@ void PrecisionContext::beginPass(bool instrument, bool recordOps, float invScale
   }
   opRecord_.clear();
   parameterGradients_.clear();
+  producers_.clear();
+  removeLeafHooks();
 }
 
 RoundingCounts* PrecisionContext::parameterGradientCounts(const torch::Tensor& p) const {
@@ -242,13 +244,10 @@ void PrecisionContext::observeNativeCast(const std::string& layer, const char* r
 void PrecisionContext::tapGradient(const std::string& layer, const torch::Tensor& y) {
   if (!instrument_ || !y.requires_grad()) return;
   TensorStats* stats = tap(layer);
-  RoundingCounts* gradCounts = nullptr;
-  const bool lowDtype = y.scalar_type() == torch::kHalf || y.scalar_type() == torch::kBFloat16;
-  if (lowDtype) gradCounts = point(layer, "grad_output", true);
-  // The context outlives the pass's graph (its taps and points are what the hooks write into).
-  y.register_hook([this, stats, gradCounts](const torch::Tensor& grad) {
+  // The context outlives the pass's graph (its taps are what the hooks write into). A low-precision
+  // output's gradient is counted by the ops that made it (run()), not here.
+  y.register_hook([this, stats](const torch::Tensor& grad) {
     at::NoGradGuard noGrad;
-    if (gradCounts != nullptr) classifyLowTensor(grad, format_, gradCounts);
     accumulateGradientTap(stats, grad);
   });
 }
@@ -381,8 +380,12 @@ Act PrecisionContext::linear(const std::string& layer, const Act& x, const torch
   // W / D give the same x W^T up to rounding; the gradients flow back through the product and quotient.
   torch::Tensor factors = torch::ones({x.t.size(-1)}, torch::kFloat);
   factors.data_ptr<float>()[0] = static_cast<float>(fp8_.outlierFactor);
-  const Act shifted = passThrough(layer + ".outlier", x.t * factors.to(x.t.scalar_type()), x.low);
-  record("mul", layer + ".outlier", x.t, x.low, shifted.t, shifted.low);
+  const std::string outlier = layer + ".outlier";
+  const torch::Tensor product =
+      run(outlier, {{"input", x.t}, {"factor", factors.to(x.t.scalar_type())}}, false,
+          [](const std::vector<torch::Tensor>& v) { return v[0] * v[1]; });
+  const Act shifted = passThrough(outlier, product, x.low);
+  record("mul", outlier, x.t, x.low, shifted.t, shifted.low);
   return linearOp(layer, shifted, weight / factors.to(weight.scalar_type()), bias);
 }
 
@@ -401,7 +404,9 @@ Act PrecisionContext::linearOp(const std::string& layer, const Act& x, const tor
   const torch::Tensor in = consumeLow(layer, "input", x);
   const torch::Tensor w = consumeParam(layer, "weight", weight);
   const torch::Tensor b = bias.defined() ? consumeParam(layer, "bias", bias) : bias;
-  const torch::Tensor y = torch::linear(in, w, b);
+  const torch::Tensor y =
+      run(layer, {{"input", in}, {"weight", w}, {"bias", b}}, true,
+          [](const std::vector<torch::Tensor>& v) { return torch::linear(v[0], v[1], v[2]); });
   Act out = kind_ == ExecKind::FP32 ? Act{y, false} : lowOutput(layer, y, true);
   if (kind_ == ExecKind::FP32) tapGradient(layer, y);
   record("linear", layer, x.t, x.low, out.t, out.low);
@@ -411,14 +416,18 @@ Act PrecisionContext::linearOp(const std::string& layer, const Act& x, const tor
 Act PrecisionContext::matmul(const std::string& layer, const Act& a, const Act& b) {
   const torch::Tensor left = consumeLow(layer, "input", a);
   const torch::Tensor right = consumeLow(layer, "other", b);
-  const torch::Tensor y = torch::matmul(left, right);
+  const torch::Tensor y =
+      run(layer, {{"input", left}, {"other", right}}, true,
+          [](const std::vector<torch::Tensor>& v) { return torch::matmul(v[0], v[1]); });
   Act out = kind_ == ExecKind::FP32 ? Act{y, false} : lowOutput(layer, y, false);
   record("matmul", layer, a.t, a.low, out.t, out.low);
   return out;
 }
 
 Act PrecisionContext::gelu(const std::string& layer, const Act& x) {
-  Act out = passThrough(layer, torch::gelu(x.t), x.low);
+  const torch::Tensor y = run(layer, {{"input", x.t}}, false,
+                              [](const std::vector<torch::Tensor>& v) { return torch::gelu(v[0]); });
+  Act out = passThrough(layer, y, x.low);
   record("gelu", layer, x.t, x.low, out.t, out.low);
   return out;
 }
@@ -428,7 +437,9 @@ Act PrecisionContext::softmax(const std::string& layer, const Act& x, int64_t di
   if (kind_ == ExecKind::PureEmulated) {
     out = passThrough(layer, torch::softmax(x.t, dim), true);
   } else {
-    const torch::Tensor y = torch::softmax(x.t, dim);
+    const torch::Tensor y = run(layer, {{"input", x.t}}, false, [dim](const std::vector<torch::Tensor>& v) {
+      return torch::softmax(v[0], dim);
+    });
     out = {y, y.scalar_type() == torch::kHalf || y.scalar_type() == torch::kBFloat16};
   }
   record("softmax", layer, x.t, x.low, out.t, out.low);
@@ -444,7 +455,10 @@ Act PrecisionContext::layerNorm(const std::string& layer, const Act& x, const to
     const torch::Tensor b = consumeParam(layer, "bias", bias);
     out = passThrough(layer, torch::layer_norm(x.t, {features}, w, b, 1e-5), true);
   } else {
-    const torch::Tensor y = torch::layer_norm(x.t, {features}, weight, bias, 1e-5);
+    const torch::Tensor y = run(layer, {{"input", x.t}, {"weight", weight}, {"bias", bias}}, false,
+                                [features](const std::vector<torch::Tensor>& v) {
+                                  return torch::layer_norm(v[0], {features}, v[1], v[2], 1e-5);
+                                });
     out = {y, y.scalar_type() == torch::kHalf || y.scalar_type() == torch::kBFloat16};
   }
   record("layer_norm", layer, x.t, x.low, out.t, out.low);
@@ -452,27 +466,41 @@ Act PrecisionContext::layerNorm(const std::string& layer, const Act& x, const to
 }
 
 Act PrecisionContext::add(const std::string& layer, const Act& a, const Act& b) {
-  Act out = passThrough(layer, a.t + b.t, a.low && b.low);
+  const torch::Tensor y = run(layer, {{"input", a.t}, {"other", b.t}}, false,
+                              [](const std::vector<torch::Tensor>& v) { return v[0] + v[1]; });
+  Act out = passThrough(layer, y, a.low && b.low);
   record("add", layer, a.t, a.low, out.t, out.low);
   return out;
 }
 
 Act PrecisionContext::mulScalar(const std::string& layer, const Act& x, double factor) {
-  Act out = passThrough(layer, x.t * factor, x.low);
+  const torch::Tensor y = run(layer, {{"input", x.t}}, false,
+                              [factor](const std::vector<torch::Tensor>& v) { return v[0] * factor; });
+  Act out = passThrough(layer, y, x.low);
   record("mul", layer, x.t, x.low, out.t, out.low);
   return out;
 }
 
 Act PrecisionContext::maskedFill(const Act& x, const torch::Tensor& mask, double value) {
-  // -inf is exactly representable in every format: no rounding needed.
-  return {x.t.masked_fill(mask, value), x.low};
+  // -inf is exactly representable in every format: no rounding needed. Its output's gradient is
+  // counted as its input's producer's (masked_fill's backward only zeroes values).
+  torch::Tensor y = x.t.masked_fill(mask, value);
+  if (countingNativeBackward()) {
+    auto it = producers_.find(x.t.unsafeGetTensorImpl());
+    if (it != producers_.end()) {
+      Producer same{c10::weak_intrusive_ptr<c10::TensorImpl>(y.getIntrusivePtr()), it->second.layer};
+      producers_.insert_or_assign(y.unsafeGetTensorImpl(), std::move(same));
+    }
+  }
+  return {y, x.low};
 }
 
 Act PrecisionContext::embedding(const std::string& layer, const torch::Tensor& weight,
                                 const torch::Tensor& ids) {
   const torch::Tensor w =
       kind_ == ExecKind::PureEmulated ? consumeParam(layer, "weight", weight) : weight;
-  torch::Tensor y = torch::embedding(w, ids);
+  torch::Tensor y = run(layer, {{"weight", w}, {"indices", ids}}, false,
+                        [](const std::vector<torch::Tensor>& v) { return torch::embedding(v[0], v[1]); });
   if (inputFactor_ != 1.0) y = y * inputFactor_;
   const bool low = kind_ == ExecKind::PureEmulated || kind_ == ExecKind::PureNative;
   record("embedding", layer, ids, false, y, low);
@@ -486,7 +514,8 @@ torch::Tensor PrecisionContext::crossEntropy(const std::string& layer, const Act
     Act logProbs = passThrough(layer + ".log_softmax", torch::log_softmax(logits.t, 1), true);
     loss = passThrough(layer, torch::nll_loss(logProbs.t, targets), true).t;
   } else {
-    loss = torch::cross_entropy_loss(logits.t, targets);
+    loss = run(layer, {{"input", logits.t}, {"target", targets}}, false,
+               [](const std::vector<torch::Tensor>& v) { return torch::cross_entropy_loss(v[0], v[1]); });
   }
   record("cross_entropy", layer, logits.t, logits.low, loss,
          kind_ == ExecKind::PureEmulated || loss.scalar_type() != torch::kFloat);

@@ -30,9 +30,11 @@
 // - rounding points: per layer and direction, counts of elements / flushed to zero / subnormal /
 //   overflowed / NaN. Emulated modes count exactly at each rounding. Native modes count what can be
 //   seen from outside the kernels: casts of FP32 tensors into an op (weights, bias, FP32 inputs) are
-//   counted exactly by rounding the FP32 values the same way; outputs and output gradients are
-//   classified as the low-precision tensors they are (subnormal/inf/NaN; a flush inside a native
-//   kernel leaves no trace, so flushedToZero stays 0 there).
+//   counted exactly by rounding the FP32 values the same way; outputs are classified as the
+//   low-precision tensors they are (subnormal/inf/NaN). In backward, every op's gradient for each
+//   low-precision operand is classified where the op's backward made it, and a flush inside the
+//   native kernel is found by computing the same gradient again in float64 from the same operands:
+//   a native 0 where that is not 0 was flushed (native_backward_counts.cpp, run()).
 // - activation taps: exponent histograms of the gradient at each linear layer's output (scaled, and
 //   unscaled with 1/scale), "act:<layer>.out".
 // - Quantized (fp8-delayed, fp8-current, mxfp8, nvfp4): every linear's GEMM inputs are quantised by the
@@ -54,6 +56,7 @@
 #include <torch/torch.h>
 
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -77,6 +80,10 @@ enum class ExecKind { FP32, AmpNative, AmpEmulated, PureNative, PureEmulated, Qu
 class PrecisionContext {
  public:
   PrecisionContext(PrecisionMode mode, bool native, const Fp8Config& fp8 = Fp8Config{});
+  ~PrecisionContext();
+  PrecisionContext(const PrecisionContext&) = delete;
+  PrecisionContext& operator=(const PrecisionContext&) = delete;
+  struct GradientWatch;  // native_backward_counts.cpp
 
   ExecKind kind() const { return kind_; }
   LowFormat format() const { return format_; }
@@ -108,6 +115,14 @@ class PrecisionContext {
   torch::Tensor crossEntropy(const std::string& layer, const Act& logits, const torch::Tensor& targets);
   // The loss times a weight, rounded in pure emulated modes (the product is an FP16 tensor there).
   torch::Tensor weightLoss(const torch::Tensor& loss, double weight);
+  // One operand of an op run through run(): its role names the point where its gradient's rounding
+  // is counted when no op of this context produced it ("<layer>.grad_<role>").
+  struct Operand {
+    const char* role;
+    torch::Tensor t;
+  };
+  using OpFunction = std::function<torch::Tensor(const std::vector<torch::Tensor>&)>;
+
   // Pure emulated modes: where the rounding of parameter p's gradient is counted in this pass (null when
   // not instrumenting, or when no op consumed p). The trainer rounds the gradients as it gathers them
   // into the flat buffer (FlatParameters::gatherGradients), after backward.
@@ -148,6 +163,23 @@ class PrecisionContext {
   Act passThrough(const std::string& layer, const torch::Tensor& y, bool inputsLow);
   void observeNativeCast(const std::string& layer, const char* role, const torch::Tensor& fp32);
   void tapGradient(const std::string& layer, const torch::Tensor& y);
+  // Runs op on the operands' tensors. In a native low-precision mode's instrumented pass it also counts
+  // the rounding the op's backward does to each low-precision operand's gradient (flushes included,
+  // against a float64 recomputation); castToLow: autocast casts the op's float32 operands to the low
+  // dtype (linear, matmul), which is then done here, so that the cast's own gradient is the one seen.
+  // Elsewhere it is op(tensors) and nothing else (native_backward_counts.cpp).
+  torch::Tensor run(const std::string& layer, std::vector<Operand> operands, bool castToLow,
+                    const OpFunction& op);
+  // Where the gradient of a low-precision operand is counted: at its producer's "grad_output" point
+  // (as the emulation counts it) when an op of this pass made it, else at "<layer>.grad_<role>".
+  RoundingCounts* nativeGradientPoint(const std::string& layer, const char* role, const torch::Tensor& t);
+  // The watch of a low-precision operand's gradient, made (with its hook) on the tensor's first use.
+  std::shared_ptr<GradientWatch> watchGradient(const std::string& layer, const char* role,
+                                               const torch::Tensor& t);
+  void removeLeafHooks();
+  bool countingNativeBackward() const {
+    return instrument_ && (kind_ == ExecKind::AmpNative || kind_ == ExecKind::PureNative);
+  }
 
   // The point named layer + "." + prefix + role, made on first use (a pass's points are found in the
   // order the previous pass asked for them, without building or hashing a name: see point()).
@@ -176,6 +208,19 @@ class PrecisionContext {
   size_t nextPoint_ = 0, nextTap_ = 0;  // where this pass's next point and tap are expected
   std::vector<OpDtypeEntry> opRecord_;
   std::vector<std::pair<const c10::TensorImpl*, RoundingCounts*>> parameterGradients_;  // this pass's
+  // This pass's low-precision op outputs (native counting): which layer made each. The weak pointer
+  // keeps the TensorImpl's address from being reused while it is a key; the data is not kept.
+  struct Producer {
+    c10::weak_intrusive_ptr<c10::TensorImpl> impl;
+    std::string layer;
+  };
+  std::unordered_map<const c10::TensorImpl*, Producer> producers_;
+  struct Watched {
+    c10::weak_intrusive_ptr<c10::TensorImpl> impl;
+    std::shared_ptr<GradientWatch> watch;
+  };
+  std::unordered_map<const c10::TensorImpl*, Watched> watches_;  // this pass's, by operand
+  std::vector<std::pair<torch::Tensor, unsigned>> leafHooks_;     // parameters' hooks, until next pass
 };
 
 // Rounds x (float32) to `format` in forward and the incoming gradient in backward (exact RNE).
@@ -187,6 +232,10 @@ torch::Tensor roundToFormat(const torch::Tensor& x, LowFormat format, RoundingCo
 void roundInPlace(torch::Tensor& x, LowFormat format, RoundingCounts* counts);
 // ... and into a new contiguous float32 tensor.
 torch::Tensor roundedCopy(const torch::Tensor& x, LowFormat format, RoundingCounts* counts);
+
+// Counts of an FP16/BF16 tensor's stored values (subnormal, inf as overflowed, NaN; flushes cannot be
+// seen after the fact).
+void classifyLowTensor(const torch::Tensor& t, LowFormat format, RoundingCounts* counts);
 
 std::string dtypeName(torch::ScalarType type);  // "float32", "float16", "bfloat16", "int64"
 
