@@ -5,6 +5,7 @@
 #include <initializer_list>
 #include <string_view>
 
+#include "counting_allocator.h"
 #include "exponent_histogram_builder.h"
 #include "fp8/quantized_linear.h"
 
@@ -355,7 +356,14 @@ Act PrecisionContext::lowOutput(const std::string& layer, const torch::Tensor& y
 Act PrecisionContext::passThrough(const std::string& layer, const torch::Tensor& y, bool inputsLow) {
   const Site site = passThroughSite(layer, inputsLow);
   if (site.round) return {roundToFormat(y, format_, site.forward, site.backward), true};
-  return {y, y.scalar_type() == torch::kHalf || y.scalar_type() == torch::kBFloat16};
+  const bool low = y.scalar_type() == torch::kHalf || y.scalar_type() == torch::kBFloat16;
+  if (low && countingNativeBackward()) {
+    // What the native kernel stored, as lowOutput classifies a linear's (the emulation's "output").
+    at::NoGradGuard noGrad;
+    UncountedAllocations scratch;
+    classifyLowTensor(y, format_, point(layer, "output", false));
+  }
+  return {y, low};
 }
 
 Act PrecisionContext::input(const torch::Tensor& given) {
