@@ -106,8 +106,9 @@ TensorRole tensorRole(const TensorStats& tensor);
 // block0.attn.qkv, block0.attn.scores, block0.mlp.gelu, loss, ... for the Transformer), plus
 // "optimizer.parameters" for the FP16-pure re-rounding of the stored weights after each update.
 // Emulated modes count exactly at each rounding; natively run modes count the casts of FP32 tensors
-// into low-precision ops exactly and classify the low-precision outputs and output gradients as stored
-// (a flush inside a native kernel leaves no trace there, so their flushedToZero stays 0).
+// into low-precision ops exactly, classify the low-precision outputs and gradients as stored, and find
+// a backward kernel's flushes against a float64 recomputation of the same gradient (a native 0 where
+// that is not 0; docs/architecture.md, "Native or emulated").
 struct RoundingPointStats {
   std::string name;        // "fc1.input", "fc1.weight", "fc1.output", "fc1.grad_input" ...
   std::string layer;       // "fc1": the per-layer view groups by this
