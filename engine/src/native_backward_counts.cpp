@@ -2,8 +2,8 @@
 //
 // A native FP16/BF16 kernel rounds inside itself: the gradient it returns for an FP16 operand is an
 // FP16 tensor, and a value that was flushed is an ordinary 0 in it. Classifying that tensor finds its
-// subnormals and infinities, never its flushes. So at an instrumented step each op's gradient is also
-// computed in float64 from the very values the kernel was given (the FP16 operands and the FP16
+// subnormals and infinities, never its flushes. So at an instrumented step, where a native gradient
+// holds a 0, the ops' gradient is computed again in float64 from the very values the kernel was given (the FP16 operands and the FP16
 // gradient arriving at the op's output): float64 holds every product of two FP16 or BF16 values
 // exactly, so its result is 0 only where the exact gradient is (a sum that cancels exactly aside).
 // A native 0 where the float64 gradient is not 0 is a flush, counted as the emulation counts one
@@ -35,23 +35,27 @@ torch::ScalarType lowDtypeOf(LowFormat format) {
 
 }  // namespace
 
-// One low-precision operand of this pass whose gradient is counted.
-struct PrecisionContext::GradientWatch {
-  RoundingCounts* counts = nullptr;
-  torch::Tensor reference;  // float64: the sum of its consumers' gradients, recomputed
-};
-
 namespace {
 
-// What one op's hooks share: the values it was given, and where its operands' gradients are watched.
+// What one op leaves for its operands' watches: the values it was given and, once backward reached it,
+// the gradient of its output; from these its float64 gradients are computed when a watch asks.
 struct NativeBackwardProbe {
   std::vector<torch::Tensor> operands;  // uncounted copies
-  std::vector<std::shared_ptr<PrecisionContext::GradientWatch>> watches;  // null: not counted
+  std::vector<char> watched;            // per operand: its gradient is counted
   PrecisionContext::OpFunction op;
+  torch::Tensor outputGradient;         // uncounted copy; undefined until backward reaches the op
+  std::vector<torch::Tensor> reference;  // float64 per operand, computed on the first request
+  bool computed = false;
 
-  // The op's gradients for its watched operands, in float64, from the gradient of its output.
-  void addReference(const torch::Tensor& outputGradient) {
-    UncountedAllocations scratch;
+  const torch::Tensor& referenceOf(size_t i) {
+    if (!computed) compute();
+    return reference[i];
+  }
+
+  void compute() {
+    computed = true;
+    reference.assign(operands.size(), torch::Tensor());
+    if (!outputGradient.defined()) return;
     // float64 is never cast by autocast; the keys are excluded anyway, so the recomputation is plain
     // float64 arithmetic whatever autocast region the backward runs in.
     c10::impl::ExcludeDispatchKeyGuard noAutocast(
@@ -67,7 +71,7 @@ struct NativeBackwardProbe {
         continue;
       }
       torch::Tensor wide = v.to(torch::kDouble);
-      if (watches[i]) {
+      if (watched[i] != 0) {
         wide.requires_grad_(true);
         wrt.push_back(wide);
         wrtIndex.push_back(i);
@@ -75,19 +79,44 @@ struct NativeBackwardProbe {
       inputs.push_back(wide);
     }
     const torch::Tensor out = op(inputs);
-    if (!out.requires_grad()) return;
-    const auto grads = torch::autograd::grad({out}, wrt, {outputGradient.to(torch::kDouble)},
-                                             /*retain_graph=*/false, /*create_graph=*/false,
-                                             /*allow_unused=*/true);
-    for (size_t k = 0; k < wrtIndex.size(); ++k) {
-      if (!grads[k].defined()) continue;  // the output does not depend on it: it gets no gradient here
-      torch::Tensor& sum = watches[wrtIndex[k]]->reference;
-      sum = sum.defined() ? sum + grads[k] : grads[k];
+    if (out.requires_grad()) {
+      const auto grads = torch::autograd::grad({out}, wrt, {outputGradient.to(torch::kDouble)},
+                                               /*retain_graph=*/false, /*create_graph=*/false,
+                                               /*allow_unused=*/true);
+      for (size_t k = 0; k < wrtIndex.size(); ++k) reference[wrtIndex[k]] = grads[k];
     }
+    operands.clear();
+    outputGradient = torch::Tensor();
   }
 };
 
 }  // namespace
+
+// One low-precision operand of this pass whose gradient is counted, and the ops that consumed it.
+struct PrecisionContext::GradientWatch {
+  RoundingCounts* counts = nullptr;
+  std::vector<std::pair<std::shared_ptr<NativeBackwardProbe>, size_t>> consumers;  // (op, operand index)
+
+  void count(const torch::Tensor& grad, LowFormat format) {
+    at::NoGradGuard noGrad;
+    UncountedAllocations scratch;
+    // A float32 gradient (a parameter autocast cast) holds the kernel's FP16/BF16 values exactly.
+    const torch::Tensor low = grad.scalar_type() == torch::kFloat ? grad.to(lowDtypeOf(format)) : grad;
+    classifyLowTensor(low, format, counts);
+    // Only a 0 can be a flush: the float64 recomputation is made where the native gradient has one
+    // (the sum of what each consuming op gives back, as autograd sums the native ones).
+    const torch::Tensor zeros = low.eq(0);
+    if (zeros.any().item<bool>()) {
+      torch::Tensor sum;
+      for (auto& [probe, index] : consumers) {
+        const torch::Tensor& part = probe->referenceOf(index);
+        if (part.defined()) sum = sum.defined() ? sum + part : part;  // undefined: no gradient from it
+      }
+      if (sum.defined()) counts->flushedToZero += zeros.logical_and(sum.ne(0)).sum().item<int64_t>();
+    }
+    consumers.clear();
+  }
+};
 
 RoundingCounts* PrecisionContext::nativeGradientPoint(const std::string& layer, const char* role,
                                                       const torch::Tensor& t) {
@@ -104,17 +133,8 @@ std::shared_ptr<PrecisionContext::GradientWatch> PrecisionContext::watchGradient
   auto watch = std::make_shared<GradientWatch>();
   watch->counts = nativeGradientPoint(layer, role, t);
   const LowFormat format = format_;
-  const unsigned handle = t.register_hook([watch, format](const torch::Tensor& grad) {
-    at::NoGradGuard noGrad;
-    UncountedAllocations scratch;
-    // A float32 gradient (a parameter autocast cast) holds the kernel's FP16/BF16 values exactly.
-    const torch::Tensor low = grad.scalar_type() == torch::kFloat ? grad.to(lowDtypeOf(format)) : grad;
-    classifyLowTensor(low, format, watch->counts);
-    if (watch->reference.defined()) {
-      watch->counts->flushedToZero += low.eq(0).logical_and(watch->reference.ne(0)).sum().item<int64_t>();
-      watch->reference = torch::Tensor();
-    }
-  });
+  const unsigned handle =
+      t.register_hook([watch, format](const torch::Tensor& grad) { watch->count(grad, format); });
   // A leaf's hooks outlive the graph: removed when the next pass begins (and with the context).
   if (t.is_leaf()) leafHooks_.emplace_back(t, handle);
   watches_.emplace(t.unsafeGetTensorImpl(),
@@ -141,8 +161,8 @@ torch::Tensor PrecisionContext::run(const std::string& layer, std::vector<Operan
   auto probe = std::make_shared<NativeBackwardProbe>();
   probe->op = op;
   bool anyWatched = false;
-  for (Operand& operand : operands) {
-    torch::Tensor t = std::move(operand.t);
+  for (size_t i = 0; i < operands.size(); ++i) {
+    torch::Tensor t = std::move(operands[i].t);
     torch::Tensor given = t;  // the values the op computes with
     if (castToLow && kind_ == ExecKind::AmpNative && t.defined() && t.scalar_type() == torch::kFloat) {
       // A float32 parameter is left to autocast (casting it here changes which copies autocast holds
@@ -164,13 +184,19 @@ torch::Tensor PrecisionContext::run(const std::string& layer, std::vector<Operan
       probe->operands.push_back(given);
     }
     const bool watched = isLowDtype(given) && t.requires_grad();
-    probe->watches.push_back(watched ? watchGradient(layer, operand.role, t) : nullptr);
-    anyWatched |= watched;
+    probe->watched.push_back(watched ? 1 : 0);
+    if (watched) {
+      watchGradient(layer, operands[i].role, t)->consumers.emplace_back(probe, i);
+      anyWatched = true;
+    }
     values.push_back(std::move(t));
   }
   torch::Tensor y = op(values);
   if (anyWatched && y.requires_grad()) {
-    y.register_hook([probe](const torch::Tensor& grad) { probe->addReference(grad); });
+    y.register_hook([probe](const torch::Tensor& grad) {
+      UncountedAllocations scratch;
+      probe->outputGradient = grad.detach().clone();
+    });
   }
   if (isLowDtype(y)) {
     producers_.insert_or_assign(
