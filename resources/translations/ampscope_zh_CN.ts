@@ -3796,7 +3796,7 @@ Look here first: the earliest parameter in module order with inf/NaN gradients.<
     </message>
     <message>
         <source>Thresholds: judged from %1 instrumented steps. Unsafe: more than %2 of the non-zero values flush or more than %3 overflow at a step, or the SQNR falls more than %4 dB below the format&apos;s own (floors: %5 dB). Caution: more than %6 flush or more than %7 are subnormal.</source>
-        <translation>阈值：至少 %1 个带测量的步才评判。不安全：某一步非零值中超过 %2 被冲为 0或超过 %3 溢出，或 SQNR 比该格式自身低 %4 dB 以上（下限：%5 dB）。注意：超过 %6 被冲为 0或超过 %7 成为次正规数。</translation>
+        <translation>阈值：至少 %1 个带测量的步才评判。不安全：某一步非零值中超过 %2 被冲为 0 或超过 %3 溢出，或 SQNR 比该格式自身低 %4 dB 以上（下限：%5 dB）。注意：超过 %6 被冲为 0 或超过 %7 成为次正规数。</translation>
     </message>
     <message>
         <source>Too short to judge: the most instrumented steps of any tensor is %1, at least %2 are needed (record more steps or instrument more often). No plan.</source>

@@ -100,6 +100,8 @@ AdvicePanel::AdvicePanel(QWidget* parent) : QDialog(parent) {
   evidenceView_->setAlternatingRowColors(true);
   evidenceView_->setWordWrap(false);
   evidenceView_->verticalHeader()->hide();
+  // One line per row (the style's default leaves room for two at 1280x720): more rows in view.
+  evidenceView_->verticalHeader()->setDefaultSectionSize(evidenceView_->fontMetrics().height() + 8);
   evidenceView_->horizontalHeader()->setStretchLastSection(true);
   evidenceView_->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
 
@@ -108,6 +110,7 @@ AdvicePanel::AdvicePanel(QWidget* parent) : QDialog(parent) {
   planTable_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   planTable_->setSelectionBehavior(QAbstractItemView::SelectRows);
   planTable_->verticalHeader()->hide();
+  planTable_->verticalHeader()->setDefaultSectionSize(planTable_->fontMetrics().height() + 8);
   planTable_->horizontalHeader()->setStretchLastSection(true);
   keptLabel_ = new QLabel(this);
   keptLabel_->setObjectName(QStringLiteral("adviceKeptHigher"));
@@ -361,7 +364,15 @@ bool AdvicePanel::recompute() {
     case SourceKind::FollowedRun: {
       if (followedIndex_ < 0 || followedIndex_ >= static_cast<int>(followed_.size())) return false;
       const FollowedRun& run = followed_[static_cast<size_t>(followedIndex_)];
-      advice_ = adviseFollowedRun(run, run.target, request, &error);
+      // An engine stream's configuration (its model, so the engine's layer names, and its modes, so fp32
+      // judged) is in its header, which the window does not keep: a followed file is read as advise reads it.
+      if (run.source.source != "probe" && QFileInfo(q(run.target)).isFile()) {
+        std::string note;
+        advice_ = adviseFile(run.target, request, &error, &note);
+        noteText_ = q(note);
+      } else {
+        advice_ = adviseFollowedRun(run, run.target, request, &error);
+      }
       break;
     }
     case SourceKind::File: {

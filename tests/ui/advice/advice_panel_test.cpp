@@ -399,5 +399,27 @@ TEST(AdvicePanel, AFollowedRunGivesTheAdviceOfItsStream) {
   EXPECT_FALSE(panel.statusLabel()->text().isEmpty());
 }
 
+// A followed engine stream (ampscope-cli train --jsonl) read from its file, as advise reads it: the
+// header's configuration gives the engine's layer names (fc1, not net.0) and fp32 as the judged mode.
+TEST(AdvicePanel, AFollowedEngineStreamFileIsJudgedWithItsConfiguration) {
+  QTemporaryDir dir;
+  const QString stream = dir.filePath(QStringLiteral("engine.jsonl"));
+  const auto train = cli({"train", "--model", "deep-mlp", "--modes", "fp16-amp,fp32", "--steps", "10",
+                          "--instrument-every", "2", "--quiet", "--jsonl", stream.toStdString()});
+  ASSERT_EQ(train.exitCode, 0) << train.err;
+  FollowedRun followed;
+  followed.source.source = "engine";
+  followed.target = stream.toStdString();
+  AdvicePanel panel;
+  panel.setFollowedRunsProvider([followed] { return std::vector<FollowedRun>{followed}; });
+  ASSERT_TRUE(panel.showFollowedRun(0)) << panel.errorText().toStdString();
+  EXPECT_EQ(panel.advice()->run.mode, "fp32");
+  const auto json = cli({"advise", stream.toStdString(), "--json"});
+  ASSERT_EQ(json.exitCode, 0) << json.err;
+  const auto verdicts = shownVerdicts(panel);
+  EXPECT_EQ(verdicts, cliVerdicts(json.out));
+  EXPECT_TRUE(verdicts.count({"fc1", "gradient", "fp16"})) << json.out;
+}
+
 }  // namespace
 }  // namespace ampscope::ui
