@@ -3767,6 +3767,10 @@ Look here first: the earliest parameter in module order with inf/NaN gradients.<
         <translation>无法给出建议：%1</translation>
     </message>
     <message>
+        <source>No advice for %1: %2</source>
+        <translation>无法为 %1 给出建议：%2</translation>
+    </message>
+    <message>
         <source>probe stream</source>
         <translation>探针记录流</translation>
     </message>

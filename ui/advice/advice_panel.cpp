@@ -385,7 +385,9 @@ bool AdvicePanel::recompute() {
     }
   }
   if (!advice_) {
-    errorText_ = tr("No advice: %1").arg(q(error.message));
+    errorText_ = sourceKind_ == SourceKind::File
+                     ? tr("No advice for %1: %2").arg(QFileInfo(filePath_).fileName(), q(error.message))
+                     : tr("No advice: %1").arg(q(error.message));
     return false;
   }
   return true;
