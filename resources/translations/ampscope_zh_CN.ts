@@ -3771,6 +3771,14 @@ Look here first: the earliest parameter in module order with inf/NaN gradients.<
         <translation>无法为 %1 给出建议：%2</translation>
     </message>
     <message>
+        <source>The recorded loss scale</source>
+        <translation>记录下的损失缩放</translation>
+    </message>
+    <message>
+        <source>The loss scale %1 used</source>
+        <translation>%1 所用的损失缩放</translation>
+    </message>
+    <message>
         <source>probe stream</source>
         <translation>探针记录流</translation>
     </message>

@@ -509,7 +509,17 @@ void AdvicePanel::showResult() {
       for (size_t i = 0; i < s.covers.size(); ++i) {
         const ScaleCover& c = s.covers[i];
         QString label = q(c.label);
-        if (i == 0) label = tr("2^16 (torch's default initial scale, halved where it would overflow)");
+        // The engine's labels (precision_advice.cpp), in the language shown.
+        const std::string usedPrefix = "the loss scale ", usedSuffix = " used";
+        if (i == 0) {
+          label = tr("2^16 (torch's default initial scale, halved where it would overflow)");
+        } else if (c.label == "the recorded loss scale") {
+          label = tr("The recorded loss scale");
+        } else if (c.label.rfind(usedPrefix, 0) == 0 && c.label.size() > usedPrefix.size() + usedSuffix.size() &&
+                   c.label.compare(c.label.size() - usedSuffix.size(), usedSuffix.size(), usedSuffix) == 0) {
+          label = tr("The loss scale %1 used")
+                      .arg(q(c.label.substr(usedPrefix.size(), c.label.size() - usedPrefix.size() - usedSuffix.size())));
+        }
         QString line;
         if (c.uncoveredSteps == 0) {
           line = tr("%1 covers the smallest gradients at every step.").arg(label);
