@@ -3852,11 +3852,11 @@ Look here first: the earliest parameter in module order with inf/NaN gradients.<
     </message>
     <message>
         <source>A GradScaler is needed: without a scale some layer&apos;s gradients flush more than %1.</source>
-        <translation>需要 GradScaler：不缩放时，某些层的梯度被冲为 0的比例超过 %1。</translation>
+        <translation>需要 GradScaler：不缩放时，某些层的梯度被冲为 0 的比例超过 %1。</translation>
     </message>
     <message>
         <source>No GradScaler needed: without a scale no layer&apos;s gradients flush more than %1.</source>
-        <translation>不需要 GradScaler：不缩放时，没有哪一层的梯度被冲为 0的比例超过 %1。</translation>
+        <translation>不需要 GradScaler：不缩放时，没有哪一层的梯度被冲为 0 的比例超过 %1。</translation>
     </message>
     <message>
         <source>The smallest gradients need a scale of at least %1 (step %2); to flush at most %3 of them, %4 (step %5). The largest allow at most %6 (step %7).</source>
