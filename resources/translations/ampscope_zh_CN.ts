@@ -3675,6 +3675,18 @@ Look here first: the earliest parameter in module order with inf/NaN gradients.<
         <translation>方案目标(&amp;T)：</translation>
     </message>
     <message>
+        <source>&amp;Judged:</source>
+        <translation>评判(&amp;J)：</translation>
+    </message>
+    <message>
+        <source>default (fp32)</source>
+        <translation>默认（fp32）</translation>
+    </message>
+    <message>
+        <source>Whose tensors are judged: by default fp32 when the run has it (the reference: what a lower precision would have to hold), else the run&apos;s first mode.</source>
+        <translation>评判哪个模式的张量：默认在运行含有 fp32 时取 fp32（参照：更低精度必须容纳的数值），否则取运行的第一个模式。</translation>
+    </message>
+    <message>
         <source>auto (cheapest safe mode)</source>
         <translation>auto（最省且安全的模式）</translation>
     </message>

@@ -65,11 +65,25 @@ AdvicePanel::AdvicePanel(QWidget* parent) : QDialog(parent) {
   targetBox_->addItem(QStringLiteral("auto"), QStringLiteral("auto"));
   for (PrecisionMode mode : adviceModeOrder()) targetBox_->addItem(q(modeName(mode)), q(modeName(mode)));
 
+  modeLabel_ = new QLabel(this);
+  modeBox_ = new QComboBox(this);
+  modeBox_->setObjectName(QStringLiteral("adviceJudgedMode"));
+  modeLabel_->setBuddy(modeBox_);
+  modeBox_->addItem(QString(), QString());
+  for (PrecisionMode mode : {PrecisionMode::FP32, PrecisionMode::FP16AmpScaled, PrecisionMode::FP16Amp,
+                             PrecisionMode::BF16Amp, PrecisionMode::FP16Pure, PrecisionMode::BF16Pure,
+                             PrecisionMode::Fp8Delayed, PrecisionMode::Fp8Current, PrecisionMode::MXFP8,
+                             PrecisionMode::NVFP4})
+    modeBox_->addItem(q(modeName(mode)), q(modeName(mode)));
+
   auto* sourceRow = new QHBoxLayout;
   sourceRow->addWidget(sourceLabel_);
   sourceRow->addWidget(sourceBox_, 1);
   sourceRow->addWidget(openButton_);
   sourceRow->addWidget(refreshButton_);
+  sourceRow->addSpacing(12);
+  sourceRow->addWidget(modeLabel_);
+  sourceRow->addWidget(modeBox_);
   sourceRow->addSpacing(12);
   sourceRow->addWidget(targetLabel_);
   sourceRow->addWidget(targetBox_);
@@ -167,6 +181,11 @@ AdvicePanel::AdvicePanel(QWidget* parent) : QDialog(parent) {
     recompute();
     showResult();
   });
+  connect(modeBox_, &QComboBox::currentIndexChanged, this, [this] {
+    if (rebuilding_) return;
+    recompute();
+    showResult();
+  });
   connect(openButton_, &QPushButton::clicked, this, [this] { openFile(); });
   connect(refreshButton_, &QPushButton::clicked, this, &AdvicePanel::refresh);
   connect(copyButton_, &QPushButton::clicked, this, &AdvicePanel::copyTable);
@@ -221,6 +240,10 @@ void AdvicePanel::retranslate() {
                              "ampscope-cli train --jsonl's."));
   refreshButton_->setText(tr("Re&fresh"));
   refreshButton_->setToolTip(tr("Read the run again: a run still training or followed has more steps now."));
+  modeLabel_->setText(tr("&Judged:"));
+  modeBox_->setItemText(0, tr("default (fp32)"));
+  modeBox_->setToolTip(tr("Whose tensors are judged: by default fp32 when the run has it (the reference: what a lower "
+                          "precision would have to hold), else the run's first mode."));
   targetLabel_->setText(tr("Plan &target:"));
   targetBox_->setItemText(0, tr("auto (cheapest safe mode)"));
   targetBox_->setToolTip(tr("The mode the plan aims for; a layer it does not hold is kept in higher precision. "
@@ -342,12 +365,20 @@ void AdvicePanel::setTarget(const QString& target) {
 
 QString AdvicePanel::target() const { return targetBox_->currentData().toString(); }
 
+void AdvicePanel::setJudgedMode(const QString& mode) {
+  const int index = modeBox_->findData(mode);
+  if (index >= 0) modeBox_->setCurrentIndex(index);  // recomputes
+}
+
+QString AdvicePanel::judgedMode() const { return modeBox_->currentData().toString(); }
+
 bool AdvicePanel::recompute() {
   advice_.reset();
   errorText_.clear();
   noteText_.clear();
   AdviceRequest request;
   request.target = target().toStdString();
+  if (!judgedMode().isEmpty()) request.mode = parseMode(judgedMode().toStdString());
   AdviceInputError error;
   switch (sourceKind_) {
     case SourceKind::CurrentRun: {

@@ -76,6 +76,10 @@ class AdvicePanel : public QDialog {
   // The plan's target: "auto" or a mode of adviceModeOrder(). Recomputes the advice.
   void setTarget(const QString& target);
   QString target() const;
+  // Whose tensors are judged (advise --mode): empty for the default (fp32 when the run has it, else its
+  // first mode), or a mode name. A mode the run lacks gives no advice and says which modes it has.
+  void setJudgedMode(const QString& mode);
+  QString judgedMode() const;
 
   // Writes the plan of the advice shown (empty path: ask for one). Never replaces a file without asking;
   // false when there is no plan (nothing judged, too short), the user declined, or the write failed.
@@ -102,6 +106,7 @@ class AdvicePanel : public QDialog {
   QPushButton* copyButton() const { return copyButton_; }
   QComboBox* sourceBox() const { return sourceBox_; }
   QComboBox* targetBox() const { return targetBox_; }
+  QComboBox* judgedModeBox() const { return modeBox_; }
   QTabWidget* tabs() const { return tabs_; }
 
  protected:
@@ -140,6 +145,8 @@ class AdvicePanel : public QDialog {
   QPushButton* refreshButton_ = nullptr;
   QLabel* targetLabel_ = nullptr;
   QComboBox* targetBox_ = nullptr;
+  QLabel* modeLabel_ = nullptr;
+  QComboBox* modeBox_ = nullptr;
   QLabel* summary_ = nullptr;
   QLabel* thresholds_ = nullptr;
   QLabel* status_ = nullptr;

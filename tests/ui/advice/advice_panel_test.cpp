@@ -421,5 +421,33 @@ TEST(AdvicePanel, AFollowedEngineStreamFileIsJudgedWithItsConfiguration) {
   EXPECT_TRUE(verdicts.count({"fc1", "gradient", "fp16"})) << json.out;
 }
 
+// The judged mode is advise's --mode: fp16-amp's own tensors give the CLI's --mode fp16-amp verdicts, and a
+// mode the run lacks is refused with the modes it has, as the CLI refuses it.
+TEST(AdvicePanel, TheJudgedModeIsTheCliMode) {
+  QTemporaryDir dir;
+  const QString stream = dir.filePath(QStringLiteral("modes.jsonl"));
+  const auto train = cli({"train", "--model", "deep-mlp", "--modes", "fp32,fp16-amp", "--steps", "10",
+                          "--instrument-every", "2", "--quiet", "--jsonl", stream.toStdString()});
+  ASSERT_EQ(train.exitCode, 0) << train.err;
+  AdvicePanel panel;
+  Answers answers;
+  answers.install(panel);
+  ASSERT_TRUE(panel.openFile(stream));
+  EXPECT_EQ(panel.advice()->run.mode, "fp32");
+  panel.setJudgedMode(QStringLiteral("fp16-amp"));
+  ASSERT_TRUE(panel.advice()) << panel.errorText().toStdString();
+  EXPECT_EQ(panel.advice()->run.mode, "fp16-amp");
+  const auto json = cli({"advise", stream.toStdString(), "--mode", "fp16-amp", "--json"});
+  ASSERT_EQ(json.exitCode, 0) << json.err;
+  EXPECT_EQ(shownVerdicts(panel), cliVerdicts(json.out));
+  panel.setJudgedMode(QStringLiteral("bf16-amp"));
+  EXPECT_FALSE(panel.advice());
+  const auto refused = cli({"advise", stream.toStdString(), "--mode", "bf16-amp"});
+  EXPECT_EQ(refused.exitCode, 2);
+  const std::string expected = "the run has no bf16-amp records (it has: fp32, fp16-amp)";
+  EXPECT_NE(refused.err.find(expected), std::string::npos) << refused.err;
+  EXPECT_NE(panel.errorText().toStdString().find(expected), std::string::npos) << panel.errorText().toStdString();
+}
+
 }  // namespace
 }  // namespace ampscope::ui
