@@ -19,6 +19,7 @@
 #include <QTimer>
 
 #include "ui/about_dialog.h"
+#include "ui/advice/advice_panel.h"
 #include "ui/export/export_manager.h"
 #include "ui/follow/follow_controller.h"
 #include "ui/follow/follow_workspace.h"
@@ -186,6 +187,16 @@ void MainWindow::createMenus() {
   // Also on the window itself, so F6 works while presenter mode hides the menu bar.
   addAction(m_focusAction);
 
+  m_analysisMenu = menuBar()->addMenu(tr("&Analysis"));
+  m_analysisMenu->setObjectName(QStringLiteral("analysisMenu"));
+  m_adviceAction = m_analysisMenu->addAction(tr("Precision &Advice…"), this, [this] { showAdvice(); });
+  m_adviceAction->setObjectName(QStringLiteral("adviceAction"));
+  m_adviceAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A));
+  m_adviceAction->setToolTip(tr("Which layers hold FP16, BF16 or FP8 safely and which to keep in higher precision, "
+                                "with the evidence, for this run, a followed run or a file (Ctrl+Shift+A)."));
+  m_analysisMenu->setToolTipsVisible(true);
+  addAction(m_adviceAction);  // also while presenter mode hides the menu bar
+
   m_helpMenu = menuBar()->addMenu(tr("&Help"));
   m_aboutAction = m_helpMenu->addAction(tr("&About AmpScope"), this, &MainWindow::showAbout);
   m_aboutAction->setObjectName(QStringLiteral("aboutAction"));
@@ -352,6 +363,30 @@ AboutDialog* MainWindow::showAbout() {
   dialog->open();
   dialog->raise();
   return dialog;
+}
+
+AdvicePanel* MainWindow::advicePanel() {
+  if (!m_advicePanel) {
+    m_advicePanel = new AdvicePanel(this);
+    // The engine's run as a session would save it: the full-resolution records (ui/session), the file it
+    // was opened from or saved to; and the followed runs as a session keeps them.
+    m_advicePanel->setCurrentRunProvider([this]() -> const ui::Session* {
+      const SessionRecorder* recorder = m_session->recorder();
+      return recorder->isEmpty() ? nullptr : &recorder->session();
+    });
+    m_advicePanel->setCurrentRunFileProvider([this] { return m_session->currentPath(); });
+    m_advicePanel->setFollowedRunsProvider([this] { return m_follow->controller()->followedRuns(); });
+  }
+  return m_advicePanel;
+}
+
+AdvicePanel* MainWindow::showAdvice() {
+  AdvicePanel* panel = advicePanel();
+  if (panel->isVisible()) panel->refresh();
+  panel->show();
+  panel->raise();
+  panel->activateWindow();
+  return panel;
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

@@ -22,6 +22,7 @@ class NumberFormatsPanel;
 }
 
 class AboutDialog;
+class AdvicePanel;
 class FollowWorkspace;
 class SessionController;
 class TrainingWorkspace;
@@ -38,6 +39,7 @@ class MainWindow : public QMainWindow {
   QMenu* fileMenu() const { return m_fileMenu; }
   QMenu* viewMenu() const { return m_viewMenu; }
   QMenu* helpMenu() const { return m_helpMenu; }
+  QMenu* analysisMenu() const { return m_analysisMenu; }
 
   // Adds a dock (it must have a unique objectName: saveState() keys on it) and its toggle to View.
   void addPanel(QDockWidget* dock, Qt::DockWidgetArea area);
@@ -83,6 +85,9 @@ class MainWindow : public QMainWindow {
   QDockWidget* numberFormatsDock() const { return m_formatsDock; }
   QAction* resetLayoutAction() const { return m_resetLayoutAction; }
   QAction* aboutAction() const { return m_aboutAction; }
+  // Analysis > Precision Advice… (Ctrl+Shift+A) and the panel it opens (ui/advice), made on first use.
+  QAction* adviceAction() const { return m_adviceAction; }
+  AdvicePanel* advicePanel();
   TrainingWorkspace* trainingWorkspace() const { return m_training; }
   // File menu sessions, data export, Reproduce in PyTorch, autosave and the restore offer.
   SessionController* sessionController() const { return m_session; }
@@ -92,6 +97,8 @@ class MainWindow : public QMainWindow {
  public slots:
   // Opens Help -> About (non-blocking, window-modal); returns the dialog.
   AboutDialog* showAbout();
+  // Opens Analysis -> Precision Advice… (non-modal) on the run shown; returns the panel.
+  AdvicePanel* showAdvice();
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -105,6 +112,9 @@ class MainWindow : public QMainWindow {
   QMenu* m_fileMenu = nullptr;
   QMenu* m_viewMenu = nullptr;
   QMenu* m_helpMenu = nullptr;
+  QMenu* m_analysisMenu = nullptr;
+  QAction* m_adviceAction = nullptr;
+  AdvicePanel* m_advicePanel = nullptr;
   QAction* m_panelsSeparator = nullptr;  // panel toggles go above it, "Reset layout" below
   QAction* m_resetLayoutAction = nullptr;
   QAction* m_aboutAction = nullptr;

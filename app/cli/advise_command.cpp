@@ -1,23 +1,21 @@
 // `ampscope-cli advise RUN`: reads a probe stream, an engine stream (`train --jsonl`) or a saved session
-// with the record and session codecs, and prints per layer and tensor role which formats hold the tensor
-// safely, the evidence, whether FP16 needs a GradScaler, and a per-layer precision plan
-// (precision_advice.h); --plan writes the plan file (precision_plan.h), --json the whole advice.
+// through adviseFile (advice_run.h; the GUI's advice panel reads through it too), and prints per layer and
+// tensor role which formats hold the tensor safely, the evidence, whether FP16 needs a GradScaler, and a
+// per-layer precision plan (precision_advice.h); --plan writes the plan file (precision_plan.h), --json
+// the whole advice.
 #include <algorithm>
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "ampscope/engine/advice_run.h"
 #include "ampscope/engine/json.h"
 #include "ampscope/engine/number_text.h"
 #include "ampscope/engine/precision_advice.h"
 #include "ampscope/engine/precision_plan.h"
-#include "ampscope/engine/record_stream_reader.h"
-#include "ampscope/engine/session_codec.h"
 #include "commands.h"
 #include "run_config_flags.h"
 
@@ -25,9 +23,6 @@ namespace ampscope::cli {
 namespace {
 
 constexpr const char* kPrefix = "ampscope-cli advise: ";
-// A session is decoded from memory; one larger than this is not one AmpScope wrote for a run it can show.
-constexpr std::uintmax_t kMaxSessionBytes = std::uintmax_t{1} << 30;
-constexpr std::size_t kChunkBytes = std::size_t{1} << 20;
 
 void printAdviseUsage(std::ostream& out) {
   const AdviceThresholds d;
@@ -80,10 +75,7 @@ struct AdviseOptions {
   std::string planPath;
   bool force = false;
   bool json = false;
-  std::string target = "auto";
-  std::optional<PrecisionMode> mode;
-  int64_t followed = 1;
-  AdviceThresholds thresholds;
+  AdviceRequest request;  // --target, --mode, --followed and the thresholds
 };
 
 double parseShareFlag(const std::string& flag, const std::string& value) {
@@ -124,30 +116,30 @@ AdviseOptions parse(const std::vector<std::string>& args) {
         const auto mode = parseMode(value);
         if (value != "auto" && std::find(order.begin(), order.end(), *mode) == order.end())
           throw CliUsageError{"option --target: '" + value + "' is not a mode a plan advises"};
-        o.target = value;
+        o.request.target = value;
       } else if (arg == "--mode") {
-        o.mode = parseMode(value);
-        if (!o.mode) throw CliUsageError{"option --mode: unknown mode '" + value + "'"};
+        o.request.mode = parseMode(value);
+        if (!o.request.mode) throw CliUsageError{"option --mode: unknown mode '" + value + "'"};
       } else if (arg == "--followed") {
-        o.followed = parseIntFlag(arg, value);
-        if (o.followed < 1) throw CliUsageError{"option --followed: expected a run number >= 1, got '" + value + "'"};
+        o.request.followed = parseIntFlag(arg, value);
+        if (o.request.followed < 1) throw CliUsageError{"option --followed: expected a run number >= 1, got '" + value + "'"};
       } else if (arg == "--min-steps") {
-        o.thresholds.minSteps = parseIntFlag(arg, value);
-        if (o.thresholds.minSteps < 1 || o.thresholds.minSteps > 1000000)
+        o.request.thresholds.minSteps = parseIntFlag(arg, value);
+        if (o.request.thresholds.minSteps < 1 || o.request.thresholds.minSteps > 1000000)
           throw CliUsageError{"option --min-steps: expected a count from 1 to 1000000, got '" + value + "'"};
       } else if (arg == "--unsafe-flush-share") {
-        o.thresholds.unsafeFlushShare = parseShareFlag(arg, value);
+        o.request.thresholds.unsafeFlushShare = parseShareFlag(arg, value);
       } else if (arg == "--caution-flush-share") {
-        o.thresholds.cautionFlushShare = parseShareFlag(arg, value);
+        o.request.thresholds.cautionFlushShare = parseShareFlag(arg, value);
       } else if (arg == "--caution-subnormal-share") {
-        o.thresholds.cautionSubnormalShare = parseShareFlag(arg, value);
+        o.request.thresholds.cautionSubnormalShare = parseShareFlag(arg, value);
       } else if (arg == "--unsafe-overflow-share") {
-        o.thresholds.unsafeOverflowShare = parseShareFlag(arg, value);
+        o.request.thresholds.unsafeOverflowShare = parseShareFlag(arg, value);
       } else {
         const auto number = parseNumberText(value);
         if (!number || !(*number >= 0 && *number <= 200))
           throw CliUsageError{"option --sqnr-margin-db: expected decibels from 0 to 200, got '" + value + "'"};
-        o.thresholds.sqnrMarginDb = *number;
+        o.request.thresholds.sqnrMarginDb = *number;
       }
     } else if (arg.rfind("--", 0) == 0 || (arg.size() > 1 && arg[0] == '-')) {
       throw CliUsageError{"unknown option '" + arg + "' (see ampscope-cli advise --help)"};
@@ -158,12 +150,9 @@ AdviseOptions parse(const std::vector<std::string>& args) {
     }
   }
   if (!run) throw CliUsageError{"no RUN given (see ampscope-cli advise --help)"};
-  if (run->empty()) throw CliUsageError{"RUN: an empty file name"};
-  o.run = *run;
+  o.run = *run;  // whether it reads is adviseFile's to say (advice_run.h)
   namespace fs = std::filesystem;
   std::error_code ignored;
-  if (!fs::exists(o.run, ignored)) throw CliUsageError{"RUN: '" + o.run + "' does not exist"};
-  if (fs::is_directory(o.run, ignored)) throw CliUsageError{"RUN: '" + o.run + "' is a folder, not a file"};
   if (!o.planPath.empty()) {
     if (fs::exists(o.planPath, ignored) && fs::equivalent(o.planPath, o.run, ignored))
       throw CliUsageError{"option --plan: '" + o.planPath + "' is RUN itself"};
@@ -171,149 +160,6 @@ AdviseOptions parse(const std::vector<std::string>& args) {
       throw CliUsageError{"option --plan: '" + o.planPath + "' exists (add --force to overwrite it)"};
   }
   return o;
-}
-
-// What was read: the steps went to the builder as they came; these say what the run was.
-struct ReadResult {
-  RunIdentity identity;
-  std::vector<PrecisionMode> modes;  // the modes seen, in order
-  std::optional<AdviceBuilder> builder;
-  std::optional<PrecisionMode> judged;
-};
-
-void feedStep(ReadResult& r, const AdviseOptions& o, const RunConfig* config, const ModeStep& step) {
-  if (std::find(r.modes.begin(), r.modes.end(), step.mode) == r.modes.end()) r.modes.push_back(step.mode);
-  if (!r.builder) {
-    PrecisionMode judged = step.mode;
-    if (o.mode) {
-      judged = *o.mode;
-    } else if (config && !config->modes.empty()) {
-      const auto& modes = config->modes;
-      const bool hasFp32 = std::find(modes.begin(), modes.end(), PrecisionMode::FP32) != modes.end();
-      judged = hasFp32 ? PrecisionMode::FP32 : modes.front();
-    }
-    r.judged = judged;
-    r.builder.emplace(judged, o.thresholds);
-    if (config) r.builder->setEngineModel(config->model);
-  }
-  r.builder->add(step);
-}
-
-// Throws CliUsageError naming what does not read.
-ReadResult readStream(const AdviseOptions& o) {
-  ReadResult r;
-  std::ifstream in(o.run, std::ios::binary);
-  if (!in) throw CliUsageError{"RUN: cannot open '" + o.run + "'"};
-  RecordStreamReader reader;
-  std::vector<char> buffer(kChunkBytes);
-  std::optional<RunConfig> config;
-  bool configRead = false;
-  const auto drain = [&] {
-    for (const auto& error : reader.takeErrors()) throw CliUsageError{"RUN: " + error.text()};
-    if (reader.headerChanged()) throw CliUsageError{"RUN: a second run starts in the stream; advise reads one run"};
-    if (reader.hasHeader() && !configRead) {
-      configRead = true;
-      config = reader.header().config;
-    }
-    for (const auto& step : reader.takeSteps()) feedStep(r, o, config ? &*config : nullptr, step);
-  };
-  while (in) {
-    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-    const std::streamsize n = in.gcount();
-    if (n > 0) reader.feed(std::string_view(buffer.data(), static_cast<size_t>(n)));
-    drain();
-  }
-  if (in.bad()) throw CliUsageError{"RUN: reading '" + o.run + "' failed"};
-  if (reader.bufferedBytes() > 0) {
-    std::cerr << kPrefix << "the last line of " << o.run << " has no end (" << reader.bufferedBytes()
-              << " bytes); it may still be being written and is left out\n";
-  }
-  if (!reader.hasHeader()) throw CliUsageError{"RUN: '" + o.run + "' has no record stream header"};
-  const RecordStream& header = reader.header();
-  r.identity.kind = header.source.source == "probe" ? "probe-stream" : "engine-stream";
-  r.identity.run = header.source.run;
-  r.identity.runId = header.source.runId;
-  return r;
-}
-
-ReadResult readSession(const AdviseOptions& o) {
-  namespace fs = std::filesystem;
-  std::error_code sizeError;
-  const auto size = fs::file_size(o.run, sizeError);
-  if (sizeError) throw CliUsageError{"RUN: cannot read '" + o.run + "': " + sizeError.message()};
-  if (size > kMaxSessionBytes) {
-    throw CliUsageError{"RUN: '" + o.run + "' is neither a record stream nor a session AmpScope reads (" +
-                        std::to_string(size) + " bytes, sessions up to " + std::to_string(kMaxSessionBytes) + ")"};
-  }
-  std::ifstream in(o.run, std::ios::binary);
-  if (!in) throw CliUsageError{"RUN: cannot open '" + o.run + "'"};
-  std::string text(static_cast<size_t>(size), '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  if (in.gcount() != static_cast<std::streamsize>(text.size())) throw CliUsageError{"RUN: reading '" + o.run + "' failed"};
-  SessionError error;
-  const auto session = decodeSession(text, &error);
-  if (!session) {
-    throw CliUsageError{"RUN: '" + o.run + "' is neither a record stream nor a session: " + error.text()};
-  }
-  ReadResult r;
-  r.identity.kind = "session";
-  r.identity.run = session->lesson;
-  if (!session->records.empty()) {
-    for (const auto& record : session->records)
-      for (const auto& step : record.modes) feedStep(r, o, &session->config, step);
-  } else if (!session->followed.empty()) {
-    if (o.followed > static_cast<int64_t>(session->followed.size())) {
-      throw CliUsageError{"option --followed: the session holds " + std::to_string(session->followed.size()) +
-                          " followed runs, not " + std::to_string(o.followed)};
-    }
-    const FollowedRun& followed = session->followed[static_cast<size_t>(o.followed - 1)];
-    r.identity.run = followed.source.run;
-    r.identity.runId = followed.source.runId;
-    for (const auto& step : followed.steps) feedStep(r, o, nullptr, step);
-  }
-  return r;
-}
-
-// Whether the file's first non-blank line is a JSON object: a record stream (a header, or an old
-// headerless record); a session's first line is not a JSON value on its own.
-bool looksLikeStream(const std::string& path, bool* empty) {
-  std::ifstream in(path, std::ios::binary);
-  std::string line;
-  *empty = true;
-  constexpr std::size_t kMaxProbeLine = 64u << 20;
-  while (in) {
-    line.clear();
-    char c = 0;
-    while (in.get(c) && c != '\n') {
-      if (line.size() >= kMaxProbeLine) return false;
-      line.push_back(c);
-    }
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    *empty = false;
-    JsonParseError error;
-    const auto value = parseJson(line, &error);
-    return value && value->isObject();
-  }
-  return false;
-}
-
-bool writePlan(const std::string& path, const std::string& text) {
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) return false;
-    out << text;
-    out.flush();
-    if (!out) {
-      out.close();
-      std::remove(temporary.c_str());
-      return false;
-    }
-  }
-  std::error_code error;
-  std::filesystem::rename(temporary, path, error);
-  if (error) std::remove(temporary.c_str());
-  return !error;
 }
 
 }  // namespace
@@ -326,27 +172,24 @@ int runAdviseCommand(const std::vector<std::string>& args) {
     }
   }
   AdviseOptions options;
-  ReadResult read;
   try {
     options = parse(args);
-    bool empty = true;
-    const bool stream = looksLikeStream(options.run, &empty);
-    if (empty) throw CliUsageError{"RUN: '" + options.run + "' is empty"};
-    read = stream ? readStream(options) : readSession(options);
-    if (options.mode && std::find(read.modes.begin(), read.modes.end(), *options.mode) == read.modes.end()) {
-      std::string modes;
-      for (PrecisionMode m : read.modes) modes += (modes.empty() ? "" : ", ") + modeName(m);
-      throw CliUsageError{"option --mode: the run has no " + modeName(*options.mode) + " records (it has: " +
-                          (modes.empty() ? std::string("none") : modes) + ")"};
-    }
   } catch (const CliUsageError& error) {
     std::cerr << kPrefix << error.message << "\n";
     return kExitUsage;
   }
-  read.identity.file = options.run;
-  AdviceBuilder empty(options.mode.value_or(PrecisionMode::FP32), options.thresholds);
-  AdviceBuilder& builder = read.builder ? *read.builder : empty;
-  const PrecisionAdvice advice = builder.finish(read.identity, options.target);
+  AdviceInputError inputError;
+  std::string note;
+  const auto read = adviseFile(options.run, options.request, &inputError, &note);
+  if (!note.empty()) std::cerr << kPrefix << note << "\n";
+  if (!read) {
+    const char* field = inputError.field == AdviceInputError::Field::Mode       ? "option --mode: "
+                        : inputError.field == AdviceInputError::Field::Followed ? "option --followed: "
+                                                                                : "RUN: ";
+    std::cerr << kPrefix << field << inputError.message << "\n";
+    return kExitUsage;
+  }
+  const PrecisionAdvice& advice = *read;
 
   if (options.json) {
     std::string text;
@@ -363,7 +206,7 @@ int runAdviseCommand(const std::vector<std::string>& args) {
     return kExitFailure;
   }
   if (!options.planPath.empty()) {
-    if (!writePlan(options.planPath, encodePrecisionPlan(planOf(advice)))) {
+    if (!writePrecisionPlanFile(options.planPath, planOf(advice))) {
       std::cerr << kPrefix << "writing --plan file '" << options.planPath << "' failed\n";
       return kExitFailure;
     }

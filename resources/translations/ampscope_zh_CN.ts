@@ -1629,6 +1629,18 @@ zeros</source>
         <source>About &amp;Qt</source>
         <translation>关于 &amp;Qt</translation>
     </message>
+    <message>
+        <source>&amp;Analysis</source>
+        <translation>分析(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Precision &amp;Advice…</source>
+        <translation>精度建议(&amp;A)…</translation>
+    </message>
+    <message>
+        <source>Which layers hold FP16, BF16 or FP8 safely and which to keep in higher precision, with the evidence, for this run, a followed run or a file (Ctrl+Shift+A).</source>
+        <translation>哪些层可以安全地使用 FP16、BF16 或 FP8，哪些应保留更高精度，并附证据；适用于本运行、跟踪的运行或文件（Ctrl+Shift+A）。</translation>
+    </message>
 </context>
 <context>
     <name>MemoryCalculatorWidget</name>
@@ -3614,6 +3626,416 @@ Look here first: the earliest parameter in module order with inf/NaN gradients.<
     <message>
         <source>%1: %2</source>
         <translation>%1：%2</translation>
+    </message>
+</context>
+<context>
+    <name>AdvicePanel</name>
+    <message>
+        <source>Save Precision Plan</source>
+        <translation>保存精度方案</translation>
+    </message>
+    <message>
+        <source>Precision plans (*.json);;All files (*)</source>
+        <translation>精度方案 (*.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Advice on a Run File</source>
+        <translation>为运行文件给出建议</translation>
+    </message>
+    <message>
+        <source>Sessions and record streams (*.ampscope *.jsonl);;All files (*)</source>
+        <translation>会话与记录流 (*.ampscope *.jsonl);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Precision Advice</source>
+        <translation>精度建议</translation>
+    </message>
+    <message>
+        <source>&amp;Run:</source>
+        <translation>运行(&amp;R)：</translation>
+    </message>
+    <message>
+        <source>&amp;Open File…</source>
+        <translation>打开文件(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>Advice on a saved session (.ampscope) or a record stream (.jsonl): a probe&apos;s or ampscope-cli train --jsonl&apos;s.</source>
+        <translation>为已保存的会话（.ampscope）或记录流（.jsonl，来自探针或 ampscope-cli train --jsonl）给出建议。</translation>
+    </message>
+    <message>
+        <source>Re&amp;fresh</source>
+        <translation>刷新(&amp;F)</translation>
+    </message>
+    <message>
+        <source>Read the run again: a run still training or followed has more steps now.</source>
+        <translation>重新读取运行：仍在训练或正被跟踪的运行现在有更多步。</translation>
+    </message>
+    <message>
+        <source>Plan &amp;target:</source>
+        <translation>方案目标(&amp;T)：</translation>
+    </message>
+    <message>
+        <source>&amp;Judged:</source>
+        <translation>评判(&amp;J)：</translation>
+    </message>
+    <message>
+        <source>default (fp32)</source>
+        <translation>默认（fp32）</translation>
+    </message>
+    <message>
+        <source>Whose tensors are judged: by default fp32 when the run has it (the reference: what a lower precision would have to hold), else the run&apos;s first mode.</source>
+        <translation>评判哪个模式的张量：默认在运行含有 fp32 时取 fp32（参照：更低精度必须容纳的数值），否则取运行的第一个模式。</translation>
+    </message>
+    <message>
+        <source>auto (cheapest safe mode)</source>
+        <translation>auto（最省且安全的模式）</translation>
+    </message>
+    <message>
+        <source>The mode the plan aims for; a layer it does not hold is kept in higher precision. auto: the cheapest mode that holds each layer.</source>
+        <translation>方案的目标模式；目标模式容纳不了的层保留更高精度。auto：每层取能容纳它的最省模式。</translation>
+    </message>
+    <message>
+        <source>Evidence</source>
+        <translation>证据</translation>
+    </message>
+    <message>
+        <source>Plan</source>
+        <translation>方案</translation>
+    </message>
+    <message>
+        <source>GradScaler</source>
+        <translation>GradScaler</translation>
+    </message>
+    <message>
+        <source>Report</source>
+        <translation>报告</translation>
+    </message>
+    <message>
+        <source>The report as ampscope-cli advise prints it.</source>
+        <translation>与 ampscope-cli advise 打印的报告相同。</translation>
+    </message>
+    <message>
+        <source>Layer</source>
+        <translation>层</translation>
+    </message>
+    <message>
+        <source>Mode</source>
+        <translation>模式</translation>
+    </message>
+    <message>
+        <source>Kept higher</source>
+        <translation>保留更高精度</translation>
+    </message>
+    <message>
+        <source>Reason</source>
+        <translation>原因</translation>
+    </message>
+    <message>
+        <source>&amp;Copy Table</source>
+        <translation>复制表格(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Copy the evidence table, in its current order, as tab-separated text.</source>
+        <translation>按当前顺序把证据表复制为制表符分隔的文本。</translation>
+    </message>
+    <message>
+        <source>&amp;Save Plan…</source>
+        <translation>保存方案(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>Write the precision plan (JSON, as ampscope-cli advise --plan writes it).</source>
+        <translation>写出精度方案（JSON，与 ampscope-cli advise --plan 写出的相同）。</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>This AmpScope run</source>
+        <translation>本 AmpScope 运行</translation>
+    </message>
+    <message>
+        <source>%1 rank %2</source>
+        <translation>%1 rank %2</translation>
+    </message>
+    <message>
+        <source>Followed: %1</source>
+        <translation>跟踪的运行：%1</translation>
+    </message>
+    <message>
+        <source>File: %1</source>
+        <translation>文件：%1</translation>
+    </message>
+    <message>
+        <source>There is no followed run %1.</source>
+        <translation>没有第 %1 个跟踪的运行。</translation>
+    </message>
+    <message>
+        <source>This AmpScope run has recorded no steps yet: train (Space), open a session, or choose a followed run or a file.</source>
+        <translation>本 AmpScope 运行尚未记录任何步：请训练（空格键）、打开会话，或选择跟踪的运行或文件。</translation>
+    </message>
+    <message>
+        <source>No advice: %1</source>
+        <translation>无法给出建议：%1</translation>
+    </message>
+    <message>
+        <source>No advice for %1: %2</source>
+        <translation>无法为 %1 给出建议：%2</translation>
+    </message>
+    <message>
+        <source>The recorded loss scale</source>
+        <translation>记录下的损失缩放</translation>
+    </message>
+    <message>
+        <source>The loss scale %1 used</source>
+        <translation>%1 所用的损失缩放</translation>
+    </message>
+    <message>
+        <source>probe stream</source>
+        <translation>探针记录流</translation>
+    </message>
+    <message>
+        <source>engine stream</source>
+        <translation>引擎记录流</translation>
+    </message>
+    <message>
+        <source>session</source>
+        <translation>会话</translation>
+    </message>
+    <message>
+        <source>%1 %2</source>
+        <translation>%1 %2</translation>
+    </message>
+    <message>
+        <source>, run %1</source>
+        <translation>，运行 %1</translation>
+    </message>
+    <message>
+        <source>, run-id %1</source>
+        <translation>，run-id %1</translation>
+    </message>
+    <message>
+        <source>%1: judged mode %2, steps %3-%4, %5 instrumented</source>
+        <translation>%1：评判模式 %2，第 %3-%4 步，%5 步带测量</translation>
+    </message>
+    <message>
+        <source>Thresholds: judged from %1 instrumented steps. Unsafe: more than %2 of the non-zero values flush or more than %3 overflow at a step, or the SQNR falls more than %4 dB below the format&apos;s own (floors: %5 dB). Caution: more than %6 flush or more than %7 are subnormal.</source>
+        <translation>阈值：至少 %1 个带测量的步才评判。不安全：某一步非零值中超过 %2 被冲为 0 或超过 %3 溢出，或 SQNR 比该格式自身低 %4 dB 以上（下限：%5 dB）。注意：超过 %6 被冲为 0 或超过 %7 成为次正规数。</translation>
+    </message>
+    <message>
+        <source>Too short to judge: the most instrumented steps of any tensor is %1, at least %2 are needed (record more steps or instrument more often). No plan.</source>
+        <translation>运行太短，无法评判：任一张量最多只有 %1 个带测量的步，至少需要 %2 个（请记录更多步或更频繁地测量）。没有方案。</translation>
+    </message>
+    <message>
+        <source>%1 unsafe and %2 caution of %3 entries; %4 of %5 layers kept in higher precision.</source>
+        <translation>%3 条中 %1 条不安全、%2 条需注意；%5 层中有 %4 层保留更高精度。</translation>
+    </message>
+    <message>
+        <source>Note: %1</source>
+        <translation>注：%1</translation>
+    </message>
+    <message>
+        <source>yes</source>
+        <translation>是</translation>
+    </message>
+    <message>
+        <source>no</source>
+        <translation>否</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
+    </message>
+    <message>
+        <source>Target %1. Keep in higher precision: %2.</source>
+        <translation>目标 %1。保留更高精度：%2。</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>No plan.</source>
+        <translation>没有方案。</translation>
+    </message>
+    <message>
+        <source>No backward values recorded.</source>
+        <translation>没有记录到反向传播的值。</translation>
+    </message>
+    <message>
+        <source>A GradScaler is needed: without a scale some layer&apos;s gradients flush more than %1.</source>
+        <translation>需要 GradScaler：不缩放时，某些层的梯度被冲为 0 的比例超过 %1。</translation>
+    </message>
+    <message>
+        <source>No GradScaler needed: without a scale no layer&apos;s gradients flush more than %1.</source>
+        <translation>不需要 GradScaler：不缩放时，没有哪一层的梯度被冲为 0 的比例超过 %1。</translation>
+    </message>
+    <message>
+        <source>The smallest gradients need a scale of at least %1 (step %2); to flush at most %3 of them, %4 (step %5). The largest allow at most %6 (step %7).</source>
+        <translation>最小的梯度至少需要 %1 的缩放（第 %2 步）；若只允许至多 %3 被冲为 0，则需 %4（第 %5 步）。最大的梯度至多允许 %6（第 %7 步）。</translation>
+    </message>
+    <message>
+        <source>No single scale fits at %1 of %2 steps (first: step %3): the gradients span more binades than FP16 holds; keep such layers in BF16 or FP32.</source>
+        <translation>%2 步中有 %1 步没有任何单一缩放合适（首次：第 %3 步）：梯度跨越的二进制数量级超过 FP16 所能容纳；请把这些层保留为 BF16 或 FP32。</translation>
+    </message>
+    <message>
+        <source>2^16 (torch&apos;s default initial scale, halved where it would overflow)</source>
+        <translation>2^16（torch 的默认初始缩放，会溢出时减半）</translation>
+    </message>
+    <message>
+        <source>%1 covers the smallest gradients at every step.</source>
+        <translation>%1 在每一步都能覆盖最小的梯度。</translation>
+    </message>
+    <message>
+        <source>%1 leaves the smallest gradients below 2^-24 at %2 of %3 steps (steps %4 to %5).</source>
+        <translation>%1 在 %3 步中的 %2 步让最小的梯度低于 2^-24（第 %4 到 %5 步）。</translation>
+    </message>
+    <message>
+        <source>It covers them from step %1 on.</source>
+        <translation>从第 %1 步起能覆盖它们。</translation>
+    </message>
+    <message>
+        <source>It does not cover them at the last step.</source>
+        <translation>在最后一步仍不能覆盖它们。</translation>
+    </message>
+    <message>
+        <source>At no step do more than %1 flush.</source>
+        <translation>没有任何一步超过 %1 被冲为 0。</translation>
+    </message>
+    <message>
+        <source>More than %1 flush at %2 of %3 steps (first: step %4).</source>
+        <translation>%3 步中有 %2 步超过 %1 被冲为 0（首次：第 %4 步）。</translation>
+    </message>
+    <message>
+        <source>Within the share from step %1 on.</source>
+        <translation>从第 %1 步起在该比例以内。</translation>
+    </message>
+    <message>
+        <source>Still over it at the last step.</source>
+        <translation>在最后一步仍超过该比例。</translation>
+    </message>
+    <message>
+        <source>%1 is a folder, not a file.</source>
+        <translation>%1 是文件夹，不是文件。</translation>
+    </message>
+    <message>
+        <source>Replace File?</source>
+        <translation>替换文件？</translation>
+    </message>
+    <message>
+        <source>%1 already exists. Replace it with the precision plan?</source>
+        <translation>%1 已存在。要用精度方案替换它吗？</translation>
+    </message>
+    <message>
+        <source>Writing the precision plan to %1 failed.</source>
+        <translation>把精度方案写入 %1 失败。</translation>
+    </message>
+</context>
+<context>
+    <name>EvidenceTableModel</name>
+    <message>
+        <source>ok</source>
+        <translation>安全</translation>
+    </message>
+    <message>
+        <source>caution</source>
+        <translation>注意</translation>
+    </message>
+    <message>
+        <source>unsafe</source>
+        <translation>不安全</translation>
+    </message>
+    <message>
+        <source>too few steps</source>
+        <translation>步数太少</translation>
+    </message>
+    <message>
+        <source>%1 at step %2</source>
+        <translation>%1（第 %2 步）</translation>
+    </message>
+    <message>
+        <source>%1 (steps %2-%3)</source>
+        <translation>%1（第 %2-%3 步）</translation>
+    </message>
+    <message>
+        <source>%1 dB at step %2</source>
+        <translation>%1 dB（第 %2 步）</translation>
+    </message>
+    <message>
+        <source>%1 from step %2</source>
+        <translation>%1（自第 %2 步）</translation>
+    </message>
+    <message>
+        <source>The format the tensor would be cast to (fp16+scaler: FP16 after the loss scale), or run:&lt;mode&gt; for a quantised mode as it ran.</source>
+        <translation>张量将被转换成的格式（fp16+scaler：乘以损失缩放后的 FP16），或 run:&lt;模式&gt;：量化模式实际运行时的情况。</translation>
+    </message>
+    <message>
+        <source>Instrumented steps that gave evidence, and the span they cover.</source>
+        <translation>提供证据的带测量步数及其覆盖的范围。</translation>
+    </message>
+    <message>
+        <source>The largest share of the non-zero values that rounds to zero, at one step.</source>
+        <translation>单步中非零值被舍入为零的最大比例。</translation>
+    </message>
+    <message>
+        <source>The largest share that overflows (or saturates), at one step.</source>
+        <translation>单步中溢出（或饱和）的最大比例。</translation>
+    </message>
+    <message>
+        <source>The largest share that rounds to a subnormal (fewer significant bits).</source>
+        <translation>单步中舍入为次正规数（有效位更少）的最大比例。</translation>
+    </message>
+    <message>
+        <source>The lowest signal-to-quantisation-noise ratio measured, in dB.</source>
+        <translation>测得的最低信号量化噪声比（dB）。</translation>
+    </message>
+    <message>
+        <source>Steps over an unsafe threshold, and the first of them.</source>
+        <translation>超过不安全阈值的步数，以及其中的第一步。</translation>
+    </message>
+    <message>
+        <source>Layer</source>
+        <translation>层</translation>
+    </message>
+    <message>
+        <source>Role</source>
+        <translation>角色</translation>
+    </message>
+    <message>
+        <source>Format</source>
+        <translation>格式</translation>
+    </message>
+    <message>
+        <source>Verdict</source>
+        <translation>结论</translation>
+    </message>
+    <message>
+        <source>Steps</source>
+        <translation>步数</translation>
+    </message>
+    <message>
+        <source>Flushed (worst)</source>
+        <translation>冲为 0（最坏）</translation>
+    </message>
+    <message>
+        <source>Overflowed (worst)</source>
+        <translation>溢出（最坏）</translation>
+    </message>
+    <message>
+        <source>Subnormal (worst)</source>
+        <translation>次正规数（最坏）</translation>
+    </message>
+    <message>
+        <source>Lowest SQNR</source>
+        <translation>最低 SQNR</translation>
+    </message>
+    <message>
+        <source>Unsafe steps</source>
+        <translation>不安全的步</translation>
+    </message>
+    <message>
+        <source>Reason</source>
+        <translation>原因</translation>
     </message>
 </context>
 </TS>

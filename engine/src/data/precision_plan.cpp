@@ -2,6 +2,9 @@
 #include "ampscope/engine/precision_plan.h"
 
 #include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <iterator>
 #include <set>
 
@@ -85,6 +88,25 @@ std::string encodePrecisionPlan(const PrecisionPlan& plan) {
   w.endObject();
   text += "\n";
   return text;
+}
+
+bool writePrecisionPlanFile(const std::string& path, const PrecisionPlan& plan) {
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out) return false;
+    out << encodePrecisionPlan(plan);
+    out.flush();
+    if (!out) {
+      out.close();
+      std::remove(temporary.c_str());
+      return false;
+    }
+  }
+  std::error_code error;
+  std::filesystem::rename(temporary, path, error);
+  if (error) std::remove(temporary.c_str());
+  return !error;
 }
 
 std::optional<PrecisionPlan> decodePrecisionPlan(std::string_view json, std::string* error) {

@@ -42,6 +42,11 @@ std::string encodePrecisionPlan(const PrecisionPlan& plan);  // pretty JSON, '\n
 // error: "layers[2].mode: unknown mode 'fp9'" (path and message), or the syntax error's place.
 std::optional<PrecisionPlan> decodePrecisionPlan(std::string_view json, std::string* error);
 
+// Writes encodePrecisionPlan(plan) to `path` through `path`.tmp, renamed over `path` once complete (an
+// existing file is replaced: whoever calls asks first). False when any part of the write failed; the
+// temporary file is then removed and `path` is left as it was.
+bool writePrecisionPlanFile(const std::string& path, const PrecisionPlan& plan);
+
 // `advise --json`: the run, the thresholds, every evidence entry, the scaler's advice and the plan.
 void writeAdviceJson(JsonWriter& out, const PrecisionAdvice& advice);
 
