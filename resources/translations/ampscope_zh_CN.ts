@@ -259,6 +259,14 @@ LibTorch %4
         <translation>%1%2：尚未测得（断言 %3）</translation>
     </message>
     <message>
+        <source>not measured yet (claim %1)</source>
+        <translation>尚未测得（断言 %1）</translation>
+    </message>
+    <message>
+        <source>%1 %2 (claim %3)</source>
+        <translation>%1 %2（断言 %3）</translation>
+    </message>
+    <message>
         <source>%1 %2%3: %4 (claim %5)</source>
         <translation>%1 %2%3：%4（断言 %5）</translation>
     </message>

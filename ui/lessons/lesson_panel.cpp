@@ -1,5 +1,6 @@
 #include "ui/lessons/lesson_panel.h"
 
+#include "ui/lessons/callout_item_delegate.h"
 #include "ui/lessons/claim_text.h"
 #include "ui/lessons/lesson_claim_checks.h"
 #include "ui/lessons/plot_callouts.h"
@@ -15,6 +16,7 @@
 #include <QSignalBlocker>
 #include <QTextBrowser>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace ampscope::ui {
 
@@ -30,13 +32,18 @@ LessonPanel::LessonPanel(QWidget* parent) : QWidget(parent) {
   QFont titleFont = title_->font();
   titleFont.setBold(true);
   title_->setFont(titleFont);
-  layout->addWidget(section_);
-  layout->addWidget(title_);
+  // One row: the room below goes to the "what to look for" items.
+  auto* heading = new QHBoxLayout;
+  heading->addWidget(title_, 1);
+  heading->addWidget(section_, 0, Qt::AlignTop | Qt::AlignRight);
+  layout->addLayout(heading);
 
   narrative_ = new QTextBrowser(this);
   narrative_->setObjectName(QStringLiteral("lessonNarrative"));
   narrative_->setOpenLinks(false);
-  layout->addWidget(narrative_, 2);
+  // Two lines at least; it scrolls. The room goes to the "what to look for" items first.
+  narrative_->setMinimumHeight(2 * narrative_->fontMetrics().lineSpacing() + 2 * narrative_->frameWidth() + 8);
+  layout->addWidget(narrative_, 1);
 
   auto* variantRow = new QHBoxLayout;
   variantLabel_ = new QLabel(this);
@@ -57,9 +64,13 @@ LessonPanel::LessonPanel(QWidget* parent) : QWidget(parent) {
   layout->addWidget(lookForLabel_);
   callouts_ = new QListWidget(this);
   callouts_->setObjectName(QStringLiteral("lessonCallouts"));
-  callouts_->setWordWrap(true);
-  callouts_->setTextElideMode(Qt::ElideNone);
-  // As tall as the narrative: each item carries its claim's state line under its text.
+  calloutDelegate_ = new CalloutItemDelegate(callouts_);
+  callouts_->setItemDelegate(calloutDelegate_);
+  callouts_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  callouts_->setVerticalScrollMode(QAbstractItemView::ScrollPerPixel);
+  callouts_->installEventFilter(this);
+  // The items before the narrative: every item and its state must be in view (fitCallouts), the
+  // narrative scrolls in what is left.
   layout->addWidget(callouts_, 3);
   // A single click is enough: a teacher at a projector should not need to double-click.
   connect(callouts_, &QListWidget::itemClicked, this,
@@ -84,8 +95,8 @@ LessonPanel::LessonPanel(QWidget* parent) : QWidget(parent) {
   navigation->addWidget(previousButton_);
   navigation->addWidget(position_, 1);
   navigation->addWidget(nextButton_);
+  navigation->addWidget(browseButton_);
   layout->addLayout(navigation);
-  layout->addWidget(browseButton_);
   connect(previousButton_, &QPushButton::clicked, this, &LessonPanel::previousRequested);
   connect(nextButton_, &QPushButton::clicked, this, &LessonPanel::nextRequested);
   connect(browseButton_, &QPushButton::clicked, this, &LessonPanel::browseRequested);
@@ -206,6 +217,17 @@ QColor statusColor(const QString& status) {
 
 // The reading that decides the state: the first part not holding (waiting, held before, failed), or the
 // first part when the whole claim holds.
+// The state in symbols and step numbers, for the compact badge (the words are in the state line).
+QString stateBadge(const ClaimState& state) {
+  switch (state.status) {
+    case ClaimStatus::Waiting: return QStringLiteral("…");
+    case ClaimStatus::Holds: return QStringLiteral("✓ %1").arg(state.since);
+    case ClaimStatus::HeldBefore: return QStringLiteral("✓ %1–%2").arg(state.since).arg(state.until);
+    case ClaimStatus::Fails: return QStringLiteral("✗");
+  }
+  return QString();
+}
+
 const ClaimReading* decisiveReading(const ClaimState& state) {
   if (state.readings.empty()) return nullptr;
   if (state.status != ClaimStatus::Holds)
@@ -219,33 +241,45 @@ const ClaimReading* decisiveReading(const ClaimState& state) {
 void LessonPanel::refreshClaims() {
   if (!lesson_) return;
   const QLocale locale;
-  // The swatch a little smaller than a line of text, at whatever size presenter scaling gives the font.
-  const int side = callouts_->fontMetrics().height() * 2 / 3;
-  callouts_->setIconSize(QSize(side, side));
   int holding = 0, checked = 0;
   for (int i = 0; i < callouts_->count() && i < lesson_->callouts.size(); ++i) {
     QListWidgetItem* item = callouts_->item(i);
-    QString text = PlotCallouts::badgeText(i + 1) + QLatin1Char(' ') + lesson_->callouts[i].text.text(locale);
+    const QString own = PlotCallouts::badgeText(i + 1) + QLatin1Char(' ') + lesson_->callouts[i].text.text(locale);
+    QString text = own;
+    QString stateLine;
+    QString badge;
     QString status;
-    QString tooltip;
+    QString tooltip = own;
     const ClaimState* state = checks_ ? checks_->state(i) : nullptr;
     const QString untrained = checks_ ? checks_->untrainedMode(i) : QString();
     if (state) {
       ++checked;
       holding += state->status == ClaimStatus::Holds ? 1 : 0;
       status = QString::fromLatin1(claimStatusKey(state->status));
+      badge = stateBadge(*state);
       QString line = ClaimText::status(*state);
-      if (const ClaimReading* reading = decisiveReading(*state)) line += QStringLiteral(" — ") + ClaimText::reading(*reading);
+      stateLine = line;
+      if (const ClaimReading* reading = decisiveReading(*state)) {
+        line += QStringLiteral(" — ") + ClaimText::reading(*reading);
+        // The badge's line: the observed number against the claim's, the subject in the tool tip.
+        if (reading->value) stateLine += QStringLiteral(" — ") + ClaimText::shortReading(*reading);
+      }
       const int parts = static_cast<int>(state->readings.size());
       if (parts > 1) line += QLatin1Char(' ') + tr("(%n parts)", nullptr, parts);
       text += QStringLiteral("\n    ") + line;
-      tooltip = tr("Checked against the run: %1").arg(ClaimText::status(*state)) + QLatin1Char('\n') +
-                ClaimText::readings(*state);
+      tooltip += QStringLiteral("\n\n") + tr("Checked against the run: %1").arg(ClaimText::status(*state)) +
+                 QLatin1Char('\n') + ClaimText::readings(*state);
     } else if (!untrained.isEmpty()) {
       status = QStringLiteral("unchecked");
-      text += QStringLiteral("\n    ") + tr("not checked: this run does not train %1").arg(untrained);
+      badge = QStringLiteral("–");
+      stateLine = tr("not checked: this run does not train %1").arg(untrained);
+      text += QStringLiteral("\n    ") + stateLine;
+      tooltip += QStringLiteral("\n\n") + stateLine;
     }
     item->setText(text);
+    item->setData(CalloutItemDelegate::kTextRole, own);
+    item->setData(CalloutItemDelegate::kStateRole, stateLine);
+    item->setData(CalloutItemDelegate::kBadgeRole, badge);
     item->setToolTip(tooltip);
     item->setData(kClaimStatusRole, status);
     item->setData(Qt::DecorationRole, status.isEmpty() ? QVariant() : QVariant(statusColor(status)));
@@ -255,6 +289,54 @@ void LessonPanel::refreshClaims() {
   if (lesson_->question) question_->setText(tr("Question: %1").arg(lesson_->question->text(locale)));
   lookForLabel_->setText(checked > 0 ? tr("What to look for (click to show the panel), %1 of %2 hold now:").arg(holding).arg(checked)
                                      : tr("What to look for (click to show the panel):"));
+  fitCallouts();
+}
+
+bool LessonPanel::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == callouts_ && (event->type() == QEvent::Resize || event->type() == QEvent::FontChange)) fitCallouts();
+  return QWidget::eventFilter(watched, event);
+}
+
+void LessonPanel::fitCallouts() {
+  if (fitting_) return;
+  fitting_ = true;
+  const QFont font = callouts_->font();
+  const int frame = 2 * callouts_->frameWidth();
+  const int width = callouts_->viewport()->width();
+  const int spacing = callouts_->spacing();
+  // The most lines of text each item may keep with every item still in view; one line at least, and the
+  // list never shorter than that (its minimum height), so the layout leaves every item on screen.
+  auto height = [&](int maxLines) {
+    int sum = 0;
+    for (int i = 0; i < callouts_->count(); ++i)
+      sum += CalloutItemDelegate::itemHeight(callouts_->model()->index(i, 0), font, width, maxLines) + 2 * spacing;
+    return sum;
+  };
+  int longest = 1;
+  for (int i = 0; i < callouts_->count(); ++i)
+    longest = std::max(longest, CalloutItemDelegate::textLines(callouts_->model()->index(i, 0), font, width));
+  // The narrative and the items share what the rest of the panel leaves. The items come first: whole
+  // when they fit, else their texts cut to fewer lines; the narrative gets what is left, two lines at
+  // least (it scrolls). Where not even the items' first lines with their state lines and two lines of
+  // narrative fit, the narrative goes and each item becomes one line with its state as a badge. Decided
+  // from the shared room alone, so the panel's own minimums do not make it flip back and forth.
+  const int shared = narrative_->height() + callouts_->height();
+  const int twoLines = 2 * narrative_->fontMetrics().lineSpacing() + 2 * narrative_->frameWidth() + 8;
+  const int whole = height(longest) + frame;
+  const bool compact = callouts_->count() > 0 && height(1) + frame + twoLines > shared;
+  const int narrativeMinimum = compact ? 0 : twoLines;
+  const int narrativeMaximum = callouts_->count() == 0 ? QWIDGETSIZE_MAX : std::max(narrativeMinimum, shared - whole);
+  const int available = shared - std::min(narrativeMaximum, std::max(narrativeMinimum, shared - whole)) - frame;
+  int lines = longest;
+  while (lines > 1 && height(lines) > available) --lines;
+  const int compactHeight = callouts_->count() * (CalloutItemDelegate::compactHeight(font) + 2 * spacing);
+  callouts_->setMinimumHeight(compactHeight + frame);
+  narrative_->setMinimumHeight(narrativeMinimum);
+  narrative_->setMaximumHeight(narrativeMaximum);
+  calloutDelegate_->setMaxTextLines(lines >= longest ? 0 : lines);
+  calloutDelegate_->setCompact(compact);
+  if (callouts_->count() > 0) callouts_->doItemsLayout();
+  fitting_ = false;
 }
 
 }  // namespace ampscope::ui

@@ -20,6 +20,7 @@ class QTextBrowser;
 
 namespace ampscope::ui {
 
+class CalloutItemDelegate;
 class LessonClaimChecks;
 
 class LessonPanel : public QWidget {
@@ -59,10 +60,13 @@ class LessonPanel : public QWidget {
 
  protected:
   void changeEvent(QEvent* event) override;
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
   void retranslate();
   void fillFromLesson();
+  // Cuts the items' texts to as many lines as lets every item and its state fit the list's height.
+  void fitCallouts();
 
   const Lesson* lesson_ = nullptr;
   const LessonClaimChecks* checks_ = nullptr;
@@ -76,6 +80,8 @@ class LessonPanel : public QWidget {
   QComboBox* variants_ = nullptr;
   QLabel* lookForLabel_ = nullptr;
   QListWidget* callouts_ = nullptr;
+  CalloutItemDelegate* calloutDelegate_ = nullptr;
+  bool fitting_ = false;
   QPushButton* injectButton_ = nullptr;
   QPushButton* browseButton_ = nullptr;
   QPushButton* previousButton_ = nullptr;

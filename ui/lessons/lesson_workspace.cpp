@@ -50,6 +50,9 @@ const QString kLeftLessonsKey = QStringLiteral("lessons/left");
 constexpr double kLeftShare = 0.3;
 constexpr double kLeftShareFormatsLarge = 0.58;
 constexpr double kLargeShare = 0.62;
+// The lesson dock's share of the left column's height, above it the run panel and the number formats:
+// its "what to look for" items and their states are what a class reads during the run.
+constexpr double kLessonColumnShare = 0.68;
 }  // namespace
 
 LessonWorkspace::LessonWorkspace(MainWindow& window, const QString& folder)
@@ -238,6 +241,8 @@ void LessonWorkspace::sizeLayout(const Lesson& lesson) {
   } else if (formatsLarge) {
     window_.resizeDocks({window_.numberFormatsDock()}, {static_cast<int>(size.height() * kLargeShare)},
                         Qt::Vertical);
+  } else if (window_.dockWidgetArea(lessonDock_) == Qt::LeftDockWidgetArea) {
+    window_.resizeDocks({lessonDock_}, {static_cast<int>(size.height() * kLessonColumnShare)}, Qt::Vertical);
   }
   for (QDockWidget* dock : largePlots) {
     window_.resizeDocks({dock}, {static_cast<int>(size.height() * kLargeShare)}, Qt::Vertical);
