@@ -14,7 +14,9 @@
 #include <QListWidget>
 #include <QPushButton>
 #include <QSignalBlocker>
+#include <QStringList>
 #include <QTextBrowser>
+#include <QTimer>
 #include <QVBoxLayout>
 #include <algorithm>
 
@@ -60,6 +62,11 @@ LessonPanel::LessonPanel(QWidget* parent) : QWidget(parent) {
   question_->setWordWrap(true);
   question_->setTextFormat(Qt::PlainText);
   layout->addWidget(question_);
+  answer_ = new QLabel(this);
+  answer_->setObjectName(QStringLiteral("lessonAnswer"));
+  answer_->setWordWrap(false);  // one line: numbers and symbols
+  answer_->setTextFormat(Qt::PlainText);
+  layout->addWidget(answer_);
   lookForLabel_ = new QLabel(this);
   layout->addWidget(lookForLabel_);
   callouts_ = new QListWidget(this);
@@ -172,6 +179,7 @@ void LessonPanel::fillFromLesson() {
     variants_->hide();
     callouts_->clear();
     question_->hide();
+    answer_->hide();
     injectButton_->hide();
     position_->clear();
     return;
@@ -287,13 +295,57 @@ void LessonPanel::refreshClaims() {
   // The question is asked before Run; the items answer it as their claims come true.
   question_->setVisible(lesson_->question.has_value());
   if (lesson_->question) question_->setText(tr("Question: %1").arg(lesson_->question->text(locale)));
+  showAnswer();
   lookForLabel_->setText(checked > 0 ? tr("What to look for (click to show the panel), %1 of %2 hold now:").arg(holding).arg(checked)
                                      : tr("What to look for (click to show the panel):"));
   fitCallouts();
 }
 
+void LessonPanel::showAnswer() {
+  const LessonClaimChecks::Answer answer = checks_ ? checks_->answer() : LessonClaimChecks::Answer{};
+  answer_->setVisible(lesson_ && lesson_->question && answer.verdict != LessonClaimChecks::Answer::Verdict::NoClaims);
+  if (answer_->isHidden()) return;
+  // Each answering item by its number, with its state in a symbol.
+  QStringList marks;
+  for (int index : answer.items) {
+    const ClaimState* state = checks_->state(index);
+    const QString mark = !state                                     ? QStringLiteral("–")
+                         : state->status == ClaimStatus::Holds      ? QStringLiteral("✓")
+                         : state->status == ClaimStatus::Fails      ? QStringLiteral("✗")
+                         : state->status == ClaimStatus::HeldBefore ? QStringLiteral("↺")
+                                                                    : QStringLiteral("…");
+    marks << PlotCallouts::badgeText(index + 1) + QLatin1Char(' ') + mark;
+  }
+  const QString items = marks.join(QStringLiteral("  "));
+  QString status;
+  switch (answer.verdict) {
+    case LessonClaimChecks::Answer::Verdict::Answered:
+      answer_->setText(tr("Answered at step %1: %2").arg(answer.step).arg(items));
+      status = QStringLiteral("answered");
+      break;
+    case LessonClaimChecks::Answer::Verdict::NotAnswered:
+      answer_->setText(tr("Not answered in this configuration: %1").arg(items));
+      status = QStringLiteral("not-answered");
+      break;
+    default:
+      answer_->setText(tr("Not answered yet: %1").arg(items));
+      status = QStringLiteral("pending");
+      break;
+  }
+  answer_->setProperty("verdict", status);
+  answer_->setToolTip(tr("The items whose claims answer the question: ✓ holds, ✗ does not hold, … waiting, "
+                         "↺ held and stopped, – not checked in this run."));
+}
+
 bool LessonPanel::eventFilter(QObject* watched, QEvent* event) {
-  if (watched == callouts_ && (event->type() == QEvent::Resize || event->type() == QEvent::FontChange)) fitCallouts();
+  // Once the layout has settled: a resize inside a fit (its minimums changed the layout) is fitted again.
+  if (watched == callouts_ && (event->type() == QEvent::Resize || event->type() == QEvent::FontChange) && !fitPending_) {
+    fitPending_ = true;
+    QTimer::singleShot(0, this, [this] {
+      fitPending_ = false;
+      fitCallouts();
+    });
+  }
   return QWidget::eventFilter(watched, event);
 }
 
@@ -320,16 +372,30 @@ void LessonPanel::fitCallouts() {
   // least (it scrolls). Where not even the items' first lines with their state lines and two lines of
   // narrative fit, the narrative goes and each item becomes one line with its state as a badge. Decided
   // from the shared room alone, so the panel's own minimums do not make it flip back and forth.
-  const int shared = narrative_->height() + callouts_->height();
+  // Compact under a question, the "what to look for" heading goes too: the answer's line above the items
+  // counts them. The shared room is taken as if it were hidden, so that hiding it decides nothing.
+  const bool answered = answer_->isVisibleTo(this);
+  const int heading = answered ? lookForLabel_->sizeHint().height() + layout()->spacing() : 0;
+  const int shared = narrative_->height() + callouts_->height() + (lookForLabel_->isHidden() ? 0 : heading);
   const int twoLines = 2 * narrative_->fontMetrics().lineSpacing() + 2 * narrative_->frameWidth() + 8;
   const int whole = height(longest) + frame;
-  const bool compact = callouts_->count() > 0 && height(1) + frame + twoLines > shared;
-  const int narrativeMinimum = compact ? 0 : twoLines;
-  const int narrativeMaximum = callouts_->count() == 0 ? QWIDGETSIZE_MAX : std::max(narrativeMinimum, shared - whole);
-  const int available = shared - std::min(narrativeMaximum, std::max(narrativeMinimum, shared - whole)) - frame;
+  const bool compact = callouts_->count() > 0 && height(1) + frame + twoLines + heading > shared;
+  lookForLabel_->setHidden(compact && answered);
+  const int compactHeight = callouts_->count() * (CalloutItemDelegate::compactHeight(font) + 2 * spacing);
+  const int room = shared - (lookForLabel_->isHidden() ? 0 : heading);  // the narrative's and the items'
+  int narrativeMinimum = twoLines;
+  int narrativeMaximum = std::max(twoLines, room - whole);
+  if (compact) {
+    // The narrative shares what the one-line items leave, where that is a line at least. The items' list
+    // is never capped, so the room measured is the room there is.
+    // (A minimum of 0 would be no minimum: the layout would take the text browser's own, about 70 px.)
+    narrativeMinimum = 1;
+    narrativeMaximum = room - compactHeight - frame >= twoLines / 2 ? QWIDGETSIZE_MAX : 1;
+  }
+  if (callouts_->count() == 0) narrativeMaximum = QWIDGETSIZE_MAX;
+  const int available = room - std::min(narrativeMaximum, std::max(narrativeMinimum, room - whole)) - frame;
   int lines = longest;
   while (lines > 1 && height(lines) > available) --lines;
-  const int compactHeight = callouts_->count() * (CalloutItemDelegate::compactHeight(font) + 2 * spacing);
   callouts_->setMinimumHeight(compactHeight + frame);
   narrative_->setMinimumHeight(narrativeMinimum);
   narrative_->setMaximumHeight(narrativeMaximum);

@@ -167,5 +167,80 @@ TEST_F(LessonClaimsLive, TheStatesAreInTheLessonDockAndTheRunsEndDecidesTheWaiti
   EXPECT_FALSE(window->grab().isNull());
 }
 
+// The bf16 lesson's steps, made here: fp32 and bf16-amp at loss 1, fp16-amp at 2.3 and, from step
+// `explodesAt` on, 100; every step instrumented, with 5 values flushed to zero by fp16-amp and none by
+// bf16-amp.
+std::vector<StepRecord> bf16Steps(int64_t first, int64_t last, int64_t explodesAt) {
+  std::vector<StepRecord> records;
+  for (int64_t step = first; step <= last; ++step) {
+    StepRecord r;
+    r.step = step;
+    for (PrecisionMode mode : {PrecisionMode::FP32, PrecisionMode::FP16Amp, PrecisionMode::BF16Amp}) {
+      ModeStep m;
+      m.mode = mode;
+      m.step = step;
+      m.loss = mode != PrecisionMode::FP16Amp ? 1.0 : step >= explodesAt ? 100.0 : 2.3;
+      m.instrumented = true;
+      m.rounding.flushedToZero = mode == PrecisionMode::FP16Amp ? 5 : 0;
+      r.modes.push_back(m);
+    }
+    records.push_back(r);
+  }
+  return records;
+}
+
+// The question is answered item by item: each answering item's number and state under it, "answered at
+// step N" once every claim holds, from the step the last of them came true. The bf16 lesson's claims
+// (resources/lessons/bf16.json; loss windows of 20 steps by default, docs/lesson-claims.md): ① needs 20
+// steps of each loss, so it holds from step 20; ② from step 1; ⑤ reads fp16-amp's loss at step 320
+// (2.3 <= 2.4) and then needs the mean of its last 20 losses >= 10: with 100 from step 321 that mean is
+// (19 x 2.3 + 100) / 20 = 7.19 at step 321 and (18 x 2.3 + 200) / 20 = 12.07 at step 322. Answered at 322.
+TEST_F(LessonClaimsLive, TheQuestionIsAnsweredAtTheStepItsLastClaimCameTrue) {
+  ASSERT_TRUE(lessons->controller()->openLesson(QStringLiteral("bf16")));
+  QLabel* answer = lessons->panel()->answerLabel();
+  ASSERT_TRUE(answer->isVisibleTo(lessons->panel())) << "asked before Run";
+  EXPECT_EQ(answer->property("verdict").toString(), QStringLiteral("pending"));
+  EXPECT_EQ(answer->text(), QStringLiteral("Not answered yet: ① …  ② …  ⑤ …")) << answer->text().toStdString();
+
+  lessons->controller()->observeRecords(bf16Steps(1, 19, 321));
+  EXPECT_EQ(answer->text(), QStringLiteral("Not answered yet: ① …  ② ✓  ⑤ …")) << answer->text().toStdString();
+  lessons->controller()->observeRecords(bf16Steps(20, 321, 321));
+  EXPECT_EQ(status(0), QStringLiteral("holds"));
+  EXPECT_EQ(answer->property("verdict").toString(), QStringLiteral("pending"));
+  lessons->controller()->observeRecords(bf16Steps(322, 322, 321));
+  EXPECT_EQ(answer->property("verdict").toString(), QStringLiteral("answered"));
+  EXPECT_EQ(answer->text(), QStringLiteral("Answered at step 322: ① ✓  ② ✓  ⑤ ✓")) << answer->text().toStdString();
+  // It stays answered to the end of the run.
+  lessons->controller()->observeRecords(bf16Steps(323, 400, 321));
+  lessons->controller()->runFinished();
+  EXPECT_EQ(answer->text(), QStringLiteral("Answered at step 322: ① ✓  ② ✓  ⑤ ✓")) << answer->text().toStdString();
+}
+
+// A configuration in which fp16-amp never explodes: ⑤ has not held by its "by-step" 400, so the question
+// is not answered in this configuration, and the item that says so is named.
+TEST_F(LessonClaimsLive, AClaimThatFailsLeavesTheQuestionNotAnsweredInThisConfiguration) {
+  ASSERT_TRUE(lessons->controller()->openLesson(QStringLiteral("bf16")));
+  QLabel* answer = lessons->panel()->answerLabel();
+  lessons->controller()->observeRecords(bf16Steps(1, 399, 1000));
+  EXPECT_EQ(answer->property("verdict").toString(), QStringLiteral("pending"));
+  lessons->controller()->observeRecords(bf16Steps(400, 400, 1000));
+  EXPECT_EQ(status(4), QStringLiteral("fails"));
+  EXPECT_EQ(answer->property("verdict").toString(), QStringLiteral("not-answered"));
+  EXPECT_EQ(answer->text(), QStringLiteral("Not answered in this configuration: ① ✓  ② ✓  ⑤ ✗"))
+      << answer->text().toStdString();
+  // A run dropping a mode a claim names cannot answer it either: its claims are not checked.
+  RunConfig config = workspace->runPanel()->config();
+  config.modes = {PrecisionMode::FP32, PrecisionMode::BF16Amp};
+  workspace->applyConfig(config);
+  EXPECT_EQ(answer->property("verdict").toString(), QStringLiteral("not-answered"));
+  EXPECT_TRUE(answer->text().contains(QStringLiteral("① –"))) << answer->text().toStdString();
+}
+
+// A lesson without a question shows no answer.
+TEST_F(LessonClaimsLive, ALessonWithoutAQuestionShowsNoAnswer) {
+  ASSERT_TRUE(lessons->controller()->openLesson(QStringLiteral("measuring")));
+  EXPECT_FALSE(lessons->panel()->answerLabel()->isVisibleTo(lessons->panel()));
+}
+
 }  // namespace
 }  // namespace ampscope::ui
