@@ -22,6 +22,8 @@
 #include "ui/lessons/lesson_panel.h"
 #include "ui/lessons/step_time_plot.h"
 #include "ui/main_window.h"
+#include "ui/session/session_controller.h"
+#include "ui/session/session_file.h"
 #include "ui/training/run_controller.h"
 #include "ui/training/run_panel.h"
 #include "ui/training/training_workspace.h"
@@ -102,6 +104,13 @@ LessonWorkspace::LessonWorkspace(MainWindow& window, const QString& folder)
   };
   connect(runPanel, &RunPanel::configChanged, this, configOnScreen);
   connect(run, &RunController::storeCleared, this, configOnScreen);
+  // An opened or crash-restored session is shown without training: after the window has shown it, its
+  // records feed the checks, so its items read as they did in the live run.
+  SessionController* sessions = window_.sessionController();
+  sessions->setLoadHandler([this, shown = sessions->loadHandler()](const Session& session) {
+    if (shown) shown(session);
+    controller_->replayRun(session.config, session.records);
+  });
 
   menu_ = new QMenu(&window_);
   menu_->setObjectName(QStringLiteral("lessonsMenu"));

@@ -9,7 +9,10 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QSignalSpy>
+#include <QComboBox>
+#include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
 #include <memory>
 
 #include "ampscope/engine/lesson_claim_evaluator.h"
@@ -18,6 +21,8 @@
 #include "ui/lessons/lesson_panel.h"
 #include "ui/lessons/lesson_workspace.h"
 #include "ui/main_window.h"
+#include "ui/session/session_controller.h"
+#include "ui/session/session_file.h"
 #include "ui/training/run_controller.h"
 #include "ui/training/run_panel.h"
 #include "ui/training/training_workspace.h"
@@ -234,6 +239,68 @@ TEST_F(LessonClaimsLive, AClaimThatFailsLeavesTheQuestionNotAnsweredInThisConfig
   workspace->applyConfig(config);
   EXPECT_EQ(answer->property("verdict").toString(), QStringLiteral("not-answered"));
   EXPECT_TRUE(answer->text().contains(QStringLiteral("① –"))) << answer->text().toStdString();
+}
+
+// Opening a saved session of a lesson run (File > Open, and a crash's autosave, go through the same
+// load handler) shows the claim states and the answer the live run had: the evaluator is fed with the
+// session's records.
+TEST_F(LessonClaimsLive, ASavedSessionShowsTheStatesItsLiveRunHad) {
+  ASSERT_TRUE(lessons->controller()->openLesson(QStringLiteral("bf16")));
+  const Lesson* lesson = lessons->controller()->currentLesson();
+  const std::vector<StepRecord> run = bf16Steps(1, 400, 321);
+  lessons->controller()->observeRecords(run);
+  lessons->controller()->runFinished();
+  QStringList live;
+  for (int i = 0; i < lesson->callouts.size(); ++i) live << status(i) + QLatin1Char('|') + item(i)->text();
+  const QString liveAnswer = lessons->panel()->answerLabel()->text();
+  ASSERT_EQ(status(0), QStringLiteral("holds"));
+  ASSERT_EQ(status(4), QStringLiteral("holds"));
+
+  QTemporaryDir dir;
+  ASSERT_TRUE(dir.isValid());
+  const QString path = dir.filePath(QStringLiteral("bf16.ampscope"));
+  QString error;
+  ASSERT_TRUE(SessionFile::save(path, Session{*lesson->configFor(0), lesson->id, run, {}}, &error))
+      << error.toStdString();
+
+  // The lesson opens afresh (as the app does for a session's lesson): every check waits again.
+  ASSERT_TRUE(lessons->controller()->openLesson(QStringLiteral("bf16")));
+  ASSERT_EQ(status(0), QStringLiteral("waiting"));
+  ASSERT_TRUE(window->sessionController()->openFile(path, &error)) << error.toStdString();
+  QTest::qWait(50);  // anything the window queued while showing the session
+  QStringList replayed;
+  for (int i = 0; i < lesson->callouts.size(); ++i) replayed << status(i) + QLatin1Char('|') + item(i)->text();
+  EXPECT_EQ(replayed, live);
+  EXPECT_EQ(lessons->panel()->answerLabel()->text(), liveAnswer);
+  EXPECT_EQ(lessons->panel()->answerLabel()->text(), QStringLiteral("Answered at step 322: ① ✓  ② ✓  ⑤ ✓"));
+}
+
+// A session keeps the configuration, not the variant: the variant whose configuration it is gets chosen,
+// so the claims of that variant are the ones checked (the clipping lesson's before-unscale run).
+TEST_F(LessonClaimsLive, ASavedSessionChoosesTheVariantItsConfigurationIs) {
+  ASSERT_TRUE(lessons->controller()->openLesson(QStringLiteral("clipping")));
+  const Lesson* lesson = lessons->controller()->currentLesson();
+  EXPECT_EQ(status(1), QString()) << "item ② is checked in the before-unscale run only";
+  QTemporaryDir dir;
+  ASSERT_TRUE(dir.isValid());
+  const QString path = dir.filePath(QStringLiteral("clipping.ampscope"));
+  QString error;
+  // The run's own modes only (a session's records name the modes its configuration trains).
+  std::vector<StepRecord> records = steps(1, 5, 65536);
+  for (StepRecord& record : records)
+    record.modes.erase(std::remove_if(record.modes.begin(), record.modes.end(),
+                                      [](const ModeStep& m) { return m.mode == PrecisionMode::FP16Amp; }),
+                       record.modes.end());
+  ASSERT_TRUE(SessionFile::save(path, Session{*lesson->configFor(1), lesson->id, records, {}}, &error))
+      << error.toStdString();
+  ASSERT_TRUE(window->sessionController()->openFile(path, &error)) << error.toStdString();
+  QTest::qWait(50);
+  EXPECT_EQ(lessons->controller()->currentVariant(), 1);
+  EXPECT_EQ(lessons->panel()->variantBox()->currentIndex(), 1);
+  // Its clip norm at step 1 was 0 in these records, not 65536 times the true norm: decided at once.
+  EXPECT_EQ(status(1), QStringLiteral("fails"));
+  EXPECT_EQ(status(3), QStringLiteral("holds")) << "the scale stayed 65536 and no step was skipped";
+  EXPECT_TRUE(item(3)->text().contains(QStringLiteral("holds since step 1"))) << item(3)->text().toStdString();
 }
 
 // A lesson without a question shows no answer.
