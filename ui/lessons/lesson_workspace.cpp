@@ -346,6 +346,22 @@ bool LessonWorkspace::eventFilter(QObject* watched, QEvent* event) {
       }
     });
   }
+  if (event->type() == QEvent::FontChange && watched == &window_ && window_.isVisible() && !fontResizePending_) {
+    // Presenter scaling toggled with a lesson open: the lesson's shares again, for the new text size (the
+    // docks kept their pixel heights, which left the lesson panel below its minimum). Once, after the
+    // font has reached every widget.
+    fontResizePending_ = true;
+    QTimer::singleShot(0, this, [this] {
+      fontResizePending_ = false;
+      const Lesson* lesson = controller_->currentLesson();
+      if (!lesson || hasSavedLayout(lesson->id)) return;
+      sizeLayout(*lesson);
+      // Again once the lesson panel has fitted its items to the new size (its minimum may have fallen).
+      QTimer::singleShot(0, this, [this] {
+        if (const Lesson* current = controller_->currentLesson(); current && !hasSavedLayout(current->id)) sizeLayout(*current);
+      });
+    });
+  }
   return QObject::eventFilter(watched, event);
 }
 

@@ -14,6 +14,7 @@
 //  - the memory ledger's Peak row, the total its lessons talk about, is wholly in view;
 //  - every "what to look for" item of the lesson, with its claim's state line, is wholly in view in the
 //    lesson panel, without scrolling (a class must see every item and its state at once).
+// Presenter scaling is also switched on with the last lesson still open, and its items checked again.
 // Every case is checked and its failures listed; screenshots go to AMPSCOPE_LAYOUT_SHOTS when set.
 #include <gtest/gtest.h>
 #include <qcustomplot.h>
@@ -394,6 +395,18 @@ TEST(LayoutCheck, EveryLessonFitsInBothLanguagesWithAndWithoutPresenterScaling) 
     ASSERT_TRUE(languages.setLanguage(language, LanguageManager::Persist::No));
     for (const bool scaled : {false, true}) {
       presenter.setScaled(scaled);
+      if (scaled && lessons.controller()->currentLesson()) {
+        // Scaling toggled with a lesson open (the teacher presses F5 in class): its items still all in view.
+        settle(window);
+        QStringList failures;
+        checkWindow(window, failures);
+        checkLessonItems(window, failures);
+        if (!failures.isEmpty()) {
+          const QString name = QStringLiteral("%1-%2-presenter-toggled").arg(lessons.controller()->currentLesson()->id, language);
+          failedCases << name;
+          ADD_FAILURE() << name.toStdString() << ":\n  " << failures.join(QStringLiteral("\n  ")).toStdString();
+        }
+      }
       for (int index = 0; index < lessons.library().size(); ++index) {
         const Lesson& lesson = lessons.library().at(index);
         ASSERT_TRUE(lessons.controller()->openLesson(lesson.id));
