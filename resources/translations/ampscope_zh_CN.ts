@@ -259,6 +259,14 @@ LibTorch %4
         <translation>%1%2：尚未测得（断言 %3）</translation>
     </message>
     <message>
+        <source>not measured yet (claim %1)</source>
+        <translation>尚未测得（断言 %1）</translation>
+    </message>
+    <message>
+        <source>%1 %2 (claim %3)</source>
+        <translation>%1 %2（断言 %3）</translation>
+    </message>
+    <message>
         <source>%1 %2%3: %4 (claim %5)</source>
         <translation>%1 %2%3：%4（断言 %5）</translation>
     </message>
@@ -1410,6 +1418,22 @@ zeros</source>
 </context>
 <context>
     <name>LessonPanel</name>
+    <message>
+        <source>Answered at step %1: %2</source>
+        <translation>已在第 %1 步得到回答：%2</translation>
+    </message>
+    <message>
+        <source>Not answered in this configuration: %1</source>
+        <translation>在当前配置下得不到回答：%1</translation>
+    </message>
+    <message>
+        <source>Not answered yet: %1</source>
+        <translation>尚未得到回答：%1</translation>
+    </message>
+    <message>
+        <source>The items whose claims answer the question: ✓ holds, ✗ does not hold, … waiting, ↺ held and stopped, – not checked in this run.</source>
+        <translation>其断言回答这个问题的观察要点：✓ 成立，✗ 不成立，… 等待中，↺ 曾经成立后不再成立，– 本次运行未检查。</translation>
+    </message>
     <message>
         <source>What to look for (click to show the panel):</source>
         <translation>观察要点（点击可显示对应面板）：</translation>

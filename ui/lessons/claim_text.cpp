@@ -99,6 +99,13 @@ QString ClaimText::reading(const ClaimReading& r) {
   return tr("%1 %2%3: %4 (claim %5)").arg(mark, subject(a, mode), when, value(a.measure, *r.value), bounds(a));
 }
 
+QString ClaimText::shortReading(const ClaimReading& r) {
+  const ClaimSpec& a = *r.atom;
+  if (!r.value) return tr("not measured yet (claim %1)").arg(bounds(a));
+  const QString mark = r.holds == true ? QStringLiteral("✓") : r.holds == false ? QStringLiteral("✗") : QStringLiteral("·");
+  return tr("%1 %2 (claim %3)").arg(mark, value(a.measure, *r.value), bounds(a));
+}
+
 QString ClaimText::readings(const ClaimState& state) {
   QStringList lines;
   for (const ClaimReading& r : state.readings) lines << reading(r);

@@ -18,6 +18,9 @@ class ClaimText {
   static QString status(const ClaimState& state);
   // One atom's latest reading against its bounds; "not measured yet" before its first reading.
   static QString reading(const ClaimReading& reading);
+  // The reading without its subject, for a line that has room for little more than the numbers:
+  // "✗ 0.31 % (claim ≥ 20 %)".
+  static QString shortReading(const ClaimReading& reading);
   // Every reading of the claim, one per line.
   static QString readings(const ClaimState& state);
   // The bounds alone: "≥ 20 %", "between 0.98 and 0.99".

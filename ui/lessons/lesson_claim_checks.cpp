@@ -63,4 +63,34 @@ int LessonClaimChecks::checked() const {
       std::count_if(items_.begin(), items_.end(), [](const Item& item) { return item.evaluator != nullptr; }));
 }
 
+LessonClaimChecks::Answer LessonClaimChecks::answer() const {
+  Answer answer;
+  bool allHold = true, notAnswered = false;
+  for (int i = 0; i < count(); ++i) {
+    const Item& item = items_[static_cast<std::size_t>(i)];
+    if (!item.evaluator && item.untrainedMode.isEmpty()) continue;
+    answer.items << i;
+    if (!item.evaluator) {
+      notAnswered = true;
+      allHold = false;
+      continue;
+    }
+    const ClaimState& state = item.evaluator->state();
+    if (state.status == ClaimStatus::Holds) {
+      answer.step = std::max(answer.step, state.since);
+      continue;
+    }
+    allHold = false;
+    // A claim that held and stopped may hold again while the run goes; not once it has ended.
+    if (state.status == ClaimStatus::Fails || (state.finished && state.status == ClaimStatus::HeldBefore))
+      notAnswered = true;
+  }
+  if (answer.items.isEmpty()) return answer;
+  answer.verdict = notAnswered ? Answer::Verdict::NotAnswered
+                   : allHold   ? Answer::Verdict::Answered
+                               : Answer::Verdict::Pending;
+  if (answer.verdict != Answer::Verdict::Answered) answer.step = 0;
+  return answer;
+}
+
 }  // namespace ampscope::ui

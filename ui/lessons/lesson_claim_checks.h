@@ -39,6 +39,17 @@ class LessonClaimChecks {
   int holding() const;
   int checked() const;
 
+  // The lesson's question, answered by every claim that applies to this variant, together: answered at
+  // the step from which all of them hold; not answered in this configuration when one does not hold (or
+  // held and stopped by the end of the run) or names a mode the run does not train; pending until then.
+  struct Answer {
+    enum class Verdict { NoClaims, Pending, Answered, NotAnswered };
+    Verdict verdict = Verdict::NoClaims;
+    int64_t step = 0;     // Answered: the step from which every claim holds
+    QVector<int> items;   // the callouts whose claims answer it, in order
+  };
+  Answer answer() const;
+
  private:
   struct Item {
     std::unique_ptr<LessonClaimEvaluator> evaluator;

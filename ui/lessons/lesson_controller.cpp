@@ -5,6 +5,8 @@
 #include <QHash>
 #include <QSettings>
 
+#include "ampscope/engine/session_codec.h"
+
 #include "ui/lessons/lesson_host.h"
 #include "ui/lessons/lesson_panel.h"
 #include "ui/lessons/panel_highlight.h"
@@ -140,6 +142,31 @@ void LessonController::configEdited(const RunConfig& config) { armClaims(config)
 void LessonController::observeRecords(const std::vector<ampscope::StepRecord>& records) {
   if (!claims_.hasClaims() || records.empty()) return;
   claims_.observe(records);
+  panel_.refreshClaims();
+}
+
+void LessonController::replayRun(const RunConfig& config, const std::vector<ampscope::StepRecord>& records) {
+  const Lesson* lesson = currentLesson();
+  if (!lesson) return;
+  // A session keeps the configuration, not the variant: the variant whose configuration it is, as the
+  // session codec writes both (an edited configuration matches none and keeps the variant chosen).
+  const std::string recorded = sessionHeaderJson(config, {});
+  for (int i = 0; i < lesson->variants.size(); ++i) {
+    const std::optional<RunConfig> variant = lesson->configFor(i);
+    if (!variant || sessionHeaderJson(*variant, {}) != recorded) continue;
+    if (i != variant_) {
+      variant_ = i;
+      panel_.setCurrentVariant(i);
+      clearPlotCallouts();
+      addPlotCallouts();
+    }
+    break;
+  }
+  claims_.arm(lesson, lesson->variantId(variant_), lesson->config ? std::optional<RunConfig>(config) : std::nullopt);
+  if (claims_.hasClaims()) {
+    claims_.observe(records);
+    if (!records.empty() && records.back().step >= config.steps) claims_.finish();
+  }
   panel_.refreshClaims();
 }
 

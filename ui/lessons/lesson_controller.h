@@ -59,6 +59,10 @@ class LessonController : public QObject {
   void observeRecords(const std::vector<ampscope::StepRecord>& records);
   void runFinished();
   const LessonClaimChecks& claimChecks() const { return claims_; }
+  // A recorded run shown again (an opened or crash-restored session): the checks are armed for its
+  // configuration (the lesson's variant with that configuration chosen, where one has it) and fed with its
+  // records, so they read as they did live; a run that reached its last step is finished.
+  void replayRun(const RunConfig& config, const std::vector<ampscope::StepRecord>& records);
 
   int currentIndex() const { return current_; }
   int currentVariant() const { return variant_; }

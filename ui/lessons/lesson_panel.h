@@ -1,7 +1,8 @@
 // The lesson dock's content: the lesson's title and narrative, a choice of configuration variants, the
 // "what to look for" list (activating an item asks to bring its panel forward; an item whose claim is checked
 // shows its state under its text: waiting, holds since step N, held N..M, does not hold, with the observed
-// number against the claim's), the lesson's question before the list when it has one, the inject-overflow
+// number against the claim's), the lesson's question before the list when it has one with how the claims
+// answer it (answered at step N, or not in this configuration), the inject-overflow
 // control when the lesson has it, and Previous / Next (Ctrl+PgUp / Ctrl+PgDown). It only displays and
 // emits; LessonController decides what happens. Texts follow the current language at run time.
 #pragma once
@@ -20,6 +21,7 @@ class QTextBrowser;
 
 namespace ampscope::ui {
 
+class CalloutItemDelegate;
 class LessonClaimChecks;
 
 class LessonPanel : public QWidget {
@@ -45,6 +47,9 @@ class LessonPanel : public QWidget {
   QComboBox* variantBox() const { return variants_; }
   QLabel* titleLabel() const { return title_; }
   QLabel* questionLabel() const { return question_; }
+  // Under the question: how the claims answer it (answered at step N, not answered in this configuration,
+  // not yet), each answering item's number with its state.
+  QLabel* answerLabel() const { return answer_; }
   QLabel* lookForLabel() const { return lookForLabel_; }
 
  signals:
@@ -59,14 +64,19 @@ class LessonPanel : public QWidget {
 
  protected:
   void changeEvent(QEvent* event) override;
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
   void retranslate();
   void fillFromLesson();
+  // Cuts the items' texts to as many lines as lets every item and its state fit the list's height.
+  void fitCallouts();
+  void showAnswer();
 
   const Lesson* lesson_ = nullptr;
   const LessonClaimChecks* checks_ = nullptr;
   QLabel* question_ = nullptr;
+  QLabel* answer_ = nullptr;
   int index_ = -1;
   int count_ = 0;
   QLabel* section_ = nullptr;
@@ -76,6 +86,9 @@ class LessonPanel : public QWidget {
   QComboBox* variants_ = nullptr;
   QLabel* lookForLabel_ = nullptr;
   QListWidget* callouts_ = nullptr;
+  CalloutItemDelegate* calloutDelegate_ = nullptr;
+  bool fitting_ = false;
+  bool fitPending_ = false;
   QPushButton* injectButton_ = nullptr;
   QPushButton* browseButton_ = nullptr;
   QPushButton* previousButton_ = nullptr;

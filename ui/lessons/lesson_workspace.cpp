@@ -22,6 +22,8 @@
 #include "ui/lessons/lesson_panel.h"
 #include "ui/lessons/step_time_plot.h"
 #include "ui/main_window.h"
+#include "ui/session/session_controller.h"
+#include "ui/session/session_file.h"
 #include "ui/training/run_controller.h"
 #include "ui/training/run_panel.h"
 #include "ui/training/training_workspace.h"
@@ -50,6 +52,9 @@ const QString kLeftLessonsKey = QStringLiteral("lessons/left");
 constexpr double kLeftShare = 0.3;
 constexpr double kLeftShareFormatsLarge = 0.58;
 constexpr double kLargeShare = 0.62;
+// The lesson dock's share of the left column's height, above it the run panel and the number formats:
+// its "what to look for" items and their states are what a class reads during the run.
+constexpr double kLessonColumnShare = 0.68;
 }  // namespace
 
 LessonWorkspace::LessonWorkspace(MainWindow& window, const QString& folder)
@@ -99,6 +104,13 @@ LessonWorkspace::LessonWorkspace(MainWindow& window, const QString& folder)
   };
   connect(runPanel, &RunPanel::configChanged, this, configOnScreen);
   connect(run, &RunController::storeCleared, this, configOnScreen);
+  // An opened or crash-restored session is shown without training: after the window has shown it, its
+  // records feed the checks, so its items read as they did in the live run.
+  SessionController* sessions = window_.sessionController();
+  sessions->setLoadHandler([this, shown = sessions->loadHandler()](const Session& session) {
+    if (shown) shown(session);
+    controller_->replayRun(session.config, session.records);
+  });
 
   menu_ = new QMenu(&window_);
   menu_->setObjectName(QStringLiteral("lessonsMenu"));
@@ -238,6 +250,8 @@ void LessonWorkspace::sizeLayout(const Lesson& lesson) {
   } else if (formatsLarge) {
     window_.resizeDocks({window_.numberFormatsDock()}, {static_cast<int>(size.height() * kLargeShare)},
                         Qt::Vertical);
+  } else if (window_.dockWidgetArea(lessonDock_) == Qt::LeftDockWidgetArea) {
+    window_.resizeDocks({lessonDock_}, {static_cast<int>(size.height() * kLessonColumnShare)}, Qt::Vertical);
   }
   for (QDockWidget* dock : largePlots) {
     window_.resizeDocks({dock}, {static_cast<int>(size.height() * kLargeShare)}, Qt::Vertical);
@@ -330,6 +344,22 @@ bool LessonWorkspace::eventFilter(QObject* watched, QEvent* event) {
         sizedWhileShown_ = true;
         controller_->raiseLessonPanels();
       }
+    });
+  }
+  if (event->type() == QEvent::FontChange && watched == &window_ && window_.isVisible() && !fontResizePending_) {
+    // Presenter scaling toggled with a lesson open: the lesson's shares again, for the new text size (the
+    // docks kept their pixel heights, which left the lesson panel below its minimum). Once, after the
+    // font has reached every widget.
+    fontResizePending_ = true;
+    QTimer::singleShot(0, this, [this] {
+      fontResizePending_ = false;
+      const Lesson* lesson = controller_->currentLesson();
+      if (!lesson || hasSavedLayout(lesson->id)) return;
+      sizeLayout(*lesson);
+      // Again once the lesson panel has fitted its items to the new size (its minimum may have fallen).
+      QTimer::singleShot(0, this, [this] {
+        if (const Lesson* current = controller_->currentLesson(); current && !hasSavedLayout(current->id)) sizeLayout(*current);
+      });
     });
   }
   return QObject::eventFilter(watched, event);

@@ -105,6 +105,7 @@ class LessonWorkspace : public QObject, public LessonHost {
   QAction* leaveAction_ = nullptr;
   QByteArray baseState_;  // the window's arrangement as built, which lesson layouts start from
   bool sizedWhileShown_ = false;
+  bool fontResizePending_ = false;  // a re-size for a new font is queued
 };
 
 }  // namespace ampscope::ui

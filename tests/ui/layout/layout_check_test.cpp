@@ -11,7 +11,10 @@
 //  - every table cell in view shows its whole text (an item view elides a cell too narrow for it);
 //  - no two lesson callouts of a plot intersect, and no callout covers the point its arrow marks, the
 //    plot's legend or any of its own texts (zone labels, notes);
-//  - the memory ledger's Peak row, the total its lessons talk about, is wholly in view.
+//  - the memory ledger's Peak row, the total its lessons talk about, is wholly in view;
+//  - every "what to look for" item of the lesson, with its claim's state line, is wholly in view in the
+//    lesson panel, without scrolling (a class must see every item and its state at once).
+// Presenter scaling is also switched on with the last lesson still open, and its items checked again.
 // Every case is checked and its failures listed; screenshots go to AMPSCOPE_LAYOUT_SHOTS when set.
 #include <gtest/gtest.h>
 #include <qcustomplot.h>
@@ -25,6 +28,7 @@
 #include <QHeaderView>
 #include <QIcon>
 #include <QLabel>
+#include <QListWidget>
 #include <QRegularExpression>
 #include <QScreen>
 #include <QTest>
@@ -33,7 +37,9 @@
 
 #include "ui/common/wrapping_header_view.h"
 #include "ui/i18n/language_manager.h"
+#include "ui/lessons/callout_item_delegate.h"
 #include "ui/lessons/lesson_controller.h"
+#include "ui/lessons/lesson_panel.h"
 #include "ui/lessons/lesson_workspace.h"
 #include "ui/lessons/plot_callouts.h"
 #include "ui/main_window.h"
@@ -305,6 +311,49 @@ void checkLedgers(const MainWindow& window, QStringList& failures) {
   }
 }
 
+// Every item of the lesson's list, its text's first line and its state line, wholly in the list's viewport
+// and not covered: no item to scroll to. An item may cut its text with "…" (its tool tip holds it all)
+// but never its state.
+void checkLessonItems(const MainWindow& window, QStringList& failures) {
+  const auto* panel = window.findChild<LessonPanel*>();
+  if (!panel) return;
+  QListWidget* list = panel->calloutList();
+  if (list->count() == 0) return;
+  QWidget* viewport = list->viewport();
+  if (!onScreen(viewport)) {
+    failures << QStringLiteral("%1: the lesson's items are not on screen").arg(widgetPath(list));
+    return;
+  }
+  const QRegion hidden = QRegion(viewport->rect()).subtracted(viewport->visibleRegion());
+  const QFontMetrics metrics(list->font());
+  // Compact, the state is in the badge on the item's one line.
+  const auto* delegate = qobject_cast<CalloutItemDelegate*>(list->itemDelegate());
+  const bool compact = delegate && delegate->compact();
+  for (int i = 0; i < list->count(); ++i) {
+    QListWidgetItem* item = list->item(i);
+    const QRect rect = list->visualItemRect(item);
+    const bool stated = !compact && !item->data(CalloutItemDelegate::kStateRole).toString().isEmpty();
+    const int needed = (stated ? 2 : 1) * metrics.lineSpacing();
+    // A panel squeezed below its minimum lays its widgets over each other: the item under another one.
+    const QRect inPanel(viewport->mapTo(panel, rect.topLeft()), rect.size());
+    for (const QWidget* other : panel->findChildren<QWidget*>()) {
+      if (other == list || list->isAncestorOf(other) || other->isAncestorOf(list) || !other->isVisible() ||
+          other->isWindow())
+        continue;
+      const QRect otherInPanel(other->mapTo(panel, QPoint(0, 0)), other->size());
+      if (otherInPanel.intersects(inPanel))
+        failures << QStringLiteral("%1: item %2 is under %3").arg(widgetPath(list)).arg(i + 1).arg(widgetPath(other));
+    }
+    if (rect.isEmpty() || !viewport->rect().contains(rect) || hidden.intersects(rect) || rect.height() < needed)
+      failures << QStringLiteral("%1: item %2 '%3' is not wholly in view (item %4, viewport %5, %6 px needed)")
+                      .arg(widgetPath(list))
+                      .arg(i + 1)
+                      .arg(item->data(CalloutItemDelegate::kTextRole).toString().left(30), describe(rect),
+                           describe(viewport->rect()))
+                      .arg(needed);
+  }
+}
+
 // A first start (no saved geometry) on this screen: the window takes the available area (up to
 // 1920x1200), so a projector's pixels go to the lesson; before, it opened at 1400x900 on a 1080p screen.
 TEST(LayoutCheck, AFirstStartUsesTheScreensAvailableArea) {
@@ -346,6 +395,18 @@ TEST(LayoutCheck, EveryLessonFitsInBothLanguagesWithAndWithoutPresenterScaling) 
     ASSERT_TRUE(languages.setLanguage(language, LanguageManager::Persist::No));
     for (const bool scaled : {false, true}) {
       presenter.setScaled(scaled);
+      if (scaled && lessons.controller()->currentLesson()) {
+        // Scaling toggled with a lesson open (the teacher presses F5 in class): its items still all in view.
+        settle(window);
+        QStringList failures;
+        checkWindow(window, failures);
+        checkLessonItems(window, failures);
+        if (!failures.isEmpty()) {
+          const QString name = QStringLiteral("%1-%2-presenter-toggled").arg(lessons.controller()->currentLesson()->id, language);
+          failedCases << name;
+          ADD_FAILURE() << name.toStdString() << ":\n  " << failures.join(QStringLiteral("\n  ")).toStdString();
+        }
+      }
       for (int index = 0; index < lessons.library().size(); ++index) {
         const Lesson& lesson = lessons.library().at(index);
         ASSERT_TRUE(lessons.controller()->openLesson(lesson.id));
@@ -372,6 +433,7 @@ TEST(LayoutCheck, EveryLessonFitsInBothLanguagesWithAndWithoutPresenterScaling) 
         checkCells(window, failures);
         checkCallouts(window, failures);
         checkLedgers(window, failures);
+        checkLessonItems(window, failures);
         if (!shots.isEmpty()) window.grab().save(QDir(shots).filePath(name + QStringLiteral(".png")));
         if (!failures.isEmpty()) {
           failedCases << name;

@@ -9,7 +9,10 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QSignalSpy>
+#include <QComboBox>
+#include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
 #include <memory>
 
 #include "ampscope/engine/lesson_claim_evaluator.h"
@@ -18,6 +21,8 @@
 #include "ui/lessons/lesson_panel.h"
 #include "ui/lessons/lesson_workspace.h"
 #include "ui/main_window.h"
+#include "ui/session/session_controller.h"
+#include "ui/session/session_file.h"
 #include "ui/training/run_controller.h"
 #include "ui/training/run_panel.h"
 #include "ui/training/training_workspace.h"
@@ -165,6 +170,143 @@ TEST_F(LessonClaimsLive, TheStatesAreInTheLessonDockAndTheRunsEndDecidesTheWaiti
   const QRect inWindow(list->mapTo(window.get(), QPoint(0, 0)), list->size());
   EXPECT_TRUE(window->rect().contains(inWindow.center()));
   EXPECT_FALSE(window->grab().isNull());
+}
+
+// The bf16 lesson's steps, made here: fp32 and bf16-amp at loss 1, fp16-amp at 2.3 and, from step
+// `explodesAt` on, 100; every step instrumented, with 5 values flushed to zero by fp16-amp and none by
+// bf16-amp.
+std::vector<StepRecord> bf16Steps(int64_t first, int64_t last, int64_t explodesAt) {
+  std::vector<StepRecord> records;
+  for (int64_t step = first; step <= last; ++step) {
+    StepRecord r;
+    r.step = step;
+    for (PrecisionMode mode : {PrecisionMode::FP32, PrecisionMode::FP16Amp, PrecisionMode::BF16Amp}) {
+      ModeStep m;
+      m.mode = mode;
+      m.step = step;
+      m.loss = mode != PrecisionMode::FP16Amp ? 1.0 : step >= explodesAt ? 100.0 : 2.3;
+      m.instrumented = true;
+      m.rounding.flushedToZero = mode == PrecisionMode::FP16Amp ? 5 : 0;
+      r.modes.push_back(m);
+    }
+    records.push_back(r);
+  }
+  return records;
+}
+
+// The question is answered item by item: each answering item's number and state under it, "answered at
+// step N" once every claim holds, from the step the last of them came true. The bf16 lesson's claims
+// (resources/lessons/bf16.json; loss windows of 20 steps by default, docs/lesson-claims.md): ① needs 20
+// steps of each loss, so it holds from step 20; ② from step 1; ⑤ reads fp16-amp's loss at step 320
+// (2.3 <= 2.4) and then needs the mean of its last 20 losses >= 10: with 100 from step 321 that mean is
+// (19 x 2.3 + 100) / 20 = 7.19 at step 321 and (18 x 2.3 + 200) / 20 = 12.07 at step 322. Answered at 322.
+TEST_F(LessonClaimsLive, TheQuestionIsAnsweredAtTheStepItsLastClaimCameTrue) {
+  ASSERT_TRUE(lessons->controller()->openLesson(QStringLiteral("bf16")));
+  QLabel* answer = lessons->panel()->answerLabel();
+  ASSERT_TRUE(answer->isVisibleTo(lessons->panel())) << "asked before Run";
+  EXPECT_EQ(answer->property("verdict").toString(), QStringLiteral("pending"));
+  EXPECT_EQ(answer->text(), QStringLiteral("Not answered yet: ① …  ② …  ⑤ …")) << answer->text().toStdString();
+
+  lessons->controller()->observeRecords(bf16Steps(1, 19, 321));
+  EXPECT_EQ(answer->text(), QStringLiteral("Not answered yet: ① …  ② ✓  ⑤ …")) << answer->text().toStdString();
+  lessons->controller()->observeRecords(bf16Steps(20, 321, 321));
+  EXPECT_EQ(status(0), QStringLiteral("holds"));
+  EXPECT_EQ(answer->property("verdict").toString(), QStringLiteral("pending"));
+  lessons->controller()->observeRecords(bf16Steps(322, 322, 321));
+  EXPECT_EQ(answer->property("verdict").toString(), QStringLiteral("answered"));
+  EXPECT_EQ(answer->text(), QStringLiteral("Answered at step 322: ① ✓  ② ✓  ⑤ ✓")) << answer->text().toStdString();
+  // It stays answered to the end of the run.
+  lessons->controller()->observeRecords(bf16Steps(323, 400, 321));
+  lessons->controller()->runFinished();
+  EXPECT_EQ(answer->text(), QStringLiteral("Answered at step 322: ① ✓  ② ✓  ⑤ ✓")) << answer->text().toStdString();
+}
+
+// A configuration in which fp16-amp never explodes: ⑤ has not held by its "by-step" 400, so the question
+// is not answered in this configuration, and the item that says so is named.
+TEST_F(LessonClaimsLive, AClaimThatFailsLeavesTheQuestionNotAnsweredInThisConfiguration) {
+  ASSERT_TRUE(lessons->controller()->openLesson(QStringLiteral("bf16")));
+  QLabel* answer = lessons->panel()->answerLabel();
+  lessons->controller()->observeRecords(bf16Steps(1, 399, 1000));
+  EXPECT_EQ(answer->property("verdict").toString(), QStringLiteral("pending"));
+  lessons->controller()->observeRecords(bf16Steps(400, 400, 1000));
+  EXPECT_EQ(status(4), QStringLiteral("fails"));
+  EXPECT_EQ(answer->property("verdict").toString(), QStringLiteral("not-answered"));
+  EXPECT_EQ(answer->text(), QStringLiteral("Not answered in this configuration: ① ✓  ② ✓  ⑤ ✗"))
+      << answer->text().toStdString();
+  // A run dropping a mode a claim names cannot answer it either: its claims are not checked.
+  RunConfig config = workspace->runPanel()->config();
+  config.modes = {PrecisionMode::FP32, PrecisionMode::BF16Amp};
+  workspace->applyConfig(config);
+  EXPECT_EQ(answer->property("verdict").toString(), QStringLiteral("not-answered"));
+  EXPECT_TRUE(answer->text().contains(QStringLiteral("① –"))) << answer->text().toStdString();
+}
+
+// Opening a saved session of a lesson run (File > Open, and a crash's autosave, go through the same
+// load handler) shows the claim states and the answer the live run had: the evaluator is fed with the
+// session's records.
+TEST_F(LessonClaimsLive, ASavedSessionShowsTheStatesItsLiveRunHad) {
+  ASSERT_TRUE(lessons->controller()->openLesson(QStringLiteral("bf16")));
+  const Lesson* lesson = lessons->controller()->currentLesson();
+  const std::vector<StepRecord> run = bf16Steps(1, 400, 321);
+  lessons->controller()->observeRecords(run);
+  lessons->controller()->runFinished();
+  QStringList live;
+  for (int i = 0; i < lesson->callouts.size(); ++i) live << status(i) + QLatin1Char('|') + item(i)->text();
+  const QString liveAnswer = lessons->panel()->answerLabel()->text();
+  ASSERT_EQ(status(0), QStringLiteral("holds"));
+  ASSERT_EQ(status(4), QStringLiteral("holds"));
+
+  QTemporaryDir dir;
+  ASSERT_TRUE(dir.isValid());
+  const QString path = dir.filePath(QStringLiteral("bf16.ampscope"));
+  QString error;
+  ASSERT_TRUE(SessionFile::save(path, Session{*lesson->configFor(0), lesson->id, run, {}}, &error))
+      << error.toStdString();
+
+  // The lesson opens afresh (as the app does for a session's lesson): every check waits again.
+  ASSERT_TRUE(lessons->controller()->openLesson(QStringLiteral("bf16")));
+  ASSERT_EQ(status(0), QStringLiteral("waiting"));
+  ASSERT_TRUE(window->sessionController()->openFile(path, &error)) << error.toStdString();
+  QTest::qWait(50);  // anything the window queued while showing the session
+  QStringList replayed;
+  for (int i = 0; i < lesson->callouts.size(); ++i) replayed << status(i) + QLatin1Char('|') + item(i)->text();
+  EXPECT_EQ(replayed, live);
+  EXPECT_EQ(lessons->panel()->answerLabel()->text(), liveAnswer);
+  EXPECT_EQ(lessons->panel()->answerLabel()->text(), QStringLiteral("Answered at step 322: ① ✓  ② ✓  ⑤ ✓"));
+}
+
+// A session keeps the configuration, not the variant: the variant whose configuration it is gets chosen,
+// so the claims of that variant are the ones checked (the clipping lesson's before-unscale run).
+TEST_F(LessonClaimsLive, ASavedSessionChoosesTheVariantItsConfigurationIs) {
+  ASSERT_TRUE(lessons->controller()->openLesson(QStringLiteral("clipping")));
+  const Lesson* lesson = lessons->controller()->currentLesson();
+  EXPECT_EQ(status(1), QString()) << "item ② is checked in the before-unscale run only";
+  QTemporaryDir dir;
+  ASSERT_TRUE(dir.isValid());
+  const QString path = dir.filePath(QStringLiteral("clipping.ampscope"));
+  QString error;
+  // The run's own modes only (a session's records name the modes its configuration trains).
+  std::vector<StepRecord> records = steps(1, 5, 65536);
+  for (StepRecord& record : records)
+    record.modes.erase(std::remove_if(record.modes.begin(), record.modes.end(),
+                                      [](const ModeStep& m) { return m.mode == PrecisionMode::FP16Amp; }),
+                       record.modes.end());
+  ASSERT_TRUE(SessionFile::save(path, Session{*lesson->configFor(1), lesson->id, records, {}}, &error))
+      << error.toStdString();
+  ASSERT_TRUE(window->sessionController()->openFile(path, &error)) << error.toStdString();
+  QTest::qWait(50);
+  EXPECT_EQ(lessons->controller()->currentVariant(), 1);
+  EXPECT_EQ(lessons->panel()->variantBox()->currentIndex(), 1);
+  // Its clip norm at step 1 was 0 in these records, not 65536 times the true norm: decided at once.
+  EXPECT_EQ(status(1), QStringLiteral("fails"));
+  EXPECT_EQ(status(3), QStringLiteral("holds")) << "the scale stayed 65536 and no step was skipped";
+  EXPECT_TRUE(item(3)->text().contains(QStringLiteral("holds since step 1"))) << item(3)->text().toStdString();
+}
+
+// A lesson without a question shows no answer.
+TEST_F(LessonClaimsLive, ALessonWithoutAQuestionShowsNoAnswer) {
+  ASSERT_TRUE(lessons->controller()->openLesson(QStringLiteral("measuring")));
+  EXPECT_FALSE(lessons->panel()->answerLabel()->isVisibleTo(lessons->panel()));
 }
 
 }  // namespace
