@@ -250,6 +250,13 @@ int main(int argc, char** argv) {
   });
   // After the layout is restored: the lesson brings its panels forward in it.
   const auto openLesson = [&] {
+    // Streams to follow are what the user started AmpScope for: no start lesson rearranges the window
+    // around them unless --lesson asks for one (the first start's formats lesson stacked a followed
+    // run's plots under its own panel, taller than a 1280x720 screen). A session opens its own lesson.
+    if (options.lesson.isEmpty() && !options.followTargets.isEmpty()) {
+      if (options.presenter) presenter.setScaled(true);
+      return;
+    }
     if (!lessons.openStartLesson(options.lesson)) lessons.openStartLesson();
     if (options.presenter) presenter.setScaled(true);
   };
