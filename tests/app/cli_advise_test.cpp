@@ -41,28 +41,6 @@ void writeFile(const std::string& path, const std::string& text) {
   out << text;
 }
 
-// n values, `small` of them 1.5 x 2^smallExp and the rest 1.5 x 2^-8 (never a rounding tie).
-std::vector<float> gradients(int n, int small, int smallExp) {
-  std::vector<float> v;
-  for (int i = 0; i < n; ++i) v.push_back(std::ldexp(1.5f, i < small ? smallExp : -8));
-  return v;
-}
-
-// One probe step: net.0's and net.2's weight gradients and net.0's output. `flushing` of net.2's 100
-// gradient values are 1.5 x 2^-30, below FP16's 2^-25 (they round to zero without a scale).
-ModeStep probeStep(int64_t step, int flushing) {
-  ModeStep s;
-  s.mode = PrecisionMode::FP32;
-  s.step = step;
-  s.loss = 1.0 / static_cast<double>(step);
-  s.lr = 0.01;
-  s.instrumented = true;
-  s.seq = step;
-  s.tensors.push_back(tensorOf("net.0.weight", TensorRole::Gradient, gradients(100, 0, -8)));
-  s.tensors.push_back(tensorOf("net.2.weight", TensorRole::Gradient, gradients(100, flushing, -30)));
-  s.tensors.push_back(tensorOf("net.0", TensorRole::Activation, std::vector<float>(64, 0.75f)));
-  return s;
-}
 
 std::string probeStream(int steps, int flushing) {
   StreamSource source;
@@ -74,7 +52,7 @@ std::string probeStream(int steps, int flushing) {
   source.every = 1;
   source.parameters = {"net.0.weight", "net.2.weight"};
   std::string text = probeStreamHeader(source, "advise test");
-  for (int i = 1; i <= steps; ++i) appendRecordStreamLine(text, probeStep(i, flushing));
+  for (int i = 1; i <= steps; ++i) appendRecordStreamLine(text, testing::flushingProbeStep(i, flushing));
   return text;
 }
 
@@ -182,7 +160,7 @@ TEST(CliAdvise, ReadsASession) {
   config.modes = {PrecisionMode::FP32};
   std::vector<StepRecord> records;
   for (int i = 1; i <= 6; ++i) {
-    ModeStep step = probeStep(i, 20);
+    ModeStep step = testing::flushingProbeStep(i, 20);
     step.seq = 0;
     records.push_back(StepRecord{i, {step}});
   }
@@ -202,7 +180,7 @@ TEST(CliAdvise, ReadsASession) {
   followed.source.device = "cpu";
   followed.source.torch = "1.13";
   followed.target = "run.jsonl";
-  for (int i = 1; i <= 6; ++i) followed.steps.push_back(probeStep(i, 0));
+  for (int i = 1; i <= 6; ++i) followed.steps.push_back(testing::flushingProbeStep(i, 0));
   const std::string followedRun = tempPath("followed.ampscope");
   writeFile(followedRun, encodeSession(config, "", {}, {followed}));
   const auto first = CliRunner().run({"advise", followedRun});

@@ -83,4 +83,28 @@ inline TensorStats tensorOf(const std::string& name, TensorRole role, const std:
   return t;
 }
 
+// n values, `small` of them 1.5 x 2^smallExp and the rest 1.5 x 2^-8 (never a rounding tie).
+inline std::vector<float> gradientValues(int n, int small, int smallExp) {
+  std::vector<float> v;
+  for (int i = 0; i < n; ++i) v.push_back(std::ldexp(1.5f, i < small ? smallExp : -8));
+  return v;
+}
+
+// One probe step for the advice tests: net.0's and net.2's weight gradients and net.0's output.
+// `flushing` of net.2's 100 gradient values are 1.5 x 2^-30, below half of FP16's smallest subnormal
+// 2^-24 (IEEE 754-2019 binary16): they round to zero without a scale.
+inline ModeStep flushingProbeStep(int64_t step, int flushing) {
+  ModeStep s;
+  s.mode = PrecisionMode::FP32;
+  s.step = step;
+  s.loss = 1.0 / static_cast<double>(step);
+  s.lr = 0.01;
+  s.instrumented = true;
+  s.seq = step;
+  s.tensors.push_back(tensorOf("net.0.weight", TensorRole::Gradient, gradientValues(100, 0, -8)));
+  s.tensors.push_back(tensorOf("net.2.weight", TensorRole::Gradient, gradientValues(100, flushing, -30)));
+  s.tensors.push_back(tensorOf("net.0", TensorRole::Activation, std::vector<float>(64, 0.75f)));
+  return s;
+}
+
 }  // namespace ampscope::testing

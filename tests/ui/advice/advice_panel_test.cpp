@@ -70,28 +70,6 @@ CliResult cli(const std::vector<std::string>& args) {
       .run(args);
 }
 
-// n values, `small` of them 1.5 x 2^smallExp and the rest 1.5 x 2^-8 (never a rounding tie).
-std::vector<float> gradients(int n, int small, int smallExp) {
-  std::vector<float> v;
-  for (int i = 0; i < n; ++i) v.push_back(std::ldexp(1.5f, i < small ? smallExp : -8));
-  return v;
-}
-
-// A probe step: `flushing` of net.2's 100 gradient values are 1.5 x 2^-30, below half of FP16's smallest
-// subnormal 2^-24 (IEEE 754-2019 binary16): they round to zero without a scale.
-ModeStep probeStep(int64_t step, int flushing) {
-  ModeStep s;
-  s.mode = PrecisionMode::FP32;
-  s.step = step;
-  s.loss = 1.0 / static_cast<double>(step);
-  s.lr = 0.01;
-  s.instrumented = true;
-  s.seq = step;
-  s.tensors.push_back(tensorOf("net.0.weight", TensorRole::Gradient, gradients(100, 0, -8)));
-  s.tensors.push_back(tensorOf("net.2.weight", TensorRole::Gradient, gradients(100, flushing, -30)));
-  s.tensors.push_back(tensorOf("net.0", TensorRole::Activation, std::vector<float>(64, 0.75f)));
-  return s;
-}
 
 StreamSource probeSource() {
   StreamSource source;
@@ -107,7 +85,7 @@ StreamSource probeSource() {
 
 std::string probeStream(int steps, int flushing) {
   std::string text = probeStreamHeader(probeSource(), "advice panel test");
-  for (int i = 1; i <= steps; ++i) appendRecordStreamLine(text, probeStep(i, flushing));
+  for (int i = 1; i <= steps; ++i) appendRecordStreamLine(text, testing::flushingProbeStep(i, flushing));
   return text;
 }
 
@@ -375,7 +353,7 @@ TEST(AdvicePanel, AFollowedRunGivesTheAdviceOfItsStream) {
   FollowedRun followed;
   followed.source = probeSource();
   followed.target = stream.toStdString();
-  for (int i = 1; i <= 6; ++i) followed.steps.push_back(probeStep(i, 20));
+  for (int i = 1; i <= 6; ++i) followed.steps.push_back(testing::flushingProbeStep(i, 20));
   AdvicePanel panel;
   Answers answers;
   answers.install(panel);
