@@ -41,7 +41,6 @@ void writeFile(const std::string& path, const std::string& text) {
   out << text;
 }
 
-
 std::string probeStream(int steps, int flushing) {
   StreamSource source;
   source.source = "probe";

@@ -70,7 +70,6 @@ CliResult cli(const std::vector<std::string>& args) {
       .run(args);
 }
 
-
 StreamSource probeSource() {
   StreamSource source;
   source.source = "probe";
