@@ -29,10 +29,6 @@ bool isLowDtype(const torch::Tensor& t) {
   return t.defined() && (t.scalar_type() == torch::kHalf || t.scalar_type() == torch::kBFloat16);
 }
 
-torch::ScalarType lowDtypeOf(LowFormat format) {
-  return format == LowFormat::FP16 ? torch::kHalf : torch::kBFloat16;
-}
-
 }  // namespace
 
 namespace {
@@ -101,7 +97,7 @@ struct PrecisionContext::GradientWatch {
     at::NoGradGuard noGrad;
     UncountedAllocations scratch;
     // A float32 gradient (a parameter autocast cast) holds the kernel's FP16/BF16 values exactly.
-    const torch::Tensor low = grad.scalar_type() == torch::kFloat ? grad.to(lowDtypeOf(format)) : grad;
+    const torch::Tensor low = grad.scalar_type() == torch::kFloat ? grad.to(dtypeOf(format)) : grad;
     classifyLowTensor(low, format, counts);
     // Only a 0 can be a flush: the float64 recomputation is made where the native gradient has one
     // (the sum of what each consuming op gives back, as autograd sums the native ones).
@@ -142,13 +138,18 @@ std::shared_ptr<PrecisionContext::GradientWatch> PrecisionContext::watchGradient
   return watch;
 }
 
-void PrecisionContext::removeLeafHooks() {
+void PrecisionContext::clearNativeWatches() {
   for (auto& [tensor, handle] : leafHooks_) tensor.remove_hook(handle);
   leafHooks_.clear();
   watches_.clear();
 }
 
-PrecisionContext::~PrecisionContext() { removeLeafHooks(); }
+PrecisionContext::~PrecisionContext() { clearNativeWatches(); }
+
+void PrecisionContext::noteProducer(const torch::Tensor& y, const std::string& layer) {
+  producers_.insert_or_assign(y.unsafeGetTensorImpl(),
+                              Producer{c10::weak_intrusive_ptr<c10::TensorImpl>(y.getIntrusivePtr()), layer});
+}
 
 torch::Tensor PrecisionContext::run(const std::string& layer, std::vector<Operand> operands,
                                     bool castToLow, const OpFunction& op) {
@@ -198,10 +199,7 @@ torch::Tensor PrecisionContext::run(const std::string& layer, std::vector<Operan
       probe->outputGradient = grad.detach().clone();
     });
   }
-  if (isLowDtype(y)) {
-    producers_.insert_or_assign(
-        y.unsafeGetTensorImpl(), Producer{c10::weak_intrusive_ptr<c10::TensorImpl>(y.getIntrusivePtr()), layer});
-  }
+  if (isLowDtype(y)) noteProducer(y, layer);
   return y;
 }
 

@@ -55,6 +55,10 @@ class RoundToFormatFunction : public torch::autograd::Function<RoundToFormatFunc
 
 }  // namespace
 
+torch::ScalarType dtypeOf(LowFormat format) {
+  return format == LowFormat::FP16 ? torch::kHalf : torch::kBFloat16;
+}
+
 void classifyLowTensor(const torch::Tensor& t, LowFormat format, RoundingCounts* counts) {
   const torch::Tensor data = t.contiguous();
   classifyStored(reinterpret_cast<const uint16_t*>(data.data_ptr()), data.numel(), format, counts);
@@ -117,7 +121,7 @@ PrecisionContext::PrecisionContext(PrecisionMode mode, bool native, const Fp8Con
 }
 
 torch::ScalarType PrecisionContext::lowDtype() const {
-  return format_ == LowFormat::FP16 ? torch::kHalf : torch::kBFloat16;
+  return dtypeOf(format_);
 }
 
 void PrecisionContext::beginPass(bool instrument, bool recordOps, float invScale) {
@@ -139,7 +143,7 @@ void PrecisionContext::beginPass(bool instrument, bool recordOps, float invScale
   opRecord_.clear();
   parameterGradients_.clear();
   producers_.clear();
-  removeLeafHooks();
+  clearNativeWatches();
 }
 
 RoundingCounts* PrecisionContext::parameterGradientCounts(const torch::Tensor& p) const {
@@ -495,10 +499,7 @@ Act PrecisionContext::maskedFill(const Act& x, const torch::Tensor& mask, double
   torch::Tensor y = x.t.masked_fill(mask, value);
   if (countingNativeBackward()) {
     auto it = producers_.find(x.t.unsafeGetTensorImpl());
-    if (it != producers_.end()) {
-      Producer same{c10::weak_intrusive_ptr<c10::TensorImpl>(y.getIntrusivePtr()), it->second.layer};
-      producers_.insert_or_assign(y.unsafeGetTensorImpl(), std::move(same));
-    }
+    if (it != producers_.end()) noteProducer(y, std::string(it->second.layer));
   }
   return {y, x.low};
 }

@@ -176,7 +176,10 @@ class PrecisionContext {
   // The watch of a low-precision operand's gradient, made (with its hook) on the tensor's first use.
   std::shared_ptr<GradientWatch> watchGradient(const std::string& layer, const char* role,
                                                const torch::Tensor& t);
-  void removeLeafHooks();
+  // Forgets this pass's watches and takes the parameters' hooks off (they outlive the graph).
+  void clearNativeWatches();
+  // y, a low-precision tensor, was made by `layer` (its gradient is counted at layer's grad_output).
+  void noteProducer(const torch::Tensor& y, const std::string& layer);
   bool countingNativeBackward() const {
     return instrument_ && (kind_ == ExecKind::AmpNative || kind_ == ExecKind::PureNative);
   }
@@ -232,6 +235,9 @@ torch::Tensor roundToFormat(const torch::Tensor& x, LowFormat format, RoundingCo
 void roundInPlace(torch::Tensor& x, LowFormat format, RoundingCounts* counts);
 // ... and into a new contiguous float32 tensor.
 torch::Tensor roundedCopy(const torch::Tensor& x, LowFormat format, RoundingCounts* counts);
+
+// The torch dtype a LowFormat is stored in natively (float16, bfloat16).
+torch::ScalarType dtypeOf(LowFormat format);
 
 // Counts of an FP16/BF16 tensor's stored values (subnormal, inf as overflowed, NaN; flushes cannot be
 // seen after the fact).
