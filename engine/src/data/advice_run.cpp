@@ -11,6 +11,16 @@
 namespace ampscope {
 namespace {
 
+// The run a record stream (a file or a followed run) comes from, by its header's source.
+RunIdentity streamIdentity(const std::string& file, const StreamSource& source) {
+  RunIdentity identity;
+  identity.file = file;
+  identity.kind = source.source == "probe" ? "probe-stream" : "engine-stream";
+  identity.run = source.run;
+  identity.runId = source.runId;
+  return identity;
+}
+
 // A session is decoded from memory; one larger than this is not one AmpScope wrote for a run it can show.
 constexpr std::uintmax_t kMaxSessionBytes = std::uintmax_t{1} << 30;
 constexpr std::size_t kChunkBytes = std::size_t{1} << 20;
@@ -96,12 +106,7 @@ std::optional<PrecisionAdvice> adviseStream(const std::string& path, const Advic
     return std::nullopt;
   }
   const RecordStream& header = reader.header();
-  RunIdentity identity;
-  identity.file = path;
-  identity.kind = header.source.source == "probe" ? "probe-stream" : "engine-stream";
-  identity.run = header.source.run;
-  identity.runId = header.source.runId;
-  return feed.finish(identity, error);
+  return feed.finish(streamIdentity(path, header.source), error);
 }
 
 std::optional<PrecisionAdvice> adviseSessionFile(const std::string& path, const AdviceRequest& request,
@@ -236,12 +241,7 @@ std::optional<PrecisionAdvice> adviseFollowedRun(const FollowedRun& run, const s
   if (!error) error = &ignored;
   Feed feed{request, {}, {}};
   for (const auto& step : run.steps) feed.add(nullptr, step);
-  RunIdentity identity;
-  identity.file = file;
-  identity.kind = run.source.source == "probe" ? "probe-stream" : "engine-stream";
-  identity.run = run.source.run;
-  identity.runId = run.source.runId;
-  return feed.finish(identity, error);
+  return feed.finish(streamIdentity(file, run.source), error);
 }
 
 }  // namespace ampscope
