@@ -10,6 +10,10 @@ class AMPSCOPE_CLASS(nn.Module):
             if i + 2 < len(sizes):
                 layers.append(nn.GELU())
         self.net = nn.Sequential(*layers)
+        # >>> plan
+        for number, linear in enumerate(self.net[::2], 1):
+            linear.layer_name = "fc%d" % number  # AmpScope's name for it, which a precision plan uses
+        # <<< plan
 
     def forward(self, x: Tensor, ops: Ops = PLAIN):
         # With PLAIN ops this is self.net(x); the ops let the CPU FP16 emulation round where FP16 would.

@@ -428,6 +428,137 @@ def quantized_linear(quantizer: RecipeQuantizer, layer: nn.Linear, x: Tensor, we
     return y.reshape(*x.shape[:-1], layer.weight.size(0))
 
 
+# >>> plan
+# ---------------------------------------------------------------------------------------------------
+# The precision plan ("plan"): each GEMM layer (every Linear, and the attention's two matmuls) in the
+# mode CONFIG["plan_layers"] gives it, every other layer and op as CONFIG["plan_default"] runs them,
+# FP32 master weights and optimizer (docs/precision-plans.md in AmpScope's sources). In PyTorch terms:
+#   default an AMP mode: the whole pass inside torch.autocast(dtype=D), as the uniform mode runs it. A
+#     layer in another AMP mode runs in a nested torch.autocast(dtype=D'): its inputs, weight and bias
+#     are cast to D' (an FP16 activation into a BF16 layer is rounded again) and it returns D'. A layer
+#     in fp32 runs with autocast disabled on x.float() and returns float32. The ops between layers
+#     follow autocast's rules: GELU, the residual additions and the attention's scale run in their
+#     input's dtype (FP16 with BF16 promotes to float32); softmax, layer_norm and the loss in float32.
+#   default fp32 or a quantised mode: no autocast region. A layer in an AMP mode runs inside its own
+#     torch.autocast(dtype=D') and its output leaves as .float(), so every op outside the plan's
+#     layers sees float32.
+#   a quantised layer: its GEMM inputs quantised by its recipe around a float32 GEMM, as in the
+#     uniform mode; the layers of one recipe share one RecipeQuantizer. The attention's matmuls are
+#     never quantised: a quantised mode runs them in float32.
+# One autocast region cannot switch its dtype per layer, so AmpScope always emulates the plan, and so
+# does run.py (on a GPU too): float32 arithmetic rounded exactly (RoundToLow, forward and backward) at
+# each place where the nested regions above would cast. Activations travel as (tensor, fmt) pairs, fmt
+# the low dtype their values are in (torch.float16 or torch.bfloat16) or False.
+# ---------------------------------------------------------------------------------------------------
+AMP_DTYPES = {"fp16-amp-scaled": torch.float16, "fp16-amp": torch.float16, "bf16-amp": torch.bfloat16}
+
+
+def plan_mode_of(layer: str) -> str:
+    """The mode the plan gives a GEMM layer (named as AmpScope names it: fc1, block0.attn.qkv, ...)."""
+    return CONFIG["plan_layers"].get(layer, CONFIG["plan_default"])
+
+
+def plan_modes_used():
+    """The plan's default and every layer's mode, each once."""
+    modes = [CONFIG["plan_default"]]
+    for mode in CONFIG["plan_layers"].values():
+        if mode not in modes:
+            modes.append(mode)
+    return modes
+
+
+class PlanQuantizers:
+    """The plan's RecipeQuantizers, one per quantised mode it uses; end_step() ends each one's step."""
+
+    def __init__(self, modes):
+        self.by_mode = {mode: RecipeQuantizer(mode) for mode in modes if mode in QUANTIZED_MODES}
+
+    def end_step(self) -> None:
+        for quantizer in self.by_mode.values():
+            quantizer.end_step()
+
+
+class PlanOps(Ops):
+    """The ops of the plan mode: each GEMM in its layer's mode, the rest as the default runs them."""
+
+    def __init__(self):
+        super().__init__()
+        self.autocast = AMP_DTYPES.get(CONFIG["plan_default"])  # the outer autocast dtype, or None
+        self.quantizer = PlanQuantizers(plan_modes_used())  # ModeRun.step calls its end_step()
+        self.matmul_layer = None  # the model names each matmul's layer before calling matmul()
+
+    @staticmethod
+    def _cast(t: Tensor, fmt, low) -> Tensor:
+        """A GEMM input cast to `low`: exact where its values are already of that format."""
+        return t if fmt == low else RoundToLow.apply(t, low)
+
+    def _layer_output(self, y: Tensor, low):
+        """An AMP layer's output, rounded to its dtype; without an outer autocast it leaves as .float()."""
+        y = RoundToLow.apply(y, low)
+        return (y, low) if self.autocast is not None else (y, False)
+
+    def _pass(self, y: Tensor, fmt):
+        """An op between layers: inside the outer autocast it runs in its inputs' dtype (fmt when they all
+        share one), elsewhere in float32."""
+        if self.autocast is not None and fmt:
+            return RoundToLow.apply(y, fmt), fmt
+        return y, False
+
+    def linear(self, x, layer: nn.Linear):
+        t, fmt = x
+        weight = layer.weight
+        if self.first_linear:
+            self.first_linear = False  # CONFIG "outlier_factor", as Ops.linear applies it
+            factors = outlier_factors(t)
+            if factors is not None:
+                t, fmt = self._pass(t * factors.to(t.dtype), fmt)
+                weight = weight / factors.to(weight.dtype)
+        mode = plan_mode_of(layer.layer_name)
+        if mode in QUANTIZED_MODES:
+            return quantized_linear(self.quantizer.by_mode[mode], layer, t, weight), False
+        low = AMP_DTYPES.get(mode)
+        if low is None:
+            return F.linear(t, weight, layer.bias), False  # fp32: autocast disabled, x.float()
+        bias = None if layer.bias is None else RoundToLow.apply(layer.bias, low)
+        return self._layer_output(F.linear(self._cast(t, fmt, low), RoundToLow.apply(weight, low), bias), low)
+
+    def matmul(self, a, b):
+        layer, self.matmul_layer = self.matmul_layer, None
+        if layer is None:
+            raise RuntimeError("the plan mode needs each matmul's layer name (ops.matmul_layer)")
+        low = AMP_DTYPES.get(plan_mode_of(layer))
+        if low is None:
+            return torch.matmul(a[0], b[0]), False  # fp32, and a quantised mode's attention matmul
+        return self._layer_output(torch.matmul(self._cast(*a, low), self._cast(*b, low)), low)
+
+    def gelu(self, x):
+        return self._pass(F.gelu(x[0]), x[1])
+
+    def add(self, a, b):
+        # FP16 + BF16 promotes to float32, as torch's type promotion does.
+        return self._pass(a[0] + b[0], a[1] if a[1] and a[1] == b[1] else False)
+
+    def mul(self, x, factor: float):
+        return self._pass(x[0] * factor, x[1])
+
+    def softmax(self, x, dim: int):
+        return torch.softmax(x[0], dim), False
+
+    def layer_norm(self, x, ln: nn.LayerNorm):
+        return F.layer_norm(x[0], ln.normalized_shape, ln.weight, ln.bias, ln.eps), False
+
+
+def plan_note() -> str:
+    layers = ", ".join("%s=%s" % item for item in CONFIG["plan_layers"].items())
+    outer = CONFIG["plan_default"]
+    how = ("inside torch.autocast(dtype=torch.%s), each named layer in its own nested region"
+           % str(AMP_DTYPES[outer])[6:] if outer in AMP_DTYPES
+           else "no outer autocast, each named AMP layer in its own region, its output .float()")
+    return "precision plan EMULATED, as AmpScope runs it (default %s; %s): %s, float32 math rounded " \
+           "exactly where those regions cast" % (outer, layers or "no layer named", how)
+
+
+# <<< plan
 AMPSCOPE_MODEL
 
 
@@ -794,6 +925,9 @@ class ModeRun:
         load_initial_state(self.model)
         cpu = device.type != "cuda"
         uses_scaler = mode == "fp16-amp-scaled" or (mode == "fp16-pure" and CONFIG["scaler_for_pure_fp16"])
+        # >>> plan
+        uses_scaler = uses_scaler or (mode == "plan" and "fp16-amp-scaled" in plan_modes_used())
+        # <<< plan
         uses_scaler = uses_scaler and CONFIG["scaler"]["enabled"]
         self.ops = Ops()
         self.autocast_dtype = None
@@ -857,6 +991,11 @@ class ModeRun:
                    if casts else "")
             self.note = ("%s EMULATED (quantised Linear GEMM inputs, float32 math%s, see README.txt)"
                          % (mode, how))
+        # >>> plan
+        elif mode == "plan":
+            self.ops = PlanOps()  # FP32 master weights and optimizer, as in the AMP and quantised modes
+            self.note = plan_note()
+        # <<< plan
         else:
             self.note = "float32"
         low_parameters = self.native and mode.endswith("-pure")
@@ -1024,6 +1163,10 @@ def main() -> int:
         sys.exit("run.py: --steps must be between 1 and %d (the steps exported)" % CONFIG["steps"])
     modes = [m for m in args.modes.split(",") if m]
     for m in modes:
+        # >>> plan
+        if m == "plan":
+            continue
+        # <<< plan
         if m not in ("fp32", "fp16-amp-scaled", "fp16-amp", "bf16-amp", "fp16-pure", "bf16-pure") + QUANTIZED_MODES:
             sys.exit("run.py: unknown mode '%s'" % m)
     if args.device == "cuda" and not torch.cuda.is_available():

@@ -16,9 +16,15 @@ class Block(nn.Module):
         head_dim = d_model // self.heads
         qkv, low = ops.linear(ops.layer_norm(x, self.ln1), self.attn.qkv)
         q, k, v = qkv.view(batch, time, 3, self.heads, head_dim).permute(2, 0, 3, 1, 4)
+        # >>> plan
+        ops.matmul_layer = self.layer_name + ".attn.scores"  # Q K^T, for the plan mode
+        # <<< plan
         scores = ops.matmul((q, low), (k.transpose(-2, -1), low))
         scores = ops.mul(scores, 1.0 / math.sqrt(head_dim))
         scores = ops.masked_fill(scores, mask[:time, :time], float("-inf"))
+        # >>> plan
+        ops.matmul_layer = self.layer_name + ".attn.context"  # P V
+        # <<< plan
         context, low = ops.matmul(ops.softmax(scores, -1), (v, low))
         merged = (context.transpose(1, 2).reshape(batch, time, d_model), low)
         x = ops.add(x, ops.linear(merged, self.attn.proj))
@@ -38,6 +44,15 @@ class TinyTransformer(nn.Module):
         self.blocks = nn.ModuleList(Block(d_model, heads, mlp_hidden) for _ in range(blocks))
         self.ln_f = nn.LayerNorm(d_model)
         self.head = nn.Linear(d_model, vocab)
+        # >>> plan
+        # AmpScope's layer names, which a precision plan uses (the attention's matmuls: Block.forward).
+        for number, block in enumerate(self.blocks):
+            block.layer_name = "block%d" % number
+            for linear, name in ((block.attn.qkv, "attn.qkv"), (block.attn.proj, "attn.proj"),
+                                 (block.mlp[0], "mlp.fc1"), (block.mlp[2], "mlp.fc2")):
+                linear.layer_name = "block%d.%s" % (number, name)
+        self.head.layer_name = "head"
+        # <<< plan
         self.register_buffer("mask", torch.ones(context, context, dtype=torch.bool).triu(1),
                              persistent=False)
 

@@ -1,8 +1,10 @@
 #include "reproduce/script_generator.h"
 
+#include <algorithm>
 #include <map>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 
 #include "ampscope/engine/config_schema.h"
 #include "ampscope/engine/python_literal.h"
@@ -26,6 +28,10 @@ void fill(std::string& text, const std::string& placeholder, const std::string& 
   }
 }
 
+bool trainsPlan(const RunConfig& config) {
+  return std::find(config.modes.begin(), config.modes.end(), PrecisionMode::Plan) != config.modes.end();
+}
+
 std::string shapeDim(const std::map<std::string, std::vector<int64_t>>& shapes, const std::string& name,
                      size_t rank, size_t dim) {
   const auto it = shapes.find(name);
@@ -37,6 +43,30 @@ std::string shapeDim(const std::map<std::string, std::vector<int64_t>>& shapes, 
 }
 
 }  // namespace
+
+std::string planSections(std::string_view text, bool withPlan) {
+  std::string out;
+  bool inside = false;
+  for (std::size_t start = 0; start < text.size();) {
+    std::size_t end = text.find('\n', start);
+    end = end == std::string_view::npos ? text.size() : end + 1;
+    const std::string_view line = text.substr(start, end - start);
+    const std::size_t indent = line.find_first_not_of(' ');
+    const std::string_view code = indent == std::string_view::npos ? std::string_view() : line.substr(indent);
+    if (code.substr(0, 10) == "# >>> plan") {
+      if (inside) throw std::logic_error("a run.py template opens a plan section inside another");
+      inside = true;
+    } else if (code.substr(0, 10) == "# <<< plan") {
+      if (!inside) throw std::logic_error("a run.py template closes a plan section it did not open");
+      inside = false;
+    } else if (!inside || withPlan) {
+      out += line;
+    }
+    start = end;
+  }
+  if (inside) throw std::logic_error("a run.py template leaves a plan section open");
+  return out;
+}
 
 // run.py checks the state_dict names and shapes against the export before it loads anything.
 std::string modelCode(const RunConfig& config, const ParameterShapes& parameters) {
@@ -50,7 +80,7 @@ std::string modelCode(const RunConfig& config, const ParameterShapes& parameters
       sizes += ", " + shapeDim(shapes, name, 2, 0);
     }
     if (sizes.empty()) throw std::runtime_error("the engine's MLP has no parameter net.0.weight");
-    std::string code(mlpPyTemplate());
+    std::string code = planSections(mlpPyTemplate(), trainsPlan(config));
     fill(code, "AMPSCOPE_CLASS", config.model == ModelKind::TinyMLP ? "TinyMLP" : "DeepMLP");
     fill(code, "AMPSCOPE_SIZES", sizes);
     return code;
@@ -64,7 +94,7 @@ std::string modelCode(const RunConfig& config, const ParameterShapes& parameters
       ", d_model=" + shapeDim(shapes, "tok_emb.weight", 2, 1) +
       ", heads=" + std::to_string(engineOptions.heads) + ", blocks=" + std::to_string(blocks) +
       ", mlp_hidden=" + shapeDim(shapes, "blocks.0.mlp.0.weight", 2, 0);
-  std::string code(transformerPyTemplate());
+  std::string code = planSections(transformerPyTemplate(), trainsPlan(config));
   fill(code, "AMPSCOPE_ARGS", args);
   return code;
 }
@@ -113,7 +143,7 @@ std::string reproduceScript(const RunConfig& config, int64_t steps,
                             const std::vector<std::pair<std::string, std::vector<int64_t>>>& parameters,
                             const std::vector<std::string>& batchTensorNames,
                             const std::vector<PrecisionMode>& emulatedModes) {
-  std::string script(reproduce::runPyTemplate());
+  std::string script = reproduce::planSections(reproduce::runPyTemplate(), reproduce::trainsPlan(config));
   reproduce::fill(script, "AMPSCOPE_MODEL", reproduce::modelCode(config, parameters));
   reproduce::fill(script, "AMPSCOPE_CONFIG",
                   reproduce::configLiteral(config, steps, parameters, batchTensorNames, emulatedModes));
