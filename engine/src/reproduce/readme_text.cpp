@@ -50,20 +50,16 @@ std::string readmeText(const RunConfig& config, int64_t steps, bool withReferenc
        << "  fp8-delayed, fp8-current, mxfp8, nvfp4: EMULATED in float32, as AmpScope does (below).\n";
   if (std::find(config.modes.begin(), config.modes.end(), PrecisionMode::Plan) != config.modes.end()) {
     // Only where the plan is trained: the README of any other export keeps its bytes.
-    text << "  plan             a precision plan: each Linear and attention matmul in the mode\n"
-         << "                   CONFIG['plan_layers'] gives it, everything else as CONFIG['plan_default']\n"
-         << "                   runs it; FP32 master weights and optimizer. With an AMP default the\n"
-         << "                   pass runs inside torch.autocast(dtype=D); a layer in another AMP mode in\n"
-         << "                   a nested torch.autocast(dtype=D') (an FP16 input to a BF16 layer is\n"
-         << "                   rounded again), an fp32 layer with autocast disabled on x.float(); GELU,\n"
-         << "                   additions and the attention's scale stay in their input's dtype (FP16\n"
-         << "                   with BF16 gives float32). With an fp32 or quantised default there is no\n"
-         << "                   outer region: an AMP layer runs in its own torch.autocast and its output\n"
-         << "                   leaves as .float(). A quantised layer quantises its GEMM inputs by its\n"
-         << "                   recipe (below; one recipe's layers share its state); the attention\n"
-         << "                   matmuls are never quantised. One autocast region cannot switch dtype per\n"
-         << "                   layer, so AmpScope always EMULATES the plan (float32 math rounded exactly\n"
-         << "                   where those regions would cast), and so does run.py, --device cuda too.\n";
+    text << "  plan             a precision plan: each Linear and attention matmul in its mode from\n"
+         << "                   CONFIG['plan_layers'], the rest as CONFIG['plan_default'] runs it (FP32\n"
+         << "                   master weights and optimizer). An AMP default: the pass inside\n"
+         << "                   torch.autocast(dtype=D), each other AMP layer in a nested\n"
+         << "                   torch.autocast(dtype=D'), an fp32 layer with autocast disabled on\n"
+         << "                   x.float(). An fp32 or quantised default: no outer region; an AMP layer\n"
+         << "                   runs in its own and its output leaves as .float(). Quantised layers as\n"
+         << "                   their mode does (below; the attention matmuls stay unquantised). Always\n"
+         << "                   EMULATED, as AmpScope runs it (one autocast region cannot switch its\n"
+         << "                   dtype per layer), --device cuda too.\n";
   }
   text << "  Each FP16/BF16 mode runs the way AmpScope ran it: natively where the app used PyTorch's\n"
        << "  own kernels (and this PyTorch has them: run.py tries each at start), EMULATED where the app\n"
