@@ -18,5 +18,6 @@ int runReproduceCommand(const std::vector<std::string>& args);  // reproduce_com
 int runFollowCommand(const std::vector<std::string>& args);     // follow_command.cpp
 int runKernelsCommand(const std::vector<std::string>& args);    // kernels_command.cpp
 int runAdviseCommand(const std::vector<std::string>& args);     // advise_command.cpp
+int runPlanCommand(const std::vector<std::string>& args);       // plan_command.cpp
 
 }  // namespace ampscope::cli

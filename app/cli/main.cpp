@@ -1,5 +1,5 @@
 // ampscope-cli: the engine without a window. Subcommands: formats, convert, train, reproduce, follow,
-// kernels, advise.
+// kernels, advise, plan.
 #include <unistd.h>
 
 #include <cstring>
@@ -31,6 +31,8 @@ void printUsage(std::ostream& out) {
          "  advise RUN [--plan FILE]      which layers hold which formats in a recorded run (a probe or\n"
          "                                train --jsonl stream, or a session), and a precision plan\n"
          "                                (advise --help)\n"
+         "  plan --model M --target MODE  find by training the fewest layers to keep in higher precision\n"
+         "                                so that MODE trains like FP32 (plan --help)\n"
          "\n"
          "Options:\n"
          "  --version                     print the version of AmpScope and LibTorch\n"
@@ -57,6 +59,7 @@ int runCommand(const std::string& command, const std::vector<std::string>& rest,
   if (command == "follow") return ampscope::cli::runFollowCommand(rest);
   if (command == "kernels") return ampscope::cli::runKernelsCommand(rest);
   if (command == "advise") return ampscope::cli::runAdviseCommand(rest);
+  if (command == "plan") return ampscope::cli::runPlanCommand(rest);
   *known = false;
   return ampscope::cli::kExitUsage;
 }

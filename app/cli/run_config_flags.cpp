@@ -1,9 +1,11 @@
 #include "run_config_flags.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 
 #include "ampscope/engine/config_schema.h"
+#include "ampscope/engine/precision_plan.h"
 
 namespace ampscope::cli {
 
@@ -47,6 +49,13 @@ RunConfigFlags::RunConfigFlags(const std::vector<std::string>& args) {
 
 bool RunConfigFlags::consume(const std::vector<std::string>& args, std::size_t& i) {
   const std::string& flag = args[i];
+  if (flag == "--plan-file") {
+    refuseRepeatedFlag(seen_, flag, flag);
+    if (i + 1 >= args.size()) throw CliUsageError{"option " + flag + " needs a value"};
+    planFile_ = args[++i];
+    refuseEmptyPath(flag, planFile_);
+    return true;
+  }
   bool negated = false;
   bool deprecated = false;
   const ConfigField* field = findConfigFlag(flag, &deprecated, &negated);
@@ -75,6 +84,23 @@ bool RunConfigFlags::consume(const std::vector<std::string>& args, std::size_t& 
 
 RunConfig RunConfigFlags::finish() {
   if (clipGiven_ && !clipOrderGiven_) config_.clipOrder = ClipOrder::AfterUnscale;
+  if (!planFile_.empty()) {
+    for (const char* key : {"plan.default", "plan.layers"}) {
+      if (seen_.count(key)) {
+        throw CliUsageError{"--plan-file and " + std::string(findConfigField(key)->flag) +
+                            " both set the plan: give one"};
+      }
+    }
+    std::vector<std::string> notes;
+    std::string error;
+    const auto plan = readPlanConfigFile(planFile_, config_.model, &notes, &error);
+    if (!plan) throw CliUsageError{"--plan-file: " + error};
+    for (const auto& note : notes) warnings_.push_back("--plan-file: " + note);
+    config_.plan = *plan;
+    if (std::find(config_.modes.begin(), config_.modes.end(), PrecisionMode::Plan) == config_.modes.end()) {
+      config_.modes.push_back(PrecisionMode::Plan);
+    }
+  }
   const auto errors = validate(config_);
   if (!errors.empty()) {
     const ConfigError& first = errors.front();
@@ -151,6 +177,9 @@ std::string configFlagsHelp() {
       appendEntry(out, "  " + std::string(field.oldFlag), "deprecated spelling of " + std::string(field.flag));
     }
   }
+  appendEntry(out, "  --plan-file FILE",
+              "A precision plan (advise --plan FILE) as the plan lane: its target becomes --plan-default (auto: "
+              "fp32), its layers --plan-layers; adds the plan mode to --modes");
   return out;
 }
 

@@ -33,7 +33,8 @@ class RunConfigFlags {
 
   // If args[i] is a configuration flag, applies it (with its value, advancing i) and returns true.
   bool consume(const std::vector<std::string>& args, std::size_t& i);
-  // The finished configuration: --clip without --clip-order means the chapter's order; validated.
+  // The finished configuration: --clip without --clip-order means the chapter's order; --plan-file's
+  // plan becomes plan.default and plan.layers, and adds the plan mode to the modes; validated.
   RunConfig finish();
   // Notes for stderr about what was accepted but should change (a deprecated flag spelling).
   const std::vector<std::string>& warnings() const { return warnings_; }
@@ -44,6 +45,7 @@ class RunConfigFlags {
   std::set<std::string> seen_;  // the keys set so far
   bool clipGiven_ = false;
   bool clipOrderGiven_ = false;
+  std::string planFile_;  // --plan-file, read in finish()
 };
 
 // The configuration part of `train --help` and `reproduce --help`, one entry per schema field: flag,

@@ -166,6 +166,13 @@ Availability probeOne(PrecisionMode mode) {
       a.emulatedDetail = "Emulated: GEMM inputs scaled, rounded (RNE, saturating) to the recipe's formats "
                          "and dequantised around FP32 GEMMs; master weights and optimizer in FP32.";
       break;
+    case PrecisionMode::Plan:
+      // One autocast region cannot switch format per layer without nesting regions; the emulation
+      // rounds each layer exactly as its own mode does (docs/precision-plans.md).
+      a.native = false;
+      a.emulatedDetail = "Per-layer plan, emulated: each GEMM layer rounded exactly (RNE) as its own mode, "
+                         "the other ops as the plan's default mode; master weights and optimizer in FP32.";
+      break;
   }
   return a;
 }

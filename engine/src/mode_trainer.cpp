@@ -36,7 +36,7 @@ double float32Norm(double squares) { return static_cast<double>(static_cast<floa
 ModeTrainer::ModeTrainer(const RunConfig& config, const ModeCapability& capability, Model& reference)
     : config_(config),
       mode_(capability.mode),
-      context_(capability.mode, capability.native, config.fp8),
+      context_(capability.mode, capability.native, config.fp8, &config.plan),
       model_(makeModel(config.model)) {
   at::NoGradGuard noGrad;
   const auto source = reference.named_parameters();

@@ -98,26 +98,75 @@ void roundInPlace(torch::Tensor& x, LowFormat format, RoundingCounts* counts) {
   roundToFormat(x.data_ptr<float>(), x.data_ptr<float>(), x.numel(), format, counts);
 }
 
-PrecisionContext::PrecisionContext(PrecisionMode mode, bool native, const Fp8Config& fp8)
+PrecisionContext::PrecisionContext(PrecisionMode mode, bool native, const Fp8Config& fp8, const PlanConfig* plan)
     : mode_(mode), fp8_(fp8) {
+  if (mode == PrecisionMode::Plan) {
+    TORCH_CHECK(plan != nullptr, "the plan mode needs a plan");
+    default_ = regimeFor(plan->defaultMode, false);
+    for (const auto& [layer, layerMode] : plan->layers) regimes_[layer] = regimeFor(layerMode, false);
+    planLane_ = true;
+  } else {
+    default_ = regimeFor(mode, native);
+  }
+  kind_ = default_.kind;
+  format_ = default_.format;
+  quantizer_ = default_.quantizer;
+}
+
+PrecisionContext::Regime PrecisionContext::regimeFor(PrecisionMode mode, bool native) {
+  Regime regime;
+  regime.mode = mode;
   const bool amp = mode == PrecisionMode::FP16Amp || mode == PrecisionMode::FP16AmpScaled ||
                    mode == PrecisionMode::BF16Amp;
-  format_ = (mode == PrecisionMode::BF16Amp || mode == PrecisionMode::BF16Pure) ? LowFormat::BF16
-                                                                                : LowFormat::FP16;
+  regime.format = (mode == PrecisionMode::BF16Amp || mode == PrecisionMode::BF16Pure) ? LowFormat::BF16
+                                                                                      : LowFormat::FP16;
   if (mode == PrecisionMode::FP32) {
-    kind_ = ExecKind::FP32;
+    regime.kind = ExecKind::FP32;
   } else if (isQuantizedMode(mode)) {
-    kind_ = ExecKind::Quantized;
+    regime.kind = ExecKind::Quantized;
     const fp8::Recipe recipe = mode == PrecisionMode::Fp8Delayed   ? fp8::Recipe::Delayed
                                : mode == PrecisionMode::Fp8Current ? fp8::Recipe::Current
                                : mode == PrecisionMode::MXFP8      ? fp8::Recipe::MxBlock
                                                                    : fp8::Recipe::Nvfp4Block;
-    quantizer_ = std::make_unique<fp8::RecipeQuantizer>(recipe, fp8);
+    // One quantiser per recipe: a plan's layers of one quantised mode share it, as one recipe would.
+    for (const auto& existing : quantizers_) {
+      if (existing->recipe() == recipe) regime.quantizer = existing.get();
+    }
+    if (regime.quantizer == nullptr) {
+      quantizers_.push_back(std::make_unique<fp8::RecipeQuantizer>(recipe, fp8_));
+      regime.quantizer = quantizers_.back().get();
+    }
   } else if (amp) {
-    kind_ = native ? ExecKind::AmpNative : ExecKind::AmpEmulated;
+    regime.kind = native ? ExecKind::AmpNative : ExecKind::AmpEmulated;
   } else {
-    kind_ = native ? ExecKind::PureNative : ExecKind::PureEmulated;
+    regime.kind = native ? ExecKind::PureNative : ExecKind::PureEmulated;
   }
+  return regime;
+}
+
+template <typename Op>
+Act PrecisionContext::inLayerRegime(const std::string& layer, Op op) {
+  if (!planLane_) return op();
+  const auto it = regimes_.find(layer);
+  const Regime& regime = it == regimes_.end() ? default_ : it->second;
+  mode_ = regime.mode;
+  kind_ = regime.kind;
+  format_ = regime.format;
+  quantizer_ = regime.quantizer;
+  struct Restore {
+    PrecisionContext& c;
+    ~Restore() {
+      c.mode_ = PrecisionMode::Plan;
+      c.kind_ = c.default_.kind;
+      c.format_ = c.default_.format;
+      c.quantizer_ = c.default_.quantizer;
+    }
+  } restore{*this};
+  Act out = op();
+  // Outside autocast the layer hands back FP32 (`.float()`: exact); inside the default's autocast its
+  // output stays as that layer made it, and the ops after it follow autocast's rules.
+  if (out.low && default_.kind != ExecKind::AmpEmulated) out.low = false;
+  return out;
 }
 
 torch::ScalarType PrecisionContext::lowDtype() const {
@@ -131,7 +180,7 @@ void PrecisionContext::beginPass(bool instrument, bool recordOps, float invScale
   inputFactor_ = fp8_.spikeStep == stepsEnded_ + 1 ? fp8_.spikeFactor : 1.0;
   firstLinear_ = true;
   nextPoint_ = nextTap_ = 0;
-  if (quantizer_) quantizer_->beginPass(instrument);
+  for (auto& quantizer : quantizers_) quantizer->beginPass(instrument);
   if (instrument) {
     for (auto& p : points_) p.counts = RoundingCounts{};
     for (auto& t : taps_) {
@@ -165,7 +214,12 @@ std::vector<OpDtypeEntry> PrecisionContext::takeOpRecord() { return std::move(op
 
 std::vector<QuantTensorStats> PrecisionContext::endStep() {
   ++stepsEnded_;
-  return quantizer_ ? quantizer_->endStep() : std::vector<QuantTensorStats>{};
+  std::vector<QuantTensorStats> stats;
+  for (auto& quantizer : quantizers_) {
+    std::vector<QuantTensorStats> more = quantizer->endStep();
+    stats.insert(stats.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+  }
+  return stats;
 }
 
 namespace {
@@ -333,7 +387,7 @@ torch::Tensor PrecisionContext::consumeLow(const std::string& layer, const char*
     observeNativeCast(layer, role, x.t);
     return x.t;
   }
-  const Site site = inputSite(layer, role, x.low);
+  const Site site = inputSite(layer, role, lowIn(x));
   return site.round ? roundToFormat(x.t, format_, site.forward, site.backward) : x.t;
 }
 
@@ -346,7 +400,7 @@ Act PrecisionContext::lowOutput(const std::string& layer, const torch::Tensor& y
       site.backward = point(layer, "grad_output", true);
       site.forward = point(layer, "output", false);
     }
-    return {roundToFormat(y, format_, site.forward, site.backward, site.tap, invScale_), true};
+    return {roundToFormat(y, format_, site.forward, site.backward, site.tap, invScale_), true, format_};
   }
   const bool lowDtype = y.scalar_type() == torch::kHalf || y.scalar_type() == torch::kBFloat16;
   if (instrument_ && lowDtype) {
@@ -354,12 +408,13 @@ Act PrecisionContext::lowOutput(const std::string& layer, const torch::Tensor& y
     classifyLowTensor(y, format_, point(layer, "output", false));
   }
   if (withTap) tapGradient(layer, y);
-  return {y, lowDtype};
+  return {y, lowDtype, format_};
 }
 
-Act PrecisionContext::passThrough(const std::string& layer, const torch::Tensor& y, bool inputsLow) {
+Act PrecisionContext::passThrough(const std::string& layer, const torch::Tensor& y, bool inputsLow,
+                                  LowFormat inputFormat) {
   const Site site = passThroughSite(layer, inputsLow);
-  if (site.round) return {roundToFormat(y, format_, site.forward, site.backward), true};
+  if (site.round) return {roundToFormat(y, inputFormat, site.forward, site.backward), true, inputFormat};
   const bool low = y.scalar_type() == torch::kHalf || y.scalar_type() == torch::kBFloat16;
   if (low && countingNativeBackward()) {
     // What the native kernel stored, as lowOutput classifies a linear's (the emulation's "output").
@@ -367,16 +422,16 @@ Act PrecisionContext::passThrough(const std::string& layer, const torch::Tensor&
     UncountedAllocations scratch;
     classifyLowTensor(y, format_, point(layer, "output", false));
   }
-  return {y, low};
+  return {y, low, format_};
 }
 
 Act PrecisionContext::input(const torch::Tensor& given) {
   const torch::Tensor x = inputFactor_ != 1.0 ? given * inputFactor_ : given;
-  if (kind_ == ExecKind::PureNative) return {x.to(lowDtype()), true};
+  if (kind_ == ExecKind::PureNative) return {x.to(lowDtype()), true, format_};
   if (kind_ == ExecKind::PureEmulated) {
     // model.half() callers pass x.half(): the input is rounded once; it needs no gradient.
     at::NoGradGuard noGrad;
-    return {roundedCopy(x, format_, point("input", "cast", false)), true};
+    return {roundedCopy(x, format_, point("input", "cast", false)), true, format_};
   }
   return {x, false};
 }
@@ -386,7 +441,7 @@ Act PrecisionContext::linear(const std::string& layer, const Act& x, const torch
   const bool first = firstLinear_;
   firstLinear_ = false;
   if (!first || fp8_.outlierFactor == 1.0 || x.t.dim() == 0 || x.t.size(-1) == 0) {
-    return linearOp(layer, x, weight, bias);
+    return inLayerRegime(layer, [&] { return linearOp(layer, x, weight, bias); });
   }
   // (F, 1, 1, ...): the factor rounded to float32 once, then cast to each operand's dtype. x * D and
   // W / D give the same x W^T up to rounding; the gradients flow back through the product and quotient.
@@ -396,9 +451,10 @@ Act PrecisionContext::linear(const std::string& layer, const Act& x, const torch
   const torch::Tensor product =
       run(outlier, {{"input", x.t}, {"factor", factors.to(x.t.scalar_type())}}, false,
           [](const std::vector<torch::Tensor>& v) { return v[0] * v[1]; });
-  const Act shifted = passThrough(outlier, product, x.low);
+  const Act shifted = passThrough(outlier, product, x.low, x.format);
   record("mul", outlier, x.t, x.low, shifted.t, shifted.low);
-  return linearOp(layer, shifted, weight / factors.to(weight.scalar_type()), bias);
+  const torch::Tensor shiftedWeight = weight / factors.to(weight.scalar_type());
+  return inLayerRegime(layer, [&] { return linearOp(layer, shifted, shiftedWeight, bias); });
 }
 
 Act PrecisionContext::linearOp(const std::string& layer, const Act& x, const torch::Tensor& weight,
@@ -426,6 +482,10 @@ Act PrecisionContext::linearOp(const std::string& layer, const Act& x, const tor
 }
 
 Act PrecisionContext::matmul(const std::string& layer, const Act& a, const Act& b) {
+  return inLayerRegime(layer, [&] { return matmulOp(layer, a, b); });
+}
+
+Act PrecisionContext::matmulOp(const std::string& layer, const Act& a, const Act& b) {
   const torch::Tensor left = consumeLow(layer, "input", a);
   const torch::Tensor right = consumeLow(layer, "other", b);
   const torch::Tensor y =
@@ -439,7 +499,7 @@ Act PrecisionContext::matmul(const std::string& layer, const Act& a, const Act& 
 Act PrecisionContext::gelu(const std::string& layer, const Act& x) {
   const torch::Tensor y = run(layer, {{"input", x.t}}, false,
                               [](const std::vector<torch::Tensor>& v) { return torch::gelu(v[0]); });
-  Act out = passThrough(layer, y, x.low);
+  Act out = passThrough(layer, y, x.low, x.format);
   record("gelu", layer, x.t, x.low, out.t, out.low);
   return out;
 }
@@ -447,12 +507,12 @@ Act PrecisionContext::gelu(const std::string& layer, const Act& x) {
 Act PrecisionContext::softmax(const std::string& layer, const Act& x, int64_t dim) {
   Act out;
   if (kind_ == ExecKind::PureEmulated) {
-    out = passThrough(layer, torch::softmax(x.t, dim), true);
+    out = passThrough(layer, torch::softmax(x.t, dim), true, format_);
   } else {
     const torch::Tensor y = run(layer, {{"input", x.t}}, false, [dim](const std::vector<torch::Tensor>& v) {
       return torch::softmax(v[0], dim);
     });
-    out = {y, y.scalar_type() == torch::kHalf || y.scalar_type() == torch::kBFloat16};
+    out = {y, y.scalar_type() == torch::kHalf || y.scalar_type() == torch::kBFloat16, format_};
   }
   record("softmax", layer, x.t, x.low, out.t, out.low);
   return out;
@@ -465,13 +525,13 @@ Act PrecisionContext::layerNorm(const std::string& layer, const Act& x, const to
   if (kind_ == ExecKind::PureEmulated) {
     const torch::Tensor w = consumeParam(layer, "weight", weight);
     const torch::Tensor b = consumeParam(layer, "bias", bias);
-    out = passThrough(layer, torch::layer_norm(x.t, {features}, w, b, 1e-5), true);
+    out = passThrough(layer, torch::layer_norm(x.t, {features}, w, b, 1e-5), true, format_);
   } else {
     const torch::Tensor y = run(layer, {{"input", x.t}, {"weight", weight}, {"bias", bias}}, false,
                                 [features](const std::vector<torch::Tensor>& v) {
                                   return torch::layer_norm(v[0], {features}, v[1], v[2], 1e-5);
                                 });
-    out = {y, y.scalar_type() == torch::kHalf || y.scalar_type() == torch::kBFloat16};
+    out = {y, y.scalar_type() == torch::kHalf || y.scalar_type() == torch::kBFloat16, format_};
   }
   record("layer_norm", layer, x.t, x.low, out.t, out.low);
   return out;
@@ -480,7 +540,8 @@ Act PrecisionContext::layerNorm(const std::string& layer, const Act& x, const to
 Act PrecisionContext::add(const std::string& layer, const Act& a, const Act& b) {
   const torch::Tensor y = run(layer, {{"input", a.t}, {"other", b.t}}, false,
                               [](const std::vector<torch::Tensor>& v) { return v[0] + v[1]; });
-  Act out = passThrough(layer, y, a.low && b.low);
+  // FP16 + BF16 promotes to FP32, as torch's type promotion does.
+  Act out = passThrough(layer, y, a.low && b.low && a.format == b.format, a.format);
   record("add", layer, a.t, a.low, out.t, out.low);
   return out;
 }
@@ -488,7 +549,7 @@ Act PrecisionContext::add(const std::string& layer, const Act& a, const Act& b) 
 Act PrecisionContext::mulScalar(const std::string& layer, const Act& x, double factor) {
   const torch::Tensor y = run(layer, {{"input", x.t}}, false,
                               [factor](const std::vector<torch::Tensor>& v) { return v[0] * factor; });
-  Act out = passThrough(layer, y, x.low);
+  Act out = passThrough(layer, y, x.low, x.format);
   record("mul", layer, x.t, x.low, out.t, out.low);
   return out;
 }
@@ -501,7 +562,7 @@ Act PrecisionContext::maskedFill(const Act& x, const torch::Tensor& mask, double
     auto it = producers_.find(x.t.unsafeGetTensorImpl());
     if (it != producers_.end()) noteProducer(y, std::string(it->second.layer));
   }
-  return {y, x.low};
+  return {y, x.low, x.format};
 }
 
 Act PrecisionContext::embedding(const std::string& layer, const torch::Tensor& weight,
@@ -513,15 +574,15 @@ Act PrecisionContext::embedding(const std::string& layer, const torch::Tensor& w
   if (inputFactor_ != 1.0) y = y * inputFactor_;
   const bool low = kind_ == ExecKind::PureEmulated || kind_ == ExecKind::PureNative;
   record("embedding", layer, ids, false, y, low);
-  return {y, low};
+  return {y, low, format_};
 }
 
 torch::Tensor PrecisionContext::crossEntropy(const std::string& layer, const Act& logits,
                                              const torch::Tensor& targets) {
   torch::Tensor loss;
   if (kind_ == ExecKind::PureEmulated) {
-    Act logProbs = passThrough(layer + ".log_softmax", torch::log_softmax(logits.t, 1), true);
-    loss = passThrough(layer, torch::nll_loss(logProbs.t, targets), true).t;
+    Act logProbs = passThrough(layer + ".log_softmax", torch::log_softmax(logits.t, 1), true, format_);
+    loss = passThrough(layer, torch::nll_loss(logProbs.t, targets), true, format_).t;
   } else {
     loss = run(layer, {{"input", logits.t}, {"target", targets}}, false,
                [](const std::vector<torch::Tensor>& v) { return torch::cross_entropy_loss(v[0], v[1]); });

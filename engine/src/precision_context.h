@@ -69,17 +69,24 @@
 
 namespace ampscope::detail {
 
-// An activation and whether its values are in the mode's low-precision format.
+// An activation and whether its values are in a low-precision format, and which (a plan lane mixes
+// FP16 and BF16 layers; a uniform lane's low activations are all in its format()).
 struct Act {
   torch::Tensor t;
   bool low = false;
+  LowFormat format = LowFormat::FP16;
 };
 
 enum class ExecKind { FP32, AmpNative, AmpEmulated, PureNative, PureEmulated, Quantized };
 
 class PrecisionContext {
  public:
-  PrecisionContext(PrecisionMode mode, bool native, const Fp8Config& fp8 = Fp8Config{});
+  // mode Plan: each GEMM layer (linear, matmul) runs as plan->layers' mode for it runs, every other op
+  // as plan->defaultMode runs it, all emulated (`native` is ignored; docs/precision-plans.md). A layer
+  // in an AMP mode other than an AMP default returns FP32 (its output is cast back, exactly, as
+  // `layer(x).float()` does), so that the ops around it see what the default gives them.
+  PrecisionContext(PrecisionMode mode, bool native, const Fp8Config& fp8 = Fp8Config{},
+                   const PlanConfig* plan = nullptr);
   ~PrecisionContext();
   PrecisionContext(const PrecisionContext&) = delete;
   PrecisionContext& operator=(const PrecisionContext&) = delete;
@@ -89,6 +96,8 @@ class PrecisionContext {
   LowFormat format() const { return format_; }
   torch::ScalarType lowDtype() const;
   bool emulated() const { return kind_ == ExecKind::AmpEmulated || kind_ == ExecKind::PureEmulated; }
+  // A plan lane (its layers may run in other modes than kind() says).
+  bool hasPlan() const { return planLane_; }
 
   // Starts a forward pass. invScale: 1/loss scale, for the unscaled activation-gradient histograms.
   void beginPass(bool instrument, bool recordOps, float invScale);
@@ -160,7 +169,8 @@ class PrecisionContext {
   torch::Tensor consumeLow(const std::string& layer, const char* role, const Act& x);
   // The output of an op that ran in low precision (emulated: rounded; native: observed).
   Act lowOutput(const std::string& layer, const torch::Tensor& y, bool tap);
-  Act passThrough(const std::string& layer, const torch::Tensor& y, bool inputsLow);
+  // inputsLow: the op's inputs are all low, in `inputFormat` (its output is too: rounded to it).
+  Act passThrough(const std::string& layer, const torch::Tensor& y, bool inputsLow, LowFormat inputFormat);
   void observeNativeCast(const std::string& layer, const char* role, const torch::Tensor& fp32);
   void tapGradient(const std::string& layer, const torch::Tensor& y);
   // Runs op on the operands' tensors. In a native low-precision mode's instrumented pass it also counts
@@ -191,18 +201,37 @@ class PrecisionContext {
   void record(const char* op, const std::string& where, const torch::Tensor& in, bool inLow,
               const torch::Tensor& out, bool outLow);
 
+  // How one mode runs its ops: a uniform lane has one; a plan lane switches to its layer's for a GEMM.
+  struct Regime {
+    PrecisionMode mode = PrecisionMode::FP32;
+    ExecKind kind = ExecKind::FP32;
+    LowFormat format = LowFormat::FP16;
+    fp8::RecipeQuantizer* quantizer = nullptr;
+  };
+  Regime regimeFor(PrecisionMode mode, bool native);
+  // Runs a GEMM op of `layer` in the regime the plan gives it (a uniform lane: op() as it is).
+  template <typename Op>
+  Act inLayerRegime(const std::string& layer, Op op);
+  // x is in the low format the current regime computes in (a uniform lane: x.low).
+  bool lowIn(const Act& x) const { return x.low && (!planLane_ || x.format == format_); }
+
   PrecisionMode mode_;
   ExecKind kind_;
   LowFormat format_;
+  bool planLane_ = false;
+  Regime default_;                                   // a plan lane's default (a uniform lane's own)
+  std::unordered_map<std::string, Regime> regimes_;  // a plan lane's named layers
+  std::vector<std::unique_ptr<fp8::RecipeQuantizer>> quantizers_;  // one per quantised mode used
   bool instrument_ = false;
   bool recordOps_ = false;
   float invScale_ = 1.0f;
   Fp8Config fp8_;
-  std::unique_ptr<fp8::RecipeQuantizer> quantizer_;
+  fp8::RecipeQuantizer* quantizer_ = nullptr;  // the current regime's
   int64_t stepsEnded_ = 0;
   double inputFactor_ = 1.0;  // fp8.spike-factor on the spike step's pass
   bool firstLinear_ = true;   // no linear has run in this pass yet (fp8.outlier-factor applies to it)
   Act linearOp(const std::string& layer, const Act& x, const torch::Tensor& weight, const torch::Tensor& bias);
+  Act matmulOp(const std::string& layer, const Act& a, const Act& b);
   // Stable addresses: the autograd function and hooks hold pointers into these during backward.
   std::deque<RoundingPointStats> points_;
   std::unordered_map<std::string, size_t> pointIndex_;

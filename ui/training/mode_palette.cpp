@@ -18,6 +18,7 @@ QColor ModePalette::color(PrecisionMode mode) {
     case PrecisionMode::Fp8Current: return QColor(0x6A, 0x3D, 0x9A);     // violet
     case PrecisionMode::MXFP8: return QColor(0x8C, 0x56, 0x4B);          // brown
     case PrecisionMode::NVFP4: return QColor(0x99, 0x99, 0x33);          // olive
+    case PrecisionMode::Plan: return QColor(0xAA, 0x33, 0x77);           // wine
   }
   return QColor(Qt::gray);
 }
@@ -37,6 +38,7 @@ QString ModePalette::label(PrecisionMode mode) {
     case PrecisionMode::Fp8Current: return QCoreApplication::translate("ModePalette", "FP8 current scaling");
     case PrecisionMode::MXFP8: return QCoreApplication::translate("ModePalette", "MXFP8 (32-value blocks)");
     case PrecisionMode::NVFP4: return QCoreApplication::translate("ModePalette", "NVFP4 (16-value blocks)");
+    case PrecisionMode::Plan: return QCoreApplication::translate("ModePalette", "Precision plan");
   }
   return name(mode);
 }

@@ -48,6 +48,11 @@ std::vector<std::string> precisionPathNames() {
     names.push_back(precisionPathName(path));
   return names;
 }
+std::vector<std::string> planModeNames() {
+  std::vector<std::string> names;
+  for (PrecisionMode mode : planLayerModes()) names.push_back(modeName(mode));
+  return names;
+}
 std::vector<std::string> modeNames() {
   std::vector<std::string> names;
   for (PrecisionMode mode : allPrecisionModes()) names.push_back(modeName(mode));
@@ -251,7 +256,33 @@ std::vector<ConfigField> makeTable() {
                "fp8",
                real([](const RunConfig& c) { return c.fp8.outlierFactor; },
                     [](RunConfig& c, double v) { c.fp8.outlierFactor = v; })});
+  t.push_back({"plan.default", "--plan-default", "", "plan_default", F::Choice, "", 0, 0, false, false, "MODE",
+               QT_TRANSLATE_NOOP("ConfigSchema",
+                                 "The plan lane: the mode of every layer the plan does not name, and how its other "
+                                 "ops (GELU, softmax, layer norm, the loss) run"),
+               "plan",
+               choice([](const RunConfig& c) { return modeName(c.plan.defaultMode); },
+                      [](RunConfig& c, std::string_view v) {
+                        for (PrecisionMode mode : planLayerModes()) {
+                          if (modeName(mode) == v) {
+                            c.plan.defaultMode = mode;
+                            return true;
+                          }
+                        }
+                        return false;
+                      },
+                      planModeNames)});
+  ConfigField planLayers{"plan.layers", "--plan-layers", "", "plan_layers", F::LayerModes, "", 0, 0, false, false,
+                         "LIST",
+                         QT_TRANSLATE_NOOP("ConfigSchema",
+                                           "The plan lane's layers in their own modes, LAYER=MODE separated by commas "
+                                           "(fc1=fp32,fc5=bf16-amp)"),
+                         "plan", {}};
+  planLayers.access.names = planModeNames;
+  t.push_back(planLayers);
   for (ConfigField& field : t) {
+    // Added with the plan lane: configs without a plan keep their bytes.
+    if (field.key.substr(0, 5) == "plan.") field.mayBeAbsent = field.writtenOnlyWhenSet = true;
     if (field.key.substr(0, 4) == "fp8." || field.key == "precision-path" || field.key == "init-gain")
       field.mayBeAbsent = true;
     // Added after sessions of quantised runs were written: those keep their bytes while it is off.
@@ -460,6 +491,7 @@ std::string fieldText(const RunConfig& config, const ConfigField& field) {
     case FieldType::Integer: return std::to_string(field.access.getInteger(config));
     case FieldType::Real: return numberText(field.access.getReal(config));
     case FieldType::Switch: return field.access.getSwitch(config) ? "true" : "false";
+    case FieldType::LayerModes: return planLayersText(config.plan.layers);
   }
   return std::string();
 }
@@ -504,6 +536,13 @@ std::optional<ConfigError> setFieldText(RunConfig& config, const ConfigField& fi
         return std::nullopt;
       }
       return configError(key, QT_TRANSLATE_NOOP("ConfigSchema", "expected true or false (got '%1')"), {got});
+    case FieldType::LayerModes: {
+      std::string why;
+      auto layers = parsePlanLayers(got, &why);
+      if (!layers) return configError(key, QT_TRANSLATE_NOOP("ConfigSchema", "%1"), {why});
+      config.plan.layers = std::move(*layers);
+      return std::nullopt;
+    }
   }
   return std::nullopt;
 }
@@ -544,6 +583,21 @@ std::optional<ConfigError> checkField(const RunConfig& config, const ConfigField
       return std::nullopt;
     }
     case FieldType::Switch: return std::nullopt;
+    case FieldType::LayerModes: {
+      // The one field whose values depend on another: a plan names the model's GEMM layers.
+      const std::vector<std::string> known = planLayerNames(config.model);
+      std::string why;
+      if (!parsePlanLayers(planLayersText(config.plan.layers), &why)) {
+        return configError(key, QT_TRANSLATE_NOOP("ConfigSchema", "%1"), {why});
+      }
+      for (const auto& entry : config.plan.layers) {
+        if (std::find(known.begin(), known.end(), entry.first) == known.end()) {
+          return configError(key, QT_TRANSLATE_NOOP("ConfigSchema", "%1 has no layer '%2' (its layers: %3)"),
+                             {modelName(config.model), entry.first, joined(known, ", ")});
+        }
+      }
+      return std::nullopt;
+    }
   }
   return std::nullopt;
 }
@@ -594,6 +648,7 @@ void writeConfigJson(JsonWriter& out, const RunConfig& config) {
       case FieldType::Integer: out.value(static_cast<long long>(field.access.getInteger(config))); break;
       case FieldType::Real: out.value(field.access.getReal(config)); break;
       case FieldType::Switch: out.value(field.access.getSwitch(config)); break;
+      case FieldType::LayerModes: out.value(planLayersText(config.plan.layers)); break;
     }
   }
   if (!open.empty()) out.endObject();
@@ -649,6 +704,9 @@ std::optional<ConfigError> readMember(const JsonValue& value, const ConfigField&
       if (!value.isBool()) return expected("true or false");
       field.access.setSwitch(config, value.boolValue());
       return std::nullopt;
+    case FieldType::LayerModes:
+      if (!value.isString()) return expected("a string of LAYER=MODE items");
+      return prefixed(setFieldText(config, field, value.string()));
   }
   return std::nullopt;
 }
@@ -737,6 +795,14 @@ std::string fieldPython(const RunConfig& config, const ConfigField& field) {
     case FieldType::Integer: return std::to_string(field.access.getInteger(config));
     case FieldType::Real: return pyFloat(field.access.getReal(config));
     case FieldType::Switch: return field.access.getSwitch(config) ? "True" : "False";
+    case FieldType::LayerModes: {
+      std::string dict = "{";
+      for (std::size_t i = 0; i < config.plan.layers.size(); ++i) {
+        dict += (i ? ", " : "") + pyString(config.plan.layers[i].first) + ": " +
+                pyString(modeName(config.plan.layers[i].second));
+      }
+      return dict + "}";
+    }
   }
   return std::string();
 }
@@ -773,11 +839,17 @@ std::string pythonConfigDict(const RunConfig& config) {
       {"fp8.spike-step", "0 = never; every mode", ""},
       {"fp8.spike-factor", "", ""},
       {"fp8.outlier-factor", "1 = off; the first Linear's input feature 0 x it, weight column 0 / it", ""},
+      {"plan.default", "the 'plan' mode: layers it does not name, and the other ops", ""},
+      {"plan.layers", "the 'plan' mode: these layers in their own modes", ""},
   };
+  const bool hasPlan =
+      std::find(config.modes.begin(), config.modes.end(), PrecisionMode::Plan) != config.modes.end();
   std::string py;
   for (const Line& line : kLines) {
-    py += "    ";
     const std::string_view key = line.key;
+    // A script without the plan mode keeps the bytes it had before the plan existed.
+    if (key.substr(0, 5) == "plan." && !hasPlan) continue;
+    py += "    ";
     if (key.empty()) {
       py += line.literal;
     } else if (key == "scaler") {

@@ -7,6 +7,8 @@ ModeFormats modeFormats(PrecisionMode mode) {
   switch (mode) {
     case PrecisionMode::FP32:
       break;  // nothing rounds; measured against FP16
+    case PrecisionMode::Plan:
+      break;  // each layer rounds as its own mode (RunConfig::plan); the lane is measured against FP16
     case PrecisionMode::FP16AmpScaled:
     case PrecisionMode::FP16Amp:
     case PrecisionMode::FP16Pure:

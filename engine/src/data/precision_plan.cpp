@@ -1,6 +1,7 @@
 // The precision plan codec and the advice's JSON (precision_plan.h).
 #include "ampscope/engine/precision_plan.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -136,8 +137,8 @@ std::optional<PrecisionPlan> decodePrecisionPlan(std::string_view json, std::str
     RunIdentity& r = plan.source;
     r.file = data::readString(s.required(0), s.at(0));
     r.kind = data::readString(s.required(1), s.at(1));
-    if (r.kind != "probe-stream" && r.kind != "engine-stream" && r.kind != "session")
-      data::failAt(s.at(1), "expected \"probe-stream\", \"engine-stream\" or \"session\"");
+    if (r.kind != "probe-stream" && r.kind != "engine-stream" && r.kind != "session" && r.kind != "plan-search")
+      data::failAt(s.at(1), "expected \"probe-stream\", \"engine-stream\", \"session\" or \"plan-search\"");
     r.run = data::readString(s.required(2), s.at(2));
     r.runId = data::readString(s.required(3), s.at(3));
     r.mode = data::readString(s.required(4), s.at(4));
@@ -252,6 +253,78 @@ void writeAdviceJson(JsonWriter& w, const PrecisionAdvice& a) {
     w.endObject();
   }
   w.endObject();
+}
+
+std::optional<PlanConfig> planConfigOf(const PrecisionPlan& plan, ModelKind model,
+                                       std::vector<std::string>* notes, std::string* error) {
+  const std::vector<std::string> known = planLayerNames(model);
+  PlanConfig config;
+  config.defaultMode = PrecisionMode::FP32;
+  if (plan.target != "auto") {
+    const auto target = parseMode(plan.target);
+    bool allowed = false;
+    for (PrecisionMode mode : planLayerModes()) allowed = allowed || (target && *target == mode);
+    if (!allowed) {
+      if (error) *error = "target: a plan's default takes a mode of the plan lane (got '" + plan.target + "')";
+      return std::nullopt;
+    }
+    config.defaultMode = *target;
+  }
+  std::string left;
+  for (const LayerPlan& layer : plan.layers) {
+    if (std::find(known.begin(), known.end(), layer.layer) == known.end()) {
+      left += (left.empty() ? "" : ", ") + layer.layer;
+      continue;
+    }
+    std::string why;
+    auto parsed = parsePlanLayers(layer.layer + "=" + layer.mode, &why);
+    if (!parsed) {
+      if (error) *error = "layers: " + layer.layer + ": " + why;
+      return std::nullopt;
+    }
+    config.layers.push_back(parsed->front());
+  }
+  std::string knownText;
+  for (const auto& name : known) knownText += (knownText.empty() ? "" : ", ") + name;
+  if (config.layers.empty() && !plan.layers.empty()) {
+    if (error) *error = "none of the plan's layers (" + left + ") is a layer of " + modelName(model) + ": " + knownText;
+    return std::nullopt;
+  }
+  if (!left.empty() && notes) {
+    notes->push_back("left out, not GEMM layers of " + modelName(model) + " (their ops run as plan.default, " +
+                     modeName(config.defaultMode) + "): " + left);
+  }
+  return config;
+}
+
+std::optional<PlanConfig> readPlanConfigFile(const std::string& path, ModelKind model,
+                                             std::vector<std::string>* notes, std::string* error) {
+  std::ifstream in(path, std::ios::binary);
+  std::string text;
+  constexpr std::size_t kLimit = std::size_t{16} << 20;  // a plan is a few KiB; refuse what is not one
+  if (in) {
+    std::vector<char> buffer(64 * 1024);
+    while (in.read(buffer.data(), static_cast<std::streamsize>(buffer.size())) || in.gcount() > 0) {
+      text.append(buffer.data(), static_cast<std::size_t>(in.gcount()));
+      if (text.size() > kLimit) {
+        if (error) *error = path + ": larger than 16 MiB, not a precision plan";
+        return std::nullopt;
+      }
+    }
+  }
+  if (!in.eof()) {
+    if (error) *error = path + ": cannot be read";
+    return std::nullopt;
+  }
+  std::string why;
+  const auto plan = decodePrecisionPlan(text, &why);
+  if (!plan) {
+    if (error) *error = path + ": " + why;
+    return std::nullopt;
+  }
+  auto config = planConfigOf(*plan, model, notes, &why);
+  if (!config && error) *error = path + ": " + why;
+  return config;
 }
 
 }  // namespace ampscope

@@ -22,6 +22,7 @@ constexpr ModeNames kModeNames[] = {
     {PrecisionMode::Fp8Current, "fp8-current", "FP8 current scaling"},
     {PrecisionMode::MXFP8, "mxfp8", "MXFP8 (32-value blocks)"},
     {PrecisionMode::NVFP4, "nvfp4", "NVFP4 (16-value blocks)"},
+    {PrecisionMode::Plan, "plan", "Precision plan"},
 };
 
 }  // namespace
@@ -30,8 +31,97 @@ const std::vector<PrecisionMode>& allPrecisionModes() {
   static const std::vector<PrecisionMode> kAll = {
       PrecisionMode::FP32,    PrecisionMode::FP16AmpScaled, PrecisionMode::FP16Amp,
       PrecisionMode::BF16Amp, PrecisionMode::FP16Pure,      PrecisionMode::BF16Pure,
-      PrecisionMode::Fp8Delayed, PrecisionMode::Fp8Current, PrecisionMode::MXFP8, PrecisionMode::NVFP4};
+      PrecisionMode::Fp8Delayed, PrecisionMode::Fp8Current, PrecisionMode::MXFP8, PrecisionMode::NVFP4,
+      PrecisionMode::Plan};
   return kAll;
+}
+
+const std::vector<PrecisionMode>& planLayerModes() {
+  static const std::vector<PrecisionMode> kModes = {
+      PrecisionMode::FP32,       PrecisionMode::FP16AmpScaled, PrecisionMode::FP16Amp, PrecisionMode::BF16Amp,
+      PrecisionMode::Fp8Delayed, PrecisionMode::Fp8Current,    PrecisionMode::MXFP8,   PrecisionMode::NVFP4};
+  return kModes;
+}
+
+std::vector<std::string> planLayerNames(ModelKind model) {
+  // The models' op names (engine/src/models); plan_layers_test runs a pass of each model and compares.
+  std::vector<std::string> names;
+  switch (model) {
+    case ModelKind::TinyMLP: return {"fc1", "fc2"};
+    case ModelKind::DeepMLP: return {"fc1", "fc2", "fc3", "fc4", "fc5"};
+    case ModelKind::TinyTransformer:
+      for (int block = 0; block < 2; ++block) {
+        const std::string b = "block" + std::to_string(block);
+        for (const char* op : {".attn.qkv", ".attn.scores", ".attn.context", ".attn.proj", ".mlp.fc1", ".mlp.fc2"})
+          names.push_back(b + op);
+      }
+      names.push_back("head");
+      return names;
+  }
+  return names;
+}
+
+std::string planLayersText(const std::vector<std::pair<std::string, PrecisionMode>>& layers) {
+  std::string text;
+  for (const auto& [layer, mode] : layers) text += (text.empty() ? "" : ",") + layer + "=" + modeName(mode);
+  return text;
+}
+
+std::optional<std::vector<std::pair<std::string, PrecisionMode>>> parsePlanLayers(const std::string& text,
+                                                                                std::string* error) {
+  auto fail = [&](std::string why) {
+    if (error) *error = std::move(why);
+    return std::nullopt;
+  };
+  auto trimmed = [](std::string s) {
+    const auto first = s.find_first_not_of(" \t");
+    if (first == std::string::npos) return std::string();
+    return s.substr(first, s.find_last_not_of(" \t") - first + 1);
+  };
+  std::vector<std::pair<std::string, PrecisionMode>> layers;
+  if (trimmed(text).empty()) return layers;
+  std::size_t start = 0;
+  for (int item = 1;; ++item) {
+    const std::size_t comma = text.find(',', start);
+    const std::string part = trimmed(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    const std::size_t eq = part.find('=');
+    const std::string where = "item " + std::to_string(item) + " ('" + part + "')";
+    if (eq == std::string::npos || eq == 0 || eq + 1 == part.size()) return fail(where + ": expected LAYER=MODE");
+    const std::string layer = trimmed(part.substr(0, eq));
+    const std::string name = trimmed(part.substr(eq + 1));
+    const auto mode = parseMode(name);
+    bool allowed = false;
+    for (PrecisionMode m : planLayerModes()) allowed = allowed || (mode && *mode == m);
+    if (!allowed) {
+      std::string known;
+      for (PrecisionMode m : planLayerModes()) known += (known.empty() ? "" : ", ") + modeName(m);
+      return fail(where + ": a plan's layer takes one of " + known + " (got '" + name + "')");
+    }
+    for (const auto& seen : layers) {
+      if (seen.first == layer) return fail(where + ": layer " + layer + " is named twice");
+    }
+    layers.emplace_back(layer, *mode);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return layers;
+}
+
+PrecisionMode planModeOf(const PlanConfig& plan, const std::string& layer) {
+  for (const auto& [name, mode] : plan.layers) {
+    if (name == layer) return mode;
+  }
+  return plan.defaultMode;
+}
+
+std::vector<PrecisionMode> planModesUsed(const PlanConfig& plan) {
+  std::vector<PrecisionMode> modes = {plan.defaultMode};
+  for (const auto& entry : plan.layers) {
+    bool seen = false;
+    for (PrecisionMode m : modes) seen = seen || m == entry.second;
+    if (!seen) modes.push_back(entry.second);
+  }
+  return modes;
 }
 
 bool isQuantizedMode(PrecisionMode mode) {
@@ -161,6 +251,12 @@ std::vector<ConfigError> validate(const RunConfig& config) {
 }
 
 bool usesGradScaler(const RunConfig& config, PrecisionMode mode) {
+  if (mode == PrecisionMode::Plan) {
+    for (PrecisionMode used : planModesUsed(config.plan)) {
+      if (used == PrecisionMode::FP16AmpScaled) return true;
+    }
+    return false;
+  }
   return mode == PrecisionMode::FP16AmpScaled ||
          (mode == PrecisionMode::FP16Pure && config.scalerForPureFp16);
 }

@@ -48,7 +48,7 @@ MlpDirectPass::MlpDirectPass(Mlp& model) {
 bool MlpDirectPass::applies(const PrecisionContext& ctx) const {
   const ExecKind kind = ctx.kind();
   if (kind != ExecKind::FP32 && kind != ExecKind::AmpEmulated && kind != ExecKind::PureEmulated) return false;
-  if (ctx.outlierActive()) return false;
+  if (ctx.outlierActive() || ctx.hasPlan()) return false;
   for (const Layer& layer : layers_) {
     for (const torch::Tensor* p : {&layer.weight, &layer.bias}) {
       if (!p->defined() || p->scalar_type() != torch::kFloat || !p->device().is_cpu() ||
@@ -84,7 +84,7 @@ torch::Tensor MlpDirectPass::forward(PrecisionContext& ctx, const torch::Tensor&
     // torch::linear on a 2-D input with a bias.
     torch::Tensor y = at::addmm(bias, layer.input, layer.gemmWeight.t());
     layer.outputSite = ctx.linearOutputSite(layer.name);
-    const Act out{roundedInPlaceAt(layer.outputSite, y, format, false), layer.outputSite.round};
+    const Act out{roundedInPlaceAt(layer.outputSite, y, format, false), layer.outputSite.round, format};
     if (i + 1 < layers_.size()) {
       layer.output = out.t;
       layer.geluSite = ctx.passThroughSite(layer.geluName, out.low);

@@ -7,7 +7,7 @@ namespace ampscope::detail {
 
 torch::Tensor Model::loss(PrecisionContext& ctx, const Act& logits, const torch::Tensor& targets) {
   const int64_t classes = logits.t.size(-1);
-  const Act flat{logits.t.reshape({-1, classes}), logits.low};
+  const Act flat{logits.t.reshape({-1, classes}), logits.low, logits.format};
   return ctx.crossEntropy("loss", flat, targets.reshape({-1}));
 }
 

@@ -32,15 +32,15 @@ Act TransformerBlockImpl::forward(PrecisionContext& ctx, const Act& x, const tor
   const Act qkv = ctx.linear(n + ".attn.qkv", h, qkv_->weight, qkv_->bias);
   // [B, T, 3, H, Dh] -> three [B, H, T, Dh] views: no arithmetic, so no rounding.
   const torch::Tensor split = qkv.t.view({batch, time, 3, heads_, headDim}).permute({2, 0, 3, 1, 4});
-  const Act q{split[0], qkv.low};
-  const Act kT{split[1].transpose(-2, -1), qkv.low};
-  const Act v{split[2], qkv.low};
+  const Act q{split[0], qkv.low, qkv.format};
+  const Act kT{split[1].transpose(-2, -1), qkv.low, qkv.format};
+  const Act v{split[2], qkv.low, qkv.format};
   Act scores = ctx.matmul(n + ".attn.scores", q, kT);
   scores = ctx.mulScalar(n + ".attn.scale", scores, 1.0 / std::sqrt(static_cast<double>(headDim)));
   scores = ctx.maskedFill(scores, mask.slice(0, 0, time).slice(1, 0, time), -INFINITY);
   const Act probs = ctx.softmax(n + ".attn.softmax", scores, -1);
   const Act context = ctx.matmul(n + ".attn.context", probs, v);
-  const Act merged{context.t.transpose(1, 2).reshape({batch, time, dModel_}), context.low};
+  const Act merged{context.t.transpose(1, 2).reshape({batch, time, dModel_}), context.low, context.format};
   const Act attnOut = ctx.linear(n + ".attn.proj", merged, proj_->weight, proj_->bias);
   const Act afterAttn = ctx.add(n + ".residual1", x, attnOut);
 

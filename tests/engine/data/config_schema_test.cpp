@@ -78,15 +78,24 @@ RunConfig randomConfig(std::mt19937_64& rng) {
         break;
       }
       case FieldType::Switch: field.access.setSwitch(config, rng() % 2 == 0); break;
+      case FieldType::LayerModes: {
+        // Some of the model's layers (drawn before: table order), each in a mode a plan allows.
+        std::vector<std::pair<std::string, PrecisionMode>> layers;
+        for (const std::string& layer : planLayerNames(config.model)) {
+          if (rng() % 2 == 0) layers.emplace_back(layer, planLayerModes()[rng() % planLayerModes().size()]);
+        }
+        EXPECT_FALSE(setFieldText(config, field, planLayersText(layers))) << planLayersText(layers);
+        break;
+      }
     }
   }
   return config;
 }
 
 TEST(ConfigSchema, EveryRunConfigMemberHasOneRowWithAUniqueKeyFlagAndHelp) {
-  // RunConfig's members (run_config.h): 20 top-level ones, ScalerConfig's 5 and Fp8Config's 6 make
-  // 31 - 2 (scaler and fp8 themselves).
-  EXPECT_EQ(configFields().size(), 29u);
+  // RunConfig's members (run_config.h): 21 top-level ones, ScalerConfig's 5, Fp8Config's 6 and
+  // PlanConfig's 2 make 34 - 3 (scaler, fp8 and plan themselves).
+  EXPECT_EQ(configFields().size(), 31u);
   std::set<std::string_view> keys, flags;
   for (const ConfigField& field : configFields()) {
     EXPECT_TRUE(keys.insert(field.key).second) << field.key;
@@ -594,12 +603,18 @@ TEST(ConfigSchema, InitGainIsWrittenOnlyWhenSetAndMayBeAbsent) {
 // run.py's CONFIG lists the fields in its own layout order (config_schema.cpp, pythonConfigDict); a row
 // with a Python name that the layout forgets would silently fall out of the reproduce export.
 TEST(ConfigSchema, EveryFieldWithAPythonNameIsInRunPysConfig) {
-  const std::string py = pythonConfigDict(RunConfig{});
+  RunConfig withPlan;
+  withPlan.modes.push_back(PrecisionMode::Plan);
+  const std::string py = pythonConfigDict(withPlan);
   for (const ConfigField& field : configFields()) {
     if (field.pythonName.empty()) continue;
     EXPECT_NE(py.find("'" + std::string(field.pythonName) + "': "), std::string::npos)
         << field.key << " (" << field.pythonName << ") is missing from run.py's CONFIG:\n" << py;
   }
+  // The plan's rows only where the plan mode is trained: other scripts keep their bytes.
+  const std::string without = pythonConfigDict(RunConfig{});
+  EXPECT_EQ(without.find("plan_"), std::string::npos) << without;
+  EXPECT_NE(py.find("'plan_layers': {},"), std::string::npos) << py;
 }
 
 }  // namespace ampscope

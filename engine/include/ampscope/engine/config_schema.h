@@ -25,6 +25,7 @@ enum class FieldType {
   Integer,   // int64 within [min, max]
   Real,      // finite double within the bounds
   Switch,    // bool; on the command line --flag / --no-flag
+  LayerModes,  // a plan's layers: "fc1=fp32,fc5=bf16-amp" (run_config.h, parsePlanLayers), a string in JSON
 };
 
 // Where a field's value lives in a RunConfig: the pair of functions of its type is set, the others are

@@ -47,6 +47,17 @@ std::optional<PrecisionPlan> decodePrecisionPlan(std::string_view json, std::str
 // temporary file is then removed and `path` is left as it was.
 bool writePrecisionPlanFile(const std::string& path, const PrecisionPlan& plan);
 
+// A plan file as the "plan" lane of a run of `model` (train --plan-file, the run panel's Load Plan…):
+// each layer in its mode; plan.default is the file's target, or fp32 for "auto" (ops no layer names then
+// run as FP32). Layers that are not GEMM layers of the model (planLayerNames: a probe's "net.0", a
+// rounding point's "block0.ln1") are left out, each named in `notes`; a plan none of whose layers the
+// model has is an error ("none of the plan's layers (net.0, net.2) is a layer of deep-mlp: fc1, ...").
+std::optional<PlanConfig> planConfigOf(const PrecisionPlan& plan, ModelKind model,
+                                       std::vector<std::string>* notes, std::string* error);
+// Reads a plan file and converts it as above. error: "FILE: cannot be read", "FILE: layers[2].mode: ...".
+std::optional<PlanConfig> readPlanConfigFile(const std::string& path, ModelKind model,
+                                             std::vector<std::string>* notes, std::string* error);
+
 // `advise --json`: the run, the thresholds, every evidence entry, the scaler's advice and the plan.
 void writeAdviceJson(JsonWriter& out, const PrecisionAdvice& advice);
 

@@ -24,6 +24,9 @@ enum class PrecisionMode {
   Fp8Current,     // "fp8-current": the same formats, each scale from the tensor's own amax
   MXFP8,          // "mxfp8": E4M3 in blocks of 32 sharing a power-of-two (E8M0) scale
   NVFP4,          // "nvfp4": E2M1 in blocks of 16 with an E4M3 block scale and an FP32 tensor scale
+  // "plan": a per-layer precision plan (RunConfig::plan): each GEMM layer in the mode the plan gives it,
+  // the other ops as plan.default runs them; always emulated exactly (docs/precision-plans.md).
+  Plan,
 };
 // True for the four modes above that quantise GEMM inputs (FP32 master weights and optimizer).
 bool isQuantizedMode(PrecisionMode mode);
@@ -76,6 +79,33 @@ struct Fp8Config {
   double outlierFactor = 1.0;
 };
 
+// The "plan" lane's per-layer modes (docs/precision-plans.md). A plan names GEMM layers (linear and
+// matmul ops: planLayerNames) and gives each a mode of planLayerModes(); a layer it does not name, and
+// every other op (GELU, softmax, layer norm, the loss), runs as `defaultMode` runs it. The lane trains
+// with a GradScaler when any of its modes is fp16-amp-scaled.
+struct PlanConfig {
+  PrecisionMode defaultMode = PrecisionMode::FP32;                 // "plan.default"
+  std::vector<std::pair<std::string, PrecisionMode>> layers;       // "plan.layers": "fc1=fp32,fc5=bf16-amp"
+};
+// The modes a plan may give a layer (and its default): those with FP32 master weights and optimizer,
+// so that layers can differ: fp32, the AMP modes and the quantised modes (not the pure modes, which
+// change the dtype of every parameter and of the optimizer, nor "plan").
+const std::vector<PrecisionMode>& planLayerModes();
+// The GEMM layers of a model, in the order a forward pass runs them: the names its ops carry
+// ("fc1" ... for the MLPs; "block0.attn.qkv", "block0.attn.scores", ..., "head" for the Transformer).
+std::vector<std::string> planLayerNames(ModelKind model);
+// "fc1=fp32,fc5=bf16-amp" (the order kept; empty for no layers).
+std::string planLayersText(const std::vector<std::pair<std::string, PrecisionMode>>& layers);
+// Parses that text: each item "LAYER=MODE", the mode one of planLayerModes(), each layer once (the
+// layer names are checked against a model by validate()). Error: "item 2 ('fc2:fp32'): expected
+// LAYER=MODE". Spaces around items are allowed.
+std::optional<std::vector<std::pair<std::string, PrecisionMode>>> parsePlanLayers(const std::string& text,
+                                                                                std::string* error);
+// The mode a plan gives `layer` (its default where it does not name it).
+PrecisionMode planModeOf(const PlanConfig& plan, const std::string& layer);
+// Every mode the plan uses: its default and its layers' (each once, in that order).
+std::vector<PrecisionMode> planModesUsed(const PlanConfig& plan);
+
 struct RunConfig {
   ModelKind model = ModelKind::TinyMLP;
   std::vector<PrecisionMode> modes = {PrecisionMode::FP32, PrecisionMode::FP16AmpScaled,
@@ -98,6 +128,7 @@ struct RunConfig {
   int threadsPerMode = 1;          // intra-op threads the training thread uses
   PrecisionPath precisionPath = PrecisionPath::Auto;
   Fp8Config fp8;
+  PlanConfig plan;  // trained where `modes` holds PrecisionMode::Plan
 };
 
 // A preset per model: the chapter's TinyMLP(128,512,10); the deep MLP whose defaults make FP16 without
@@ -120,7 +151,7 @@ struct ConfigError {
 std::vector<ConfigError> validate(const RunConfig& config);
 
 // Whether `mode` trains with a GradScaler under `config`: fp16-amp-scaled always, fp16-pure when
-// scaler-for-pure-fp16 asks for one. (scaler.enabled = false keeps the scaler but makes it a no-op.)
+// scaler-for-pure-fp16 asks for one, the plan when one of its modes is fp16-amp-scaled. (scaler.enabled = false keeps the scaler but makes it a no-op.)
 bool usesGradScaler(const RunConfig& config, PrecisionMode mode);
 
 }  // namespace ampscope
