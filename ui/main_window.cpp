@@ -30,6 +30,7 @@
 #include "ui/training/histogram_plot.h"
 #include "ui/training/plot_panel.h"
 #include "ui/training/run_controller.h"
+#include "ui/training/run_panel.h"
 #include "ui/training/training_workspace.h"
 
 namespace ampscope::ui {
@@ -376,6 +377,16 @@ AdvicePanel* MainWindow::advicePanel() {
     });
     m_advicePanel->setCurrentRunFileProvider([this] { return m_session->currentPath(); });
     m_advicePanel->setFollowedRunsProvider([this] { return m_follow->controller()->followedRuns(); });
+    // Train This Plan: the plan's run goes into the Run panel, as a lesson's configuration does (a run
+    // training is stopped first; the panel asked the user).
+    m_advicePanel->setRunConfigProvider([this] { return m_training->runPanel()->config(); });
+    m_advicePanel->setRunActiveProvider([this] { return m_training->controller()->isActive(); });
+    connect(m_advicePanel, &AdvicePanel::trainPlanRequested, this, [this](const RunConfig& config) {
+      RunController* run = m_training->controller();
+      if (run->isActive()) run->stop();
+      m_training->applyConfig(config);
+      m_training->raisePanel(QStringLiteral("run"));
+    });
   }
   return m_advicePanel;
 }

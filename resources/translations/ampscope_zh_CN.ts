@@ -496,6 +496,22 @@ LibTorch %4
         <source>The first linear layer gets input feature 0 times this and weight column 0 divided by it, every step, every mode (1 = off): an outlier feature</source>
         <translation>第一个线性层的输入第 0 个特征乘以这个系数、权重第 0 列除以它，每一步、每种模式都如此（1 = 关闭）：制造一个离群特征</translation>
     </message>
+    <message>
+        <source>The plan lane: the mode of every layer the plan does not name, and how its other ops (GELU, softmax, layer norm, the loss) run</source>
+        <translation>方案通道：方案未列出的每一层所用的模式，以及其他运算（GELU、softmax、layer norm、损失）的运行方式</translation>
+    </message>
+    <message>
+        <source>The plan lane&apos;s layers in their own modes, LAYER=MODE separated by commas (fc1=fp32,fc5=bf16-amp)</source>
+        <translation>方案通道中使用各自模式的层，LAYER=MODE，以逗号分隔（fc1=fp32,fc5=bf16-amp）</translation>
+    </message>
+    <message>
+        <source>%1</source>
+        <translation>%1</translation>
+    </message>
+    <message>
+        <source>%1 has no layer &apos;%2&apos; (its layers: %3)</source>
+        <translation>%1 没有层“%2”（它的层：%3）</translation>
+    </message>
 </context>
 <context>
     <name>ExportDialog</name>
@@ -1810,6 +1826,10 @@ zeros</source>
         <source>NVFP4 (16-value blocks)</source>
         <translation>NVFP4（16 值分块）</translation>
     </message>
+    <message>
+        <source>Precision plan</source>
+        <translation>精度方案</translation>
+    </message>
 </context>
 <context>
     <name>NumberFormatsPanel</name>
@@ -2360,6 +2380,60 @@ zeros</source>
     <message>
         <source>Outlier factor</source>
         <translation>离群特征系数</translation>
+    </message>
+    <message>
+        <source>Precision plan</source>
+        <translation>精度方案</translation>
+    </message>
+    <message>
+        <source>Load Plan…</source>
+        <translation>载入方案…</translation>
+    </message>
+    <message>
+        <source>Read a precision plan (ampscope-cli advise --plan, or Save Plan… in Precision Advice) into these fields for the model shown, and compare it: checks the Precision plan mode.</source>
+        <translation>把精度方案（ampscope-cli advise --plan，或精度建议中的“保存方案…”）按当前模型读入这些字段并加以比较：会勾选“精度方案”模式。</translation>
+    </message>
+    <message>
+        <source>Load Precision Plan</source>
+        <translation>载入精度方案</translation>
+    </message>
+    <message>
+        <source>Precision plans (*.json);;All files (*)</source>
+        <translation>精度方案 (*.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Default mode</source>
+        <translation>默认模式</translation>
+    </message>
+    <message>
+        <source>Layers as text</source>
+        <translation>层（文本）</translation>
+    </message>
+    <message>
+        <source>(default)</source>
+        <translation>（默认）</translation>
+    </message>
+    <message>
+        <source>This layer&apos;s mode in the plan lane; (default): the default mode&apos;s.</source>
+        <translation>此层在方案通道中的模式；（默认）：使用默认模式。</translation>
+    </message>
+    <message>
+        <source>Check “Precision plan” under Compare to train this plan.</source>
+        <translation>在“比较”中勾选“精度方案”即可训练此方案。</translation>
+    </message>
+    <message>
+        <source>Load Plan</source>
+        <translation>载入方案</translation>
+    </message>
+    <message>
+        <source>No plan was loaded into plan.default and plan.layers (they are unchanged):
+%1</source>
+        <translation>没有把方案载入 plan.default 和 plan.layers（它们保持不变）：
+%1</translation>
+    </message>
+    <message>
+        <source>Loaded %1 as the plan of %2. Note: %3</source>
+        <translation>已把 %1 载入为 %2 的方案。注意：%3</translation>
     </message>
 </context>
 <context>
@@ -3953,6 +4027,66 @@ Look here first: the earliest parameter in module order with inf/NaN gradients.<
     <message>
         <source>Writing the precision plan to %1 failed.</source>
         <translation>把精度方案写入 %1 失败。</translation>
+    </message>
+    <message>
+        <source>Train This &amp;Plan</source>
+        <translation>训练此方案(&amp;P)</translation>
+    </message>
+    <message>
+        <source>Put this plan into the Run panel as the Precision plan mode, beside FP32 and the plan&apos;s target mode, to train them side by side from the same initial weights.</source>
+        <translation>把此方案放入运行面板，作为“精度方案”模式，与 FP32 和方案的目标模式并排，从相同的初始权重开始一起训练。</translation>
+    </message>
+    <message>
+        <source>No plan to train: there is no advice, or the run is too short to judge.</source>
+        <translation>没有可训练的方案：没有建议，或运行太短无法评判。</translation>
+    </message>
+    <message>
+        <source>Only a plan for one of AmpScope&apos;s own models can be trained here; a followed run&apos;s model is known only from an ampscope-cli train stream&apos;s file.</source>
+        <translation>这里只能训练 AmpScope 自带模型的方案；跟踪的运行只有来自 ampscope-cli train 的流文件时才知道其模型。</translation>
+    </message>
+    <message>
+        <source>A probed script&apos;s plan cannot be trained here: AmpScope trains only its own models. Use the plan file in your script, or advise a run of AmpScope&apos;s.</source>
+        <translation>探针脚本的方案无法在这里训练：AmpScope 只训练它自带的模型。请在你的脚本中使用方案文件，或为 AmpScope 的运行给出建议。</translation>
+    </message>
+    <message>
+        <source>Train This Plan</source>
+        <translation>训练此方案</translation>
+    </message>
+    <message>
+        <source>This AmpScope run has no configuration yet.</source>
+        <translation>本 AmpScope 运行还没有配置。</translation>
+    </message>
+    <message>
+        <source>%1 does not read: %2</source>
+        <translation>无法读取 %1：%2</translation>
+    </message>
+    <message>
+        <source>%1 is not a stream of an AmpScope run (a probe&apos;s, or one without a header): its model is unknown.</source>
+        <translation>%1 不是 AmpScope 运行的流（是探针的流，或没有头部的流）：其模型未知。</translation>
+    </message>
+    <message>
+        <source>%1 holds no run of AmpScope&apos;s own (the advice is on a followed run): its model is unknown.</source>
+        <translation>%1 不含 AmpScope 自己的运行（建议针对的是跟踪的运行）：其模型未知。</translation>
+    </message>
+    <message>
+        <source>The plan cannot be trained on %1: %2</source>
+        <translation>该方案无法在 %1 上训练：%2</translation>
+    </message>
+    <message>
+        <source>Stop the Run?</source>
+        <translation>停止运行？</translation>
+    </message>
+    <message>
+        <source>A run is training. Stop it and set up the plan&apos;s run?</source>
+        <translation>有一个运行正在训练。要停止它并设置该方案的运行吗？</translation>
+    </message>
+    <message>
+        <source>The Run panel now compares %1 on %2. The plan: %3 by default; %4. Press Run (Space) to train them side by side from the same initial weights and batches.</source>
+        <translation>运行面板现在在 %2 上比较 %1。方案：默认 %3；%4。按“运行”（空格键）即可从相同的初始权重和批次开始并排训练它们。</translation>
+    </message>
+    <message>
+        <source>no layer in a mode of its own</source>
+        <translation>没有层使用单独的模式</translation>
     </message>
 </context>
 <context>

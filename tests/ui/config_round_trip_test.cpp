@@ -134,6 +134,22 @@ std::vector<PrecisionMode> drawModes(int trial, std::mt19937_64& rng) {
   return modes;
 }
 
+// A plan's layers for the drawn model: none in the first trials, then each mode of the plan lane in
+// turn on one layer, then a random subset of the model's GEMM layers in a random order, each in a
+// random mode of the plan lane.
+std::vector<std::pair<std::string, PrecisionMode>> drawPlanLayers(ModelKind model, int trial, std::mt19937_64& rng) {
+  const std::vector<PrecisionMode>& modes = planLayerModes();
+  std::vector<std::string> names = planLayerNames(model);
+  if (trial < 2) return {};
+  if (trial < 2 + static_cast<int>(modes.size())) return {{names.back(), modes[static_cast<std::size_t>(trial - 2)]}};
+  std::shuffle(names.begin(), names.end(), rng);
+  names.resize(std::uniform_int_distribution<std::size_t>(0, names.size())(rng));
+  std::vector<std::pair<std::string, PrecisionMode>> layers;
+  for (const std::string& name : names)
+    layers.emplace_back(name, modes[std::uniform_int_distribution<std::size_t>(0, modes.size() - 1)(rng)]);
+  return layers;
+}
+
 // Every field of the schema, set through its accessors (not through the text the chain parses).
 RunConfig drawConfig(int trial, std::mt19937_64& rng) {
   RunConfig config;
@@ -153,6 +169,7 @@ RunConfig drawConfig(int trial, std::mt19937_64& rng) {
       case FieldType::Switch:
         field.access.setSwitch(config, trial < 2 ? trial == 1 : std::bernoulli_distribution(0.5)(rng));
         break;
+      case FieldType::LayerModes: config.plan.layers = drawPlanLayers(config.model, trial, rng); break;
     }
   }
   // The one bound across fields: the batch must fit the drawn model's step in memory.
@@ -169,6 +186,8 @@ std::vector<std::string> argvFor(const RunConfig& config, std::mt19937_64& rng) 
     const std::string flag(old ? field.oldFlag : field.flag);
     if (field.type == FieldType::Switch) {
       pairs.push_back({field.access.getSwitch(config) ? flag : "--no-" + flag.substr(2)});
+    } else if (field.type == FieldType::LayerModes && fieldText(config, field).empty()) {
+      continue;  // no layers: the default, and no empty argument on the command line
     } else {
       pairs.push_back({flag, fieldText(config, field)});
     }
@@ -342,6 +361,15 @@ TEST(ConfigRoundTrip, TheDrawsCoverEveryEdgeValueChoiceAndSwitchState) {
       case FieldType::Choice: wanted = fieldChoices(field); break;
       case FieldType::Switch: wanted = {"true", "false"}; break;
       case FieldType::ModeList: wanted = fieldChoices(field); break;  // each mode alone
+      case FieldType::LayerModes:  // no layers, and each mode of the plan lane on a layer
+        wanted = {""};
+        for (PrecisionMode mode : planLayerModes()) {
+          const bool seen = std::any_of(configs.begin(), configs.end(), [mode](const RunConfig& c) {
+            return std::any_of(c.plan.layers.begin(), c.plan.layers.end(), [mode](const auto& e) { return e.second == mode; });
+          });
+          EXPECT_TRUE(seen) << field.key << " never gives a layer " << modeName(mode);
+        }
+        break;
       case FieldType::Integer:
         for (int64_t v : integerEdges(field)) wanted.push_back(std::to_string(v));
         break;
@@ -369,6 +397,16 @@ TEST(ConfigRoundTrip, TheDrawsCoverEveryEdgeValueChoiceAndSwitchState) {
     return c.modes.size() > 2 && !std::is_sorted(c.modes.begin(), c.modes.end());
   });
   EXPECT_TRUE(shuffled);
+  // Plans of several layers, in an order other than the model's, for every model.
+  for (ModelKind model : {ModelKind::TinyMLP, ModelKind::DeepMLP, ModelKind::TinyTransformer}) {
+    const std::vector<std::string> names = planLayerNames(model);
+    const bool reordered = std::any_of(configs.begin(), configs.end(), [&](const RunConfig& c) {
+      if (c.model != model || c.plan.layers.size() < 2) return false;
+      const auto at = [&](const std::string& layer) { return std::find(names.begin(), names.end(), layer) - names.begin(); };
+      return at(c.plan.layers[0].first) > at(c.plan.layers[1].first);
+    });
+    EXPECT_TRUE(reordered) << modelName(model);
+  }
 }
 
 }  // namespace

@@ -27,6 +27,8 @@
 
 #include "ampscope/engine/precision_plan.h"
 #include "ui/advice/evidence_table_model.h"
+#include "ui/advice/plan_run.h"
+#include "ui/training/mode_palette.h"
 
 namespace ampscope::ui {
 
@@ -158,11 +160,14 @@ AdvicePanel::AdvicePanel(QWidget* parent) : QDialog(parent) {
   copyButton_->setObjectName(QStringLiteral("adviceCopyTable"));
   saveButton_ = new QPushButton(this);
   saveButton_->setObjectName(QStringLiteral("adviceSavePlan"));
+  trainButton_ = new QPushButton(this);
+  trainButton_->setObjectName(QStringLiteral("adviceTrainPlan"));
   closeButton_ = new QPushButton(this);
   closeButton_->setObjectName(QStringLiteral("adviceClose"));
   auto* buttons = new QDialogButtonBox(this);
   buttons->addButton(copyButton_, QDialogButtonBox::ActionRole);
   buttons->addButton(saveButton_, QDialogButtonBox::ActionRole);
+  buttons->addButton(trainButton_, QDialogButtonBox::ActionRole);
   buttons->addButton(closeButton_, QDialogButtonBox::RejectRole);
 
   auto* layout = new QVBoxLayout(this);
@@ -190,6 +195,7 @@ AdvicePanel::AdvicePanel(QWidget* parent) : QDialog(parent) {
   connect(refreshButton_, &QPushButton::clicked, this, &AdvicePanel::refresh);
   connect(copyButton_, &QPushButton::clicked, this, &AdvicePanel::copyTable);
   connect(saveButton_, &QPushButton::clicked, this, [this] { savePlan(); });
+  connect(trainButton_, &QPushButton::clicked, this, [this] { trainPlan(); });
   connect(closeButton_, &QPushButton::clicked, this, &QDialog::reject);
 
   pathPrompt_ = [this](bool save, const QString& suggestion) -> QString {
@@ -258,6 +264,7 @@ void AdvicePanel::retranslate() {
   copyButton_->setToolTip(tr("Copy the evidence table, in its current order, as tab-separated text."));
   saveButton_->setText(tr("&Save Plan…"));
   saveButton_->setToolTip(tr("Write the precision plan (JSON, as ampscope-cli advise --plan writes it)."));
+  trainButton_->setText(tr("Train This &Plan"));
   closeButton_->setText(tr("Close"));
   model_->retranslate();
   if (!rebuilding_ && sourceBox_->count() > 0) rebuildSources();
@@ -585,6 +592,12 @@ void AdvicePanel::showResult() {
 
   const bool hasPlan = advice_ && !advice_->tooShort;
   saveButton_->setEnabled(hasPlan);
+  QString whyNot;
+  trainButton_->setEnabled(canTrainPlan(&whyNot));
+  trainButton_->setToolTip(trainButton_->isEnabled()
+                               ? tr("Put this plan into the Run panel as the Precision plan mode, beside FP32 and the "
+                                    "plan's target mode, to train them side by side from the same initial weights.")
+                               : whyNot);
   copyButton_->setEnabled(model_->rowCount() > 0);
 }
 
@@ -637,6 +650,93 @@ void AdvicePanel::copyTable() const {
 
 void AdvicePanel::report(const QString& title, const QString& text, bool error) {
   if (messageSink_) messageSink_(title, text, error);
+}
+
+bool AdvicePanel::canTrainPlan(QString* why) const {
+  QString reason;
+  if (!advice_ || advice_->tooShort) {
+    reason = tr("No plan to train: there is no advice, or the run is too short to judge.");
+  } else if (sourceKind_ == SourceKind::FollowedRun) {
+    const bool engineFile = followedIndex_ >= 0 && followedIndex_ < static_cast<int>(followed_.size()) &&
+                            followed_[static_cast<size_t>(followedIndex_)].source.source != "probe" &&
+                            QFileInfo(q(followed_[static_cast<size_t>(followedIndex_)].target)).isFile();
+    if (!engineFile)
+      reason = tr("Only a plan for one of AmpScope's own models can be trained here; a followed run's model is "
+                  "known only from an ampscope-cli train stream's file.");
+  } else if (sourceKind_ == SourceKind::File && advice_->run.kind == "probe-stream") {
+    reason = tr("A probed script's plan cannot be trained here: AmpScope trains only its own models. Use the plan "
+                "file in your script, or advise a run of AmpScope's.");
+  }
+  if (why) *why = reason;
+  return reason.isEmpty();
+}
+
+bool AdvicePanel::trainPlan() {
+  const QString title = tr("Train This Plan");
+  QString why;
+  if (!canTrainPlan(&why)) {
+    report(title, why, true);
+    return false;
+  }
+  // The advised run's configuration: its model names the layers the plan may give modes to.
+  std::optional<RunConfig> advised;
+  if (sourceKind_ == SourceKind::CurrentRun) {
+    if (const ui::Session* session = currentRun_ ? currentRun_() : nullptr) advised = session->config;
+    if (!advised) why = tr("This AmpScope run has no configuration yet.");
+  } else {
+    const std::string path = sourceKind_ == SourceKind::File ? filePath_.toStdString()
+                                                             : followed_[static_cast<size_t>(followedIndex_)].target;
+    QApplication::setOverrideCursor(Qt::WaitCursor);
+    const FileRunConfig file = engineRunConfigOfFile(path);
+    QApplication::restoreOverrideCursor();
+    advised = file.config;
+    switch (file.missing) {
+      case FileRunConfig::Missing::None: break;
+      case FileRunConfig::Missing::Unreadable:
+        why = tr("%1 does not read: %2").arg(q(path), q(file.detail));
+        break;
+      case FileRunConfig::Missing::NotEngineStream:
+        why = tr("%1 is not a stream of an AmpScope run (a probe's, or one without a header): its model is unknown.")
+                  .arg(q(path));
+        break;
+      case FileRunConfig::Missing::FollowedRunsOnly:
+        why = tr("%1 holds no run of AmpScope's own (the advice is on a followed run): its model is unknown.")
+                  .arg(q(path));
+        break;
+    }
+  }
+  if (!advised) {
+    report(title, why, true);
+    return false;
+  }
+  const ModelKind model = advised->model;
+  std::vector<std::string> notes;
+  std::string error;
+  const std::optional<PlanConfig> plan = planConfigOf(planOf(*advice_), model, &notes, &error);
+  if (!plan) {
+    report(title, tr("The plan cannot be trained on %1: %2").arg(q(modelName(model)), q(error)), true);
+    return false;
+  }
+  // The window's configuration where it is of the same model (what the user set up), else the advised run's.
+  RunConfig base = runConfig_ ? runConfig_() : *advised;
+  if (base.model != model) base = *advised;
+  const RunConfig config = planRunConfig(base, *plan, parseMode(advice_->target));
+  if (runActive_ && runActive_()) {
+    const bool stop = questionPrompt_ && questionPrompt_(tr("Stop the Run?"),
+                                                         tr("A run is training. Stop it and set up the plan's run?"));
+    if (!stop) return false;
+  }
+  emit trainPlanRequested(config);
+
+  QStringList modes;  // the modes' names, as the plan's text names them
+  for (PrecisionMode mode : config.modes) modes << ModePalette::name(mode);
+  QString text = tr("The Run panel now compares %1 on %2. The plan: %3 by default; %4. Press Run (Space) to train "
+                    "them side by side from the same initial weights and batches.")
+                     .arg(modes.join(QStringLiteral(", ")), q(modelName(model)), q(modeName(plan->defaultMode)),
+                          plan->layers.empty() ? tr("no layer in a mode of its own") : q(planLayersText(plan->layers)));
+  for (const std::string& note : notes) text += QStringLiteral("\n") + tr("Note: %1").arg(q(note));
+  report(title, text, false);
+  return true;
 }
 
 }  // namespace ampscope::ui

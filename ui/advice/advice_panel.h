@@ -6,7 +6,9 @@
 // layer with the layers kept in higher precision, and the CLI's report as it prints it. "Save Plan…"
 // writes the precision plan file the CLI's --plan writes (byte for byte for the same run and target),
 // asking before it replaces a file; "Copy Table" puts the evidence table on the clipboard as
-// tab-separated text.
+// tab-separated text. "Train This Plan" puts the plan into the window's run configuration as the plan
+// lane, beside FP32 and the plan's target mode (trainPlanRequested), for advice on a run whose model
+// AmpScope knows: its own run, a session, an `ampscope-cli train` stream (not a probed script's).
 //
 // Dialogs go through replaceable hooks, so tests can answer them; on the offscreen and minimal platforms
 // the defaults never block: file dialogs are cancelled, questions answered "no", messages logged.
@@ -54,6 +56,10 @@ class AdvicePanel : public QDialog {
   // Returns true for "yes".
   using QuestionPrompt = std::function<bool(const QString& title, const QString& text)>;
   using MessageSink = std::function<void(const QString& title, const QString& text, bool error)>;
+  // The window's run configuration (the Run panel's), which Train This Plan extends; and whether a run is
+  // training there now (Train This Plan then asks before the window stops it).
+  using RunConfigProvider = std::function<RunConfig()>;
+  using RunActiveProvider = std::function<bool()>;
 
   explicit AdvicePanel(QWidget* parent = nullptr);
   ~AdvicePanel() override;
@@ -64,6 +70,8 @@ class AdvicePanel : public QDialog {
   void setPathPrompt(PathPrompt prompt) { pathPrompt_ = std::move(prompt); }
   void setQuestionPrompt(QuestionPrompt prompt) { questionPrompt_ = std::move(prompt); }
   void setMessageSink(MessageSink sink) { messageSink_ = std::move(sink); }
+  void setRunConfigProvider(RunConfigProvider provider) { runConfig_ = std::move(provider); }
+  void setRunActiveProvider(RunActiveProvider provider) { runActive_ = std::move(provider); }
 
   // Re-reads the list of sources (the current run, each followed run, the opened file) and the chosen
   // source's advice. Opening the panel does this; so does its Refresh button (a run still training).
@@ -88,6 +96,15 @@ class AdvicePanel : public QDialog {
   QString tableText() const;
   void copyTable() const;
 
+  // Train This Plan: the advised plan as the plan lane of the advised run's model (planConfigOf), in the
+  // window's run configuration (that of the advised run, or the model's preset, where the window's is of
+  // another model) with fp32, the target mode and "plan" among its modes; emits trainPlanRequested and
+  // says what it did. False (with a message) where the model is unknown or the plan has none of its
+  // layers, or when the user keeps a run training.
+  bool trainPlan();
+  // Whether Train This Plan can be offered for the advice shown; `why` says why not.
+  bool canTrainPlan(QString* why = nullptr) const;
+
   // What is shown: the advice (nullopt: none), the last error ("" when none).
   const std::optional<PrecisionAdvice>& advice() const { return advice_; }
   QString errorText() const { return errorText_; }
@@ -103,11 +120,16 @@ class AdvicePanel : public QDialog {
   QLabel* scalerLabel() const { return scaler_; }
   QPlainTextEdit* reportView() const { return report_; }
   QPushButton* savePlanButton() const { return saveButton_; }
+  QPushButton* trainPlanButton() const { return trainButton_; }
   QPushButton* copyButton() const { return copyButton_; }
   QComboBox* sourceBox() const { return sourceBox_; }
   QComboBox* targetBox() const { return targetBox_; }
   QComboBox* judgedModeBox() const { return modeBox_; }
   QTabWidget* tabs() const { return tabs_; }
+
+ signals:
+  // The configuration Train This Plan made: the window puts it into its Run panel (stopping a run first).
+  void trainPlanRequested(const ampscope::RunConfig& config);
 
  protected:
   void changeEvent(QEvent* event) override;
@@ -129,6 +151,8 @@ class AdvicePanel : public QDialog {
   PathPrompt pathPrompt_;
   QuestionPrompt questionPrompt_;
   MessageSink messageSink_;
+  RunConfigProvider runConfig_;
+  RunActiveProvider runActive_;
 
   SourceKind sourceKind_ = SourceKind::CurrentRun;
   int followedIndex_ = 0;
@@ -160,6 +184,7 @@ class AdvicePanel : public QDialog {
   QPlainTextEdit* report_ = nullptr;
   QPushButton* copyButton_ = nullptr;
   QPushButton* saveButton_ = nullptr;
+  QPushButton* trainButton_ = nullptr;
   QPushButton* closeButton_ = nullptr;
 };
 

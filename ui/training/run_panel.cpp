@@ -3,12 +3,20 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QCoreApplication>
+#include <QDebug>
+#include <QFileDialog>
+#include <QDir>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QGroupBox>
+#include <QGuiApplication>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QLocale>
+#include <QMessageBox>
+#include <QPushButton>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QVBoxLayout>
@@ -17,6 +25,7 @@
 #include <string>
 
 #include "ampscope/engine/number_text.h"
+#include "ampscope/engine/precision_plan.h"
 
 #include "ui/training/mode_palette.h"
 
@@ -35,6 +44,12 @@ std::optional<QString> numberTextOf(const QString& text) {
   if (!ok) v = QLocale().toDouble(t, &ok);
   if (!ok) return std::nullopt;
   return QString::fromStdString(ampscope::numberText(v));
+}
+
+// The offscreen and minimal platforms (tests, --screenshot) have nobody to answer a dialog.
+bool interactive() {
+  const QString platform = QGuiApplication::platformName();
+  return platform != QLatin1String("offscreen") && platform != QLatin1String("minimal");
 }
 
 std::optional<QString> integerTextOf(const QString& text) {
@@ -68,11 +83,30 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
   auto* scalerForm = new QFormLayout(scalerBox);
   auto* clipBox = new QGroupBox(tr("Gradient clipping"), content);
   auto* clipForm = new QFormLayout(clipBox);
+  // The plan box: Load Plan… above the fields, which are greyed out (not the button) while the plan mode
+  // is not checked.
+  planBox_ = new QGroupBox(tr("Precision plan"), content);
+  planBox_->setObjectName(QStringLiteral("planBox"));
+  auto* planLayout = new QVBoxLayout(planBox_);
+  loadPlan_ = new QPushButton(tr("Load Plan…"), planBox_);
+  loadPlan_->setObjectName(QStringLiteral("loadPlan"));
+  loadPlan_->setToolTip(tr("Read a precision plan (ampscope-cli advise --plan, or Save Plan… in Precision Advice) "
+                           "into these fields for the model shown, and compare it: checks the Precision plan mode."));
+  auto* loadRow = new QHBoxLayout;
+  loadRow->addWidget(loadPlan_);
+  loadRow->addStretch(1);
+  planLayout->addLayout(loadRow);
+  planFields_ = new QWidget(planBox_);
+  planFields_->setObjectName(QStringLiteral("planFields"));
+  planForm_ = new QFormLayout(planFields_);
+  planForm_->setContentsMargins(0, 0, 0, 0);
+  planLayout->addWidget(planFields_);
   const QHash<QString, QFormLayout*> forms = {{QStringLiteral("model"), modelForm},
                                               {QStringLiteral("training"), trainForm},
                                               {QStringLiteral("run"), trainForm},
                                               {QStringLiteral("scaler"), scalerForm},
-                                              {QStringLiteral("clip"), clipForm}};
+                                              {QStringLiteral("clip"), clipForm},
+                                              {QStringLiteral("plan"), planForm_}};
 
   // One row per field of the schema, in the table's order, in its group's box. The choices have their
   // own widgets (their items are translated labels); numbers are line edits, switches check boxes.
@@ -127,6 +161,20 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
       form->addRow(fieldLabel(key), combo);
       choices_.insert(key, combo);
       connect(combo, &QComboBox::currentIndexChanged, this, &RunPanel::reparse);
+    } else if (key == QLatin1String("plan.default")) {
+      auto* combo = new QComboBox(box);
+      for (PrecisionMode mode : planLayerModes())
+        combo->addItem(ModePalette::swatch(mode), ModePalette::label(mode), ModePalette::name(mode));
+      combo->setToolTip(help);
+      combo->setObjectName(key);
+      form->addRow(fieldLabel(key), combo);
+      addErrorLabel(key, box, form, combo, QString());
+      choices_.insert(key, combo);
+      connect(combo, &QComboBox::currentIndexChanged, this, &RunPanel::reparse);
+    } else if (field.type == FieldType::LayerModes) {
+      // The layer combos go above the text (rebuildPlanLayerRows), from this row on.
+      planLayerRowStart_ = form->rowCount();
+      addNumberRow(form, field);
     } else if (field.type == FieldType::Switch) {
       auto* check = new QCheckBox(fieldLabel(key), box);
       check->setToolTip(help);
@@ -142,6 +190,7 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
   layout->addWidget(trainBox);
   layout->addWidget(scalerBox);
   layout->addWidget(clipBox);
+  layout->addWidget(planBox_);
 
   generalError_ = new QLabel(content);
   generalError_->setStyleSheet(QStringLiteral("color: #c00000;"));
@@ -154,9 +203,35 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
   connect(optimizer_, &QComboBox::currentIndexChanged, this, &RunPanel::reparse);
   connect(clip_, &QComboBox::currentIndexChanged, this, &RunPanel::reparse);
   connect(modes_, &QListWidget::itemChanged, this, &RunPanel::reparse);
+  connect(loadPlan_, &QPushButton::clicked, this, [this] { loadPlanFile(); });
+
+  planPathPrompt_ = [this](const QString& folder) -> QString {
+    if (!interactive()) return QString();
+    return QFileDialog::getOpenFileName(this, tr("Load Precision Plan"), folder,
+                                        tr("Precision plans (*.json);;All files (*)"));
+  };
+  messageSink_ = [this](const QString& title, const QString& text, bool error) {
+    if (!interactive()) {
+      (error ? qWarning() : qInfo()).noquote() << title << ":" << text;
+      return;
+    }
+    if (error) {
+      QMessageBox::warning(this, title, text);
+    } else {
+      QMessageBox::information(this, title, text);
+    }
+  };
+
+  rebuildPlanLayerRows(ModelKind::TinyMLP);
   setConfig(presetFor(ModelKind::TinyMLP));
-  // Only vertical scrolling: the dock is at least as wide as the form.
-  scroll->setMinimumWidth(content->sizeHint().width() + scroll->verticalScrollBar()->sizeHint().width() + 4);
+  // Only vertical scrolling: the dock is at least as wide as the form, whichever model's layers the plan
+  // box shows (the Transformer's names are the longest).
+  rebuildPlanLayerRows(ModelKind::TinyTransformer);
+  const int widest = content->sizeHint().width();
+  rebuildPlanLayerRows(config_.model);
+  showPlanLayers(config_.plan.layers);
+  scroll->setMinimumWidth(std::max(widest, content->sizeHint().width()) +
+                          scroll->verticalScrollBar()->sizeHint().width() + 4);
 }
 
 void RunPanel::addErrorLabel(const QString& name, QWidget* parent, QFormLayout* form, QWidget*, const QString&) {
@@ -171,8 +246,9 @@ void RunPanel::addErrorLabel(const QString& name, QWidget* parent, QFormLayout* 
 void RunPanel::addNumberRow(QFormLayout* form, const ConfigField& field) {
   const QString key = QString::fromLatin1(field.key.data(), static_cast<qsizetype>(field.key.size()));
   // The help line and the bounds, both from the table.
+  const std::string bounds = fieldBoundsText(field);  // none for the plan's layers
   const QString tip = QCoreApplication::translate("ConfigSchema", std::string(field.help).c_str()) +
-                      QStringLiteral(" ") + QString::fromStdString(fieldBoundsText(field));
+                      (bounds.empty() ? QString() : QStringLiteral(" ") + QString::fromStdString(bounds));
   auto* edit = new QLineEdit(form->parentWidget());
   edit->setToolTip(tip);
   edit->setProperty("baseToolTip", tip);
@@ -214,6 +290,8 @@ QString RunPanel::fieldLabel(const QString& key) const {
       {QStringLiteral("fp8.spike-step"), QT_TR_NOOP("Amax spike at step")},
       {QStringLiteral("fp8.spike-factor"), QT_TR_NOOP("Spike factor")},
       {QStringLiteral("fp8.outlier-factor"), QT_TR_NOOP("Outlier factor")},
+      {QStringLiteral("plan.default"), QT_TR_NOOP("Default mode")},
+      {QStringLiteral("plan.layers"), QT_TR_NOOP("Layers as text")},
   };
   const char* label = kLabels.value(key, nullptr);
   return label ? tr(label) : key;  // a new field shows its key until it gets a label
@@ -223,6 +301,7 @@ void RunPanel::setConfig(const RunConfig& config) {
   loading_ = true;
   config_ = config;
   model_->setCurrentIndex(model_->findData(static_cast<int>(config.model)));
+  if (config.model != planLayersModel_) rebuildPlanLayerRows(config.model);
   optimizer_->setCurrentIndex(optimizer_->findData(static_cast<int>(config.optimizer)));
   clip_->setCurrentIndex(clip_->findData(static_cast<int>(config.clipOrder)));
   for (int i = 0; i < modes_->count(); ++i) {
@@ -264,7 +343,9 @@ QStringList RunPanel::errorFields() const {
 }
 
 void RunPanel::setEditable(bool editable) {
+  editable_ = editable;
   for (QWidget* w : findChildren<QGroupBox*>()) w->setEnabled(editable);
+  updatePlanEnabled();
 }
 
 QString RunPanel::errorText(const ConfigError& error) {
@@ -294,6 +375,10 @@ void RunPanel::reparse() {
 
   for (auto it = edits_.begin(); it != edits_.end(); ++it) {
     const ConfigField& field = *findConfigField(it.key().toStdString());
+    if (field.type == FieldType::LayerModes) {  // text, not a number: the schema parses it
+      if (auto error = setFieldText(c, field, it.value()->text().toStdString())) errors.insert(it.key(), errorText(*error));
+      continue;
+    }
     const bool integer = field.type == FieldType::Integer;
     const std::optional<QString> text = integer ? integerTextOf(it.value()->text()) : numberTextOf(it.value()->text());
     if (!text) {
@@ -316,6 +401,8 @@ void RunPanel::reparse() {
     errors.insert(field, errorText(e));
   }
   config_ = c;
+  showPlanLayers(c.plan.layers);
+  updatePlanEnabled();
   showErrors(errors);
   const bool valid = errors.isEmpty();
   const bool changed = valid != valid_;
@@ -340,6 +427,118 @@ void RunPanel::showErrors(const QHash<QString, QString>& errors) {
   }
   generalError_->setText(unplaced.join(QLatin1Char('\n')));
   generalError_->setVisible(!unplaced.isEmpty());
+}
+
+}  // namespace ampscope::ui
+
+namespace ampscope::ui {
+
+void RunPanel::rebuildPlanLayerRows(ModelKind model) {
+  for (QComboBox* box : std::as_const(planLayerBoxes_)) planForm_->removeRow(box);  // its label goes too
+  planLayerBoxes_.clear();
+  planLayerOrder_.clear();
+  planLayersModel_ = model;
+  int row = planLayerRowStart_;
+  for (const std::string& name : planLayerNames(model)) {
+    const QString layer = QString::fromStdString(name);
+    auto* box = new QComboBox(planFields_);
+    box->setObjectName(QStringLiteral("plan.layer.") + layer);
+    box->addItem(tr("(default)"), QString());
+    for (PrecisionMode mode : planLayerModes()) box->addItem(ModePalette::label(mode), ModePalette::name(mode));
+    box->setToolTip(tr("This layer's mode in the plan lane; (default): the default mode's."));
+    planForm_->insertRow(row++, layer, box);
+    planLayerBoxes_.insert(layer, box);
+    planLayerOrder_ << layer;
+    connect(box, &QComboBox::currentIndexChanged, this, [this, layer] { onPlanLayerBoxChanged(layer); });
+  }
+}
+
+void RunPanel::showPlanLayers(const std::vector<std::pair<std::string, PrecisionMode>>& layers) {
+  showingPlan_ = true;
+  for (const QString& layer : std::as_const(planLayerOrder_)) {
+    QComboBox* box = planLayerBoxes_.value(layer);
+    int index = 0;
+    for (const auto& [name, mode] : layers)
+      if (QString::fromStdString(name) == layer) index = std::max(0, box->findData(ModePalette::name(mode)));
+    box->setCurrentIndex(index);
+  }
+  showingPlan_ = false;
+}
+
+void RunPanel::onPlanLayerBoxChanged(const QString& layer) {
+  if (loading_ || showingPlan_) return;
+  QLineEdit* text = edits_.value(QStringLiteral("plan.layers"));
+  // The text's order is kept (it is the config's): a layer newly given a mode goes last. Text that does
+  // not parse is replaced by what the combos show.
+  std::string why;
+  std::vector<std::pair<std::string, PrecisionMode>> layers;
+  if (auto parsed = parsePlanLayers(text->text().toStdString(), &why)) {
+    layers = std::move(*parsed);
+  } else {
+    for (const QString& name : std::as_const(planLayerOrder_)) {
+      const QComboBox* box = planLayerBoxes_.value(name);
+      if (box->currentIndex() > 0)
+        layers.emplace_back(name.toStdString(), *parseMode(box->currentData().toString().toStdString()));
+    }
+  }
+  const std::string name = layer.toStdString();
+  auto it = std::find_if(layers.begin(), layers.end(), [&](const auto& entry) { return entry.first == name; });
+  const QComboBox* box = planLayerBoxes_.value(layer);
+  if (box->currentIndex() <= 0) {
+    if (it != layers.end()) layers.erase(it);
+  } else if (const auto mode = parseMode(box->currentData().toString().toStdString())) {
+    if (it != layers.end()) {
+      it->second = *mode;
+    } else {
+      layers.emplace_back(name, *mode);
+    }
+  }
+  text->setText(QString::fromStdString(planLayersText(layers)));  // reparses
+}
+
+void RunPanel::updatePlanEnabled() {
+  const bool planned = std::find(config_.modes.begin(), config_.modes.end(), PrecisionMode::Plan) != config_.modes.end();
+  planFields_->setEnabled(editable_ && planned);
+  planFields_->setToolTip(planned ? QString() : tr("Check “Precision plan” under Compare to train this plan."));
+}
+
+bool RunPanel::loadPlanFile(const QString& path) {
+  QString chosen = path;
+  if (chosen.isEmpty()) chosen = planPathPrompt_ ? planPathPrompt_(planFolder_) : QString();
+  if (chosen.isEmpty()) return false;
+  planFolder_ = QFileInfo(chosen).absolutePath();
+  const auto model = static_cast<ModelKind>(model_->currentData().toInt());
+  std::vector<std::string> notes;
+  std::string error;
+  const std::optional<PlanConfig> plan = readPlanConfigFile(chosen.toStdString(), model, &notes, &error);
+  if (!plan) {
+    // The engine's error starts with the file and names the plan file's field ("layers[2].mode: ...").
+    if (messageSink_)
+      messageSink_(tr("Load Plan"),
+                   tr("No plan was loaded into plan.default and plan.layers (they are unchanged):\n%1")
+                       .arg(QString::fromStdString(error)),
+                   true);
+    return false;
+  }
+  loading_ = true;
+  QComboBox* defaultBox = choices_.value(QStringLiteral("plan.default"));
+  defaultBox->setCurrentIndex(defaultBox->findData(ModePalette::name(plan->defaultMode)));
+  edits_.value(QStringLiteral("plan.layers"))->setText(QString::fromStdString(planLayersText(plan->layers)));
+  for (int i = 0; i < modes_->count(); ++i)
+    if (static_cast<PrecisionMode>(modes_->item(i)->data(Qt::UserRole).toInt()) == PrecisionMode::Plan)
+      modes_->item(i)->setCheckState(Qt::Checked);
+  loading_ = false;
+  reparse();
+  if (!notes.empty() && messageSink_) {
+    QStringList lines;
+    for (const std::string& note : notes) lines << QString::fromStdString(note);
+    messageSink_(tr("Load Plan"),
+                 tr("Loaded %1 as the plan of %2. Note: %3")
+                     .arg(QDir::toNativeSeparators(chosen), QString::fromStdString(modelName(model)),
+                          lines.join(QStringLiteral("; "))),
+                 false);
+  }
+  return true;
 }
 
 }  // namespace ampscope::ui

@@ -5,11 +5,19 @@
 // validate for the checks across fields); a bad value is outlined in red with the reason right under
 // the field (the engine's message, or "not a number" for text that does not parse), and
 // `validityChanged(false)` keeps Run disabled until the form is valid again.
+//
+// The "Precision plan" box holds the plan lane's fields (group "plan"): plan.default as a combo, and
+// plan.layers twice: one combo per GEMM layer of the model shown ("(default)" or a mode) and the same
+// plan as text, which also keeps what the combos cannot show (a layer the model does not have, which
+// validate() then names). Load Plan… reads an `advise --plan` file into both and checks the plan mode.
+// The fields are greyed out while the plan mode is not checked; their values are kept.
 #pragma once
 
 #include <QHash>
 #include <QString>
+#include <QStringList>
 #include <QWidget>
+#include <functional>
 
 #include "ampscope/engine/config_schema.h"
 #include "ampscope/engine/run_config.h"
@@ -17,9 +25,11 @@
 class QCheckBox;
 class QComboBox;
 class QFormLayout;
+class QGroupBox;
 class QLabel;
 class QLineEdit;
 class QListWidget;
+class QPushButton;
 
 namespace ampscope::ui {
 
@@ -46,6 +56,27 @@ class RunPanel : public QWidget {
   QListWidget* modeList() const { return modes_; }
   void setEditable(bool editable);  // greyed out while a run is active
 
+  // The plan box. Its per-layer combos (for the model shown, in planLayerNames order): item 0 "(default)"
+  // (the layer is not named: plan.default's mode), then planLayerModes() with the mode name as data.
+  // choiceField("plan.default") and field("plan.layers") are its other fields.
+  QGroupBox* planBox() const { return planBox_; }
+  QWidget* planFields() const { return planFields_; }
+  QStringList planLayerRows() const { return planLayerOrder_; }
+  QComboBox* planLayerBox(const QString& layer) const { return planLayerBoxes_.value(layer); }
+  QPushButton* loadPlanButton() const { return loadPlan_; }
+  // Load Plan…: an `advise --plan` file as the plan of the model shown (readPlanConfigFile): sets
+  // plan.default and plan.layers and checks the plan mode; layers the model lacks are left out and named
+  // in a note. Empty path: asks for one. False when cancelled or when the file gives no plan for this
+  // model (the message names the file and the plan file's field; the form is left as it was).
+  bool loadPlanFile(const QString& path = QString());
+
+  // Dialogs go through replaceable hooks (tests answer them); on the offscreen and minimal platforms the
+  // defaults never block: the file dialog is cancelled, messages are logged.
+  using PathPrompt = std::function<QString(const QString& folder)>;
+  using MessageSink = std::function<void(const QString& title, const QString& text, bool error)>;
+  void setPlanPathPrompt(PathPrompt prompt) { planPathPrompt_ = std::move(prompt); }
+  void setMessageSink(MessageSink sink) { messageSink_ = std::move(sink); }
+
  signals:
   void validityChanged(bool valid);
   void configChanged();
@@ -58,6 +89,10 @@ class RunPanel : public QWidget {
   void onModelChanged();
   void reparse();
   void showErrors(const QHash<QString, QString>& errors);
+  void rebuildPlanLayerRows(ModelKind model);
+  void showPlanLayers(const std::vector<std::pair<std::string, PrecisionMode>>& layers);
+  void onPlanLayerBoxChanged(const QString& layer);
+  void updatePlanEnabled();
 
   QComboBox* model_;
   QListWidget* modes_;
@@ -68,9 +103,22 @@ class RunPanel : public QWidget {
   QHash<QString, QComboBox*> choices_;
   QHash<QString, QLabel*> errorLabels_;
   QLabel* generalError_;
+  QGroupBox* planBox_ = nullptr;
+  QWidget* planFields_ = nullptr;
+  QFormLayout* planForm_ = nullptr;
+  QPushButton* loadPlan_ = nullptr;
+  int planLayerRowStart_ = 0;           // the plan form's row of the first layer combo
+  ModelKind planLayersModel_ = ModelKind::TinyMLP;
+  QStringList planLayerOrder_;
+  QHash<QString, QComboBox*> planLayerBoxes_;
+  QString planFolder_;                  // where Load Plan… last found a file
+  PathPrompt planPathPrompt_;
+  MessageSink messageSink_;
   RunConfig config_;
   bool valid_ = true;
   bool loading_ = false;
+  bool showingPlan_ = false;            // the layer combos are being set from the config
+  bool editable_ = true;
 };
 
 }  // namespace ampscope::ui

@@ -11,6 +11,7 @@
 #include <QFile>
 #include <QGuiApplication>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenu>
 #include <QPlainTextEdit>
 #include <QPushButton>
@@ -27,6 +28,7 @@
 #include <tuple>
 #include <vector>
 
+#include "ampscope/engine/config_schema.h"
 #include "ampscope/engine/json.h"
 #include "ampscope/engine/record_codec.h"
 #include "ampscope/engine/session_codec.h"
@@ -36,7 +38,9 @@
 #include "ui/advice/evidence_table_model.h"
 #include "ui/main_window.h"
 #include "ui/session/session_controller.h"
+#include "ampscope/engine/precision_plan.h"
 #include "ui/training/run_controller.h"
+#include "ui/training/run_panel.h"
 #include "ui/training/training_workspace.h"
 
 namespace ampscope::ui {
@@ -124,6 +128,7 @@ struct Answers {
   bool replace = false;
   int questions = 0;
   QStringList errors;
+  QStringList infos;
   void install(AdvicePanel& panel) {
     panel.setPathPrompt([this](bool, const QString&) { return path; });
     panel.setQuestionPrompt([this](const QString&, const QString&) {
@@ -131,7 +136,7 @@ struct Answers {
       return replace;
     });
     panel.setMessageSink([this](const QString&, const QString& text, bool error) {
-      if (error) errors << text;
+      (error ? errors : infos) << text;
     });
   }
 };
@@ -424,6 +429,96 @@ TEST(AdvicePanel, TheJudgedModeIsTheCliMode) {
   const std::string expected = "the run has no bf16-amp records (it has: fp32, fp16-amp)";
   EXPECT_NE(refused.err.find(expected), std::string::npos) << refused.err;
   EXPECT_NE(panel.errorText().toStdString().find(expected), std::string::npos) << panel.errorText().toStdString();
+}
+
+// Train This Plan on advice for an `ampscope-cli train` stream of the deep MLP (FP16 without a scaler
+// flushes its gradients): the window, which showed the tiny MLP, now shows the stream's configuration
+// with the advised plan as the plan lane beside FP32 and the uniform fp16-amp, valid and ready to run.
+TEST(AdvicePanel, TrainThisPlanPutsTheAdvisedPlanIntoTheRunPanel) {
+  QTemporaryDir dir;
+  const QString stream = dir.filePath(QStringLiteral("deep.jsonl"));
+  const auto train = cli({"train", "--model", "deep-mlp", "--modes", "fp16-amp,fp32", "--steps", "10",
+                          "--instrument-every", "2", "--quiet", "--jsonl", stream.toStdString()});
+  ASSERT_EQ(train.exitCode, 0) << train.err;
+  MainWindow window;
+  window.setLayoutPersistence(false);
+  AdvicePanel* panel = window.advicePanel();
+  Answers answers;
+  answers.install(*panel);
+  ASSERT_TRUE(panel->openFile(stream)) << panel->errorText().toStdString();
+  panel->setTarget(QStringLiteral("fp16-amp"));
+  ASSERT_TRUE(panel->advice());
+  ASSERT_TRUE(panel->trainPlanButton()->isEnabled()) << panel->trainPlanButton()->toolTip().toStdString();
+  std::vector<std::string> notes;
+  std::string error;
+  const auto expected = planConfigOf(planOf(*panel->advice()), ModelKind::DeepMLP, &notes, &error);
+  ASSERT_TRUE(expected) << error;
+  // The flushing gradients keep some layer out of fp16-amp.
+  ASSERT_FALSE(expected->layers.empty());
+  bool keptHigher = false;
+  for (const auto& [layer, mode] : expected->layers) keptHigher = keptHigher || mode != PrecisionMode::FP16Amp;
+  EXPECT_TRUE(keptHigher) << planLayersText(expected->layers);
+
+  RunPanel* runPanel = window.trainingWorkspace()->runPanel();
+  ASSERT_EQ(runPanel->config().model, ModelKind::TinyMLP);
+  panel->trainPlanButton()->click();
+  EXPECT_TRUE(answers.errors.isEmpty()) << answers.errors.join(QLatin1Char('\n')).toStdString();
+  const RunConfig config = runPanel->config();
+  EXPECT_EQ(config.model, ModelKind::DeepMLP);
+  EXPECT_EQ(config.modes,
+            (std::vector<PrecisionMode>{PrecisionMode::FP16Amp, PrecisionMode::FP32, PrecisionMode::Plan}));
+  EXPECT_EQ(config.steps, 10);  // the stream's configuration
+  EXPECT_EQ(config.lossWeight, presetFor(ModelKind::DeepMLP).lossWeight);
+  EXPECT_EQ(config.plan.defaultMode, PrecisionMode::FP16Amp);
+  EXPECT_EQ(config.plan.layers, expected->layers);
+  EXPECT_TRUE(runPanel->isValid()) << runPanel->errorFields().join(QLatin1Char(',')).toStdString();
+  EXPECT_TRUE(runPanel->planFields()->isEnabled());
+  ASSERT_EQ(answers.infos.size(), 1);
+  EXPECT_TRUE(answers.infos[0].contains(QStringLiteral("fp16-amp, fp32, plan"))) << answers.infos[0].toStdString();
+  EXPECT_TRUE(answers.infos[0].contains(QString::fromStdString(planLayersText(expected->layers))))
+      << answers.infos[0].toStdString();
+
+  // A run training: the user is asked first; "no" leaves the Run panel as it is.
+  panel->setRunActiveProvider([] { return true; });
+  runPanel->setConfig(presetFor(ModelKind::DeepMLP));
+  answers.replace = false;
+  EXPECT_FALSE(panel->trainPlan());
+  EXPECT_EQ(answers.questions, 1);
+  EXPECT_TRUE(runPanel->config().plan.layers.empty());
+  // "yes": the window's configuration (of the same model now) is kept and extended.
+  answers.replace = true;
+  runPanel->field(QStringLiteral("steps"))->setText(QStringLiteral("40"));
+  ASSERT_TRUE(panel->trainPlan());
+  EXPECT_EQ(runPanel->config().steps, 40);
+  EXPECT_EQ(runPanel->config().modes,
+            (std::vector<PrecisionMode>{PrecisionMode::FP32, PrecisionMode::FP16Amp, PrecisionMode::FP16AmpScaled,
+                                        PrecisionMode::BF16Amp, PrecisionMode::Plan}))
+      << fieldText(runPanel->config(), *findConfigField("modes"));
+  EXPECT_EQ(runPanel->config().plan.layers, expected->layers);
+  window.close();
+}
+
+// A probed script's advice cannot be trained: the button is disabled and says why.
+TEST(AdvicePanel, TrainThisPlanIsOfferedOnlyWhereTheModelIsKnown) {
+  QTemporaryDir dir;
+  const QString stream = dir.filePath(QStringLiteral("probe.jsonl"));
+  writeFile(stream, probeStream(6, 20));
+  AdvicePanel panel;
+  Answers answers;
+  answers.install(panel);
+  bool requested = false;
+  QObject::connect(&panel, &AdvicePanel::trainPlanRequested, [&requested] { requested = true; });
+  ASSERT_TRUE(panel.openFile(stream));
+  ASSERT_TRUE(panel.savePlanButton()->isEnabled());
+  EXPECT_FALSE(panel.trainPlanButton()->isEnabled());
+  EXPECT_TRUE(panel.trainPlanButton()->toolTip().contains(QStringLiteral("probed script")))
+      << panel.trainPlanButton()->toolTip().toStdString();
+  EXPECT_FALSE(panel.trainPlan());
+  EXPECT_FALSE(requested);
+  EXPECT_EQ(answers.errors.size(), 1);
+  // No advice at all: nothing to train either.
+  EXPECT_FALSE(panel.showCurrentRun());
+  EXPECT_FALSE(panel.trainPlanButton()->isEnabled());
 }
 
 }  // namespace
