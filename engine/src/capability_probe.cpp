@@ -328,6 +328,7 @@ std::vector<ModeCapability> probeCapabilities(const std::vector<PrecisionMode>& 
     const PathDecision decision = decidePath(mode, a.native, path, timing);
     capability.native = decision.native;
     capability.pathNote = a.rejected.empty() ? decision.note : "emulated: " + a.rejected;
+    if (mode == PrecisionMode::Plan) capability.pathNote = "emulated: a plan lane always is (docs/precision-plans.md)";
     capability.kernelNote = a.kernelNote;
     if (!problem.empty()) capability.pathNote += " (timing failed: " + problem + ")";
     capability.detail = decision.native ? a.nativeDetail : a.emulatedDetail;

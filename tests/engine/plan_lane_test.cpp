@@ -7,7 +7,9 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <set>
 #include <string>
 #include <vector>
@@ -15,6 +17,7 @@
 #include "ampscope/engine/comparison.h"
 #include "ampscope/engine/config_schema.h"
 #include "ampscope/engine/json.h"
+#include "ampscope/engine/plan_search.h"
 #include "ampscope/engine/precision_plan.h"
 
 namespace ampscope {
@@ -303,6 +306,72 @@ TEST(PlanLane, AdvisePlansBecomePlanConfigs) {
   plan.layers = {{"net.0", "fp32", true, ""}, {"net.2", "bf16-amp", true, ""}};
   EXPECT_FALSE(planConfigOf(plan, ModelKind::DeepMLP, nullptr, &error));
   EXPECT_EQ(error, "none of the plan's layers (net.0, net.2) is a layer of deep-mlp: fc1, fc2, fc3, fc4, fc5");
+}
+
+// The deviation is the trailing mean's: losses 1, 3, 5 against 1, 1, 1 with a window of 2 give |1-1|,
+// |(1+3)/2-1| = 1, |(3+5)/2-1| = 3; a non-finite loss is an infinite deviation.
+TEST(PlanSearch, DeviationIsTheTrailingMeansDifference) {
+  EXPECT_EQ(lossDeviation({1, 3, 5}, {1, 1, 1}, 2), (std::vector<double>{0, 1, 3}));
+  EXPECT_EQ(lossDeviation({1, NAN}, {1, 1}, 5)[1], std::numeric_limits<double>::infinity());
+}
+
+TEST(PlanSearch, BadOptionsAreNamed) {
+  PlanSearchOptions options;
+  options.base = presetFor(ModelKind::TinyMLP);
+  options.target = PrecisionMode::FP16Amp;
+  options.tolerance = 0;
+  EXPECT_EQ(planSearchProblem(options).value_or(""), "tolerance: must be a finite number > 0 (got 0)");
+  options.tolerance = 0.1;
+  options.window = options.base.steps + 1;
+  EXPECT_EQ(planSearchProblem(options).value_or("").substr(0, 7), "window:");
+  options.window = 10;
+  options.higher = PrecisionMode::FP16Amp;
+  EXPECT_EQ(planSearchProblem(options).value_or("").substr(0, 7), "higher:");
+  options.higher = PrecisionMode::FP32;
+  options.target = PrecisionMode::BF16Pure;
+  EXPECT_EQ(planSearchProblem(options).value_or("").substr(0, 7), "target:");
+  EXPECT_THROW(searchPlan(options), std::invalid_argument);
+}
+
+// What the search returns is what its trials proved: the result's trial passed over the whole run, and
+// every layer it keeps was needed (the trial without it failed), unless it is the only one (the uniform
+// target failed then). The FP8 outlier in fc1's input (docs/precision-plans.md) makes fc1 needed.
+TEST(PlanSearch, TheResultIsWhatItsTrialsProved) {
+  PlanSearchOptions options;
+  options.base = presetFor(ModelKind::DeepMLP);
+  options.base.steps = 80;
+  options.base.lossWeight = 1e-3;
+  options.base.fp8.outlierFactor = 1e6;
+  options.target = PrecisionMode::Fp8Current;
+  options.tolerance = 0.05;
+  int progressCalls = 0;
+  const PlanSearchResult result = searchPlan(options, [&](const PlanTrial&) { ++progressCalls; });
+  ASSERT_TRUE(result.found);
+  EXPECT_EQ(progressCalls, static_cast<int>(result.trials.size()));
+  EXPECT_FALSE(result.trials[0].passed);
+  EXPECT_EQ(result.trials[0].why, "uniform fp8-current");
+  EXPECT_EQ(result.fp32Losses.size(), 80u);
+  EXPECT_EQ(result.planLosses.size(), 80u);
+  ASSERT_FALSE(result.kept.empty());
+  EXPECT_EQ(result.kept.front(), "fc1");
+  bool resultTrialPassed = false;
+  for (const PlanTrial& t : result.trials) resultTrialPassed |= t.kept == result.kept && t.passed;
+  EXPECT_TRUE(resultTrialPassed);
+  for (const std::string& layer : result.kept) {
+    if (result.kept.size() == 1) break;
+    bool neededIt = false;
+    for (const PlanTrial& t : result.trials) neededIt |= t.why == "without " + layer && !t.passed;
+    EXPECT_TRUE(neededIt) << layer;
+  }
+  // The plan the search returns trains to the losses its trial had.
+  RunConfig config = options.base;
+  config.modes = {PrecisionMode::Plan};
+  config.plan = result.plan;
+  config.instrumentEvery = 1000000;
+  Comparison comparison(config);
+  for (int64_t s = 0; s < 80; ++s) EXPECT_TRUE(sameBits(comparison.step().modes[0].loss, result.planLosses[s])) << s;
+  ASSERT_EQ(result.layers.size(), 5u);
+  EXPECT_TRUE(result.layers[0].trainingKeeps);
 }
 
 }  // namespace
