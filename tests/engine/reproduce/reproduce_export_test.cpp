@@ -962,8 +962,8 @@ TEST(ReproduceExport, PyTorchRerunOfPlanLanesMatchesTheEngineBitForBit) {
        8},
       {"transformer_fp16", ModelKind::TinyTransformer, PrecisionMode::FP16AmpScaled,
        {{"block0.attn.qkv", PrecisionMode::BF16Amp}, {"block0.attn.context", PrecisionMode::BF16Amp},
-        {"block0.mlp.fc1", PrecisionMode::BF16Amp}, {"block1.attn.scores", PrecisionMode::MXFP8}, {"block1.mlp.fc1", PrecisionMode::FP32},
-        {"block1.mlp.fc2", PrecisionMode::MXFP8}},
+        {"block0.mlp.fc1", PrecisionMode::BF16Amp}, {"block1.attn.scores", PrecisionMode::MXFP8},
+        {"block1.mlp.fc1", PrecisionMode::FP32}, {"block1.mlp.fc2", PrecisionMode::MXFP8}},
        {}, 8},
   };
   for (const Case& c : cases) {
