@@ -90,6 +90,7 @@ ModeTrainer::ModeTrainer(const RunConfig& config, const ModeCapability& capabili
   // Histogram overlays: the mode's own low format; FP32 is shown against FP16 ("what would happen").
   histogramTarget_ = context_.format();
   if (auto* mlp = dynamic_cast<Mlp*>(model_.get())) directPass_ = std::make_unique<MlpDirectPass>(*mlp);
+  context_.setRoundingCost(config.roundingCost && mode_ == PrecisionMode::FP32);
 }
 
 torch::Tensor ModeTrainer::forwardLoss(const Batch& batch) {
@@ -241,6 +242,12 @@ ModeStep ModeTrainer::step(int64_t stepIndex, const Batch& batch, bool instrumen
       stats.name = named_[i].first;
       stats.isParameter = true;
       stats.numel = params_[i].numel();
+      if (defined[i] && config_.roundingCost && mode_ == PrecisionMode::FP32) {
+        // The FP32 lane's gradient as it is (no scaler): what rounding it into each format would cost.
+        const FlatSegment& s = flat_->segments()[i];
+        stats.roundingCost =
+            formatCostStats(roundingCosts(flat_->gradients().data_ptr<float>() + s.offset, s.numel));
+      }
       if (defined[i]) {
         if (unscaledFromScaled) {
           const FlatSegment& s = flat_->segments()[i];

@@ -70,6 +70,7 @@ class Search {
 void Search::reference() {
   RunConfig config = options_.base;
   config.modes = {PrecisionMode::FP32, options_.target};
+  config.roundingCost = true;  // the advice's SQNR and FP8 what-if columns
   const auto start = std::chrono::steady_clock::now();
   Comparison comparison(config);
   std::vector<StepRecord> records;

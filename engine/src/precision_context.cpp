@@ -190,6 +190,7 @@ void PrecisionContext::beginPass(bool instrument, bool recordOps, float invScale
     }
   }
   opRecord_.clear();
+  tapCosts_.clear();
   parameterGradients_.clear();
   producers_.clear();
   clearNativeWatches();
@@ -207,7 +208,12 @@ std::vector<RoundingPointStats> PrecisionContext::roundingPoints() const {
 }
 
 std::vector<TensorStats> PrecisionContext::activationTaps() const {
-  return {taps_.begin(), taps_.end()};
+  std::vector<TensorStats> taps(taps_.begin(), taps_.end());
+  for (size_t i = 0; i < taps.size(); ++i) {
+    auto it = tapCosts_.find(&taps_[i]);
+    if (it != tapCosts_.end()) taps[i].roundingCost = formatCostStats(it->second);
+  }
+  return taps;
 }
 
 std::vector<OpDtypeEntry> PrecisionContext::takeOpRecord() { return std::move(opRecord_); }
@@ -319,6 +325,15 @@ void PrecisionContext::accumulateGradientTap(TensorStats* stats, const torch::Te
   accumulateHistogramPair(data.data_ptr<float>(), data.numel(), invScale_, format_, stats->scaled,
                           stats->unscaled);
   stats->numel += grad.numel();
+  if (roundingCost_) {
+    const TensorRoundingCost cost = roundingCosts(data.data_ptr<float>(), data.numel());
+    auto it = tapCosts_.find(stats);
+    if (it == tapCosts_.end()) {
+      tapCosts_.emplace(stats, cost);
+    } else {
+      addRoundingCost(it->second, cost);
+    }
+  }
 }
 
 PrecisionContext::Site PrecisionContext::inputSite(const std::string& layer, const char* role,

@@ -66,6 +66,7 @@
 #include "ampscope/engine/telemetry.h"
 #include "fp8/recipe_quantizer.h"
 #include "low_precision.h"
+#include "tensor_rounding_cost.h"
 
 namespace ampscope::detail {
 
@@ -158,6 +159,8 @@ class PrecisionContext {
   Site passThroughSite(const std::string& layer, bool inputsLow);
   // What a tap's hook does with the gradient arriving at its tensor (nothing for a null tap).
   void accumulateGradientTap(TensorStats* stats, const torch::Tensor& grad) const;
+  // The taps also keep what rounding their gradients would cost (RunConfig::roundingCost, FP32 lane).
+  void setRoundingCost(bool on) { roundingCost_ = on; }
   // fp8.outlier-factor is set: the first linear layer has an extra product and quotient.
   bool outlierActive() const { return fp8_.outlierFactor != 1.0; }
 
@@ -236,6 +239,8 @@ class PrecisionContext {
   std::deque<RoundingPointStats> points_;
   std::unordered_map<std::string, size_t> pointIndex_;
   std::deque<TensorStats> taps_;
+  bool roundingCost_ = false;
+  mutable std::unordered_map<const TensorStats*, TensorRoundingCost> tapCosts_;  // this pass's
   std::unordered_map<std::string, size_t> tapIndex_;
   size_t nextPoint_ = 0, nextTap_ = 0;  // where this pass's next point and tap are expected
   std::vector<OpDtypeEntry> opRecord_;

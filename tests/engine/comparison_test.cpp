@@ -267,3 +267,48 @@ TEST(Comparison, DeepMlpFp16WithoutScalerUnderflowsWhileScaledAndBf16TrackFp32) 
 
 }  // namespace
 }  // namespace ampscope
+
+namespace ampscope {
+namespace {
+
+// rounding-cost on: the FP32 lane's gradients and activation gradients carry the six formats' costs on
+// instrumented steps, and for FP16 and BF16 (no scale) the costs' flushed, subnormal and overflowed counts
+// are the histogram's range counts, computed by another path (exponent_histogram_builder) from the same
+// values; the low-precision lane and a run without the switch carry none.
+TEST(Comparison, RoundingCostOfTheFp32LaneAgreesWithItsRangeCounts) {
+  for (ModelKind model : {ModelKind::TinyMLP, ModelKind::TinyTransformer}) {
+    RunConfig config = presetFor(model);
+    config.modes = {PrecisionMode::FP32, PrecisionMode::BF16Amp};
+    config.roundingCost = true;
+    Comparison comparison(config);
+    const StepRecord record = comparison.step();
+    int costed = 0;
+    for (const ModeStep& step : record.modes) {
+      for (const TensorStats& t : step.tensors) {
+        if (step.mode != PrecisionMode::FP32) {
+          EXPECT_TRUE(t.roundingCost.empty()) << t.name;
+          continue;
+        }
+        ASSERT_EQ(t.roundingCost.size(), 6u) << t.name;
+        ++costed;
+        const ExponentHistogram& h = t.unscaled;
+        EXPECT_EQ(t.roundingCost[0].format, "fp16");
+        EXPECT_EQ(t.roundingCost[0].elements, t.numel - h.posInf - h.negInf - h.nan) << t.name;
+        for (int f : {0, 1}) {  // fp16, bf16: RangeFormat FP16, BF16
+          const FormatRangeCounts& range = h.formats[static_cast<size_t>(f)];
+          EXPECT_EQ(t.roundingCost[static_cast<size_t>(f)].flushed, range.flushed) << t.name << " " << f;
+          EXPECT_EQ(t.roundingCost[static_cast<size_t>(f)].subnormal, range.subnormal) << t.name << " " << f;
+          EXPECT_EQ(t.roundingCost[static_cast<size_t>(f)].overflowed, range.overflowed) << t.name << " " << f;
+        }
+      }
+    }
+    EXPECT_GT(costed, 3) << modelName(model);
+  }
+  RunConfig off = presetFor(ModelKind::TinyMLP);
+  off.modes = {PrecisionMode::FP32};
+  Comparison comparison(off);
+  for (const TensorStats& t : comparison.step().modes[0].tensors) EXPECT_TRUE(t.roundingCost.empty()) << t.name;
+}
+
+}  // namespace
+}  // namespace ampscope

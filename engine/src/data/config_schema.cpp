@@ -202,6 +202,14 @@ std::vector<ConfigField> makeTable() {
                "run",
                integer([](const RunConfig& c) { return c.instrumentEvery; },
                        [](RunConfig& c, int64_t v) { c.instrumentEvery = v; })});
+  t.push_back({"rounding-cost", "--rounding-cost", "", "", F::Switch, "", 0, 0, false, false, "",
+               QT_TRANSLATE_NOOP("ConfigSchema",
+                                 "On instrumented steps, record what rounding the FP32 gradients and activation "
+                                 "gradients into FP16, BF16, FP8, MXFP8 and NVFP4 would cost (SQNR, values "
+                                 "changed): the precision advice's SQNR and FP8 columns"),
+               "run",
+               toggle([](const RunConfig& c) { return c.roundingCost; },
+                      [](RunConfig& c, bool v) { c.roundingCost = v; })});
   t.push_back({"threads", "--threads", "", "threads", F::Integer, "threads", 1, 256, false, false, "N",
                QT_TRANSLATE_NOOP("ConfigSchema", "Intra-op threads of each mode's training thread"), "run",
                integer([](const RunConfig& c) { return static_cast<int64_t>(c.threadsPerMode); },
@@ -282,7 +290,8 @@ std::vector<ConfigField> makeTable() {
   t.push_back(planLayers);
   for (ConfigField& field : t) {
     // Added with the plan lane: configs without a plan keep their bytes.
-    if (field.key.substr(0, 5) == "plan.") field.mayBeAbsent = field.writtenOnlyWhenSet = true;
+    if (field.key.substr(0, 5) == "plan." || field.key == "rounding-cost")
+      field.mayBeAbsent = field.writtenOnlyWhenSet = true;
     if (field.key.substr(0, 4) == "fp8." || field.key == "precision-path" || field.key == "init-gain")
       field.mayBeAbsent = true;
     // Added after sessions of quantised runs were written: those keep their bytes while it is off.

@@ -4,7 +4,8 @@
 // and where not.
 //
 // 1. FP32 and the uniform target train side by side (one comparison: the same weights and batches); the
-//    FP32 lane's records give the advice for the target (advice_run.h, the judged mode fp32).
+//    FP32 lane's records, with their rounding costs (RunConfig::roundingCost), give the advice for the
+//    target (advice_run.h, the judged mode fp32).
 // 2. A candidate is a plan lane: default the target, the kept layers in `higher`. It passes when its
 //    deviation from FP32 stays within the tolerance at every step (deviation(s) = |mean of the candidate's
 //    losses over steps s-w+1..s - the same mean of FP32's|, w = the window) and it does not diverge. A

@@ -125,6 +125,10 @@ struct RunConfig {
   ClipOrder clipOrder = ClipOrder::Off;
   double clipMaxNorm = 1.0;
   int64_t instrumentEvery = 10;    // histograms/underflow counts every N steps (1 = every step)
+  // On instrumented steps the FP32 lane's gradients and activation gradients also record what rounding
+  // them into each format would cost (rounding_cost.h: SQNR, values changed, flushed, ...), as the probe's
+  // rounding_cost=True does: the advice's SQNR and FP8 what-if columns for the engine's own models.
+  bool roundingCost = false;
   int threadsPerMode = 1;          // intra-op threads the training thread uses
   PrecisionPath precisionPath = PrecisionPath::Auto;
   Fp8Config fp8;
