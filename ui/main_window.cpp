@@ -386,6 +386,7 @@ AdvicePanel* MainWindow::advicePanel() {
       if (run->isActive()) run->stop();
       m_training->applyConfig(config);
       m_training->raisePanel(QStringLiteral("run"));
+      m_training->runPanel()->showPlanBox();
     });
   }
   return m_advicePanel;

@@ -65,6 +65,7 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
   auto* outer = new QVBoxLayout(this);
   outer->setContentsMargins(0, 0, 0, 0);
   auto* scroll = new QScrollArea(this);
+  scroll_ = scroll;
   scroll->setWidgetResizable(true);
   scroll->setFrameShape(QFrame::NoFrame);
   scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
@@ -501,6 +502,8 @@ void RunPanel::updatePlanEnabled() {
   planFields_->setEnabled(editable_ && planned);
   planFields_->setToolTip(planned ? QString() : tr("Check “Precision plan” under Compare to train this plan."));
 }
+
+void RunPanel::showPlanBox() { scroll_->ensureWidgetVisible(planBox_, 0, 0); }
 
 bool RunPanel::loadPlanFile(const QString& path) {
   QString chosen = path;

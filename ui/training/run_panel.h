@@ -30,6 +30,7 @@ class QLabel;
 class QLineEdit;
 class QListWidget;
 class QPushButton;
+class QScrollArea;
 
 namespace ampscope::ui {
 
@@ -64,6 +65,8 @@ class RunPanel : public QWidget {
   QStringList planLayerRows() const { return planLayerOrder_; }
   QComboBox* planLayerBox(const QString& layer) const { return planLayerBoxes_.value(layer); }
   QPushButton* loadPlanButton() const { return loadPlan_; }
+  // Scrolls the form to the plan box (the last box: a plan put in from elsewhere is then in view).
+  void showPlanBox();
   // Load Plan…: an `advise --plan` file as the plan of the model shown (readPlanConfigFile): sets
   // plan.default and plan.layers and checks the plan mode; layers the model lacks are left out and named
   // in a note. Empty path: asks for one. False when cancelled or when the file gives no plan for this
@@ -103,6 +106,7 @@ class RunPanel : public QWidget {
   QHash<QString, QComboBox*> choices_;
   QHash<QString, QLabel*> errorLabels_;
   QLabel* generalError_;
+  QScrollArea* scroll_ = nullptr;
   QGroupBox* planBox_ = nullptr;
   QWidget* planFields_ = nullptr;
   QFormLayout* planForm_ = nullptr;
