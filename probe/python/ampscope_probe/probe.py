@@ -137,6 +137,9 @@ class Probe:
             self._rank, self._world, backend = dist
             ranks_text = ranks
         self._merged = dist is not None and ranks == "merged"
+        # Ranks that each hold a different part of every parameter (FSDP's shard group), 1 without FSDP:
+        # the merged gradient norm divides the summed squares by the replicas only (see _record).
+        self._shard_ranks = _fsdp_shard_ranks(model) if dist is not None else 1
         self._nccl = backend == "nccl"
         self.run_id = secrets.token_hex(8)
         self.name = name or _default_name()
@@ -532,9 +535,11 @@ class Probe:
             row = values[(base + index) * width:(base + index + 1) * width]
             if int(row[_NUMEL]) > 0:
                 tensors.append(self._tensor(name, role, row))
-        # Merged: the mean over ranks of the squared norm (DDP's ranks hold equal gradients, so this is
-        # each rank's norm); inf and NaN stay as they are.
-        norm = math.sqrt(sumsq / contributors) if sumsq == sumsq else float("nan")
+        # Merged: the summed squares over the replicas (DDP: every rank holds the whole, equal gradient, so
+        # this is each rank's norm; FSDP: each rank holds a shard, so this is the norm of the whole
+        # gradient); inf and NaN stay as they are.
+        replicas = max(contributors / self._shard_ranks, 1.0) if self._merged else 1.0
+        norm = math.sqrt(sumsq / replicas) if sumsq == sumsq else float("nan")
         current, peak = self._memory()
         record = {
             "mode": self._mode, "step": step, "loss": records.number(loss_value),
@@ -580,6 +585,30 @@ class Probe:
     def _reset_peak(self):
         if self._device.type == "cuda" and torch.cuda.is_available():
             torch.cuda.reset_peak_memory_stats(self._device)
+
+
+def _fsdp_shard_ranks(model):
+    """How many ranks share out each parameter: the size of the process group of the model's outermost
+    FullyShardedDataParallel (FSDP1) module unless it is NO_SHARD; 1 for DDP or a plain model. HYBRID_SHARD
+    shards within that group and replicates across groups. Looked up only when the script has imported
+    torch.distributed.fsdp (a model wrapped in FSDP has): importing it is not free, and on torch 1.13 with
+    Python 3.11 (Debian 12) it raises ValueError (a dataclass with a mutable default)."""
+    fsdp = sys.modules.get("torch.distributed.fsdp")
+    FullyShardedDataParallel = getattr(fsdp, "FullyShardedDataParallel", None)
+    ShardingStrategy = getattr(fsdp, "ShardingStrategy", None)
+    if FullyShardedDataParallel is None:
+        return 1
+    for module in model.modules():
+        if isinstance(module, FullyShardedDataParallel):
+            no_shard = getattr(ShardingStrategy, "NO_SHARD", None)
+            if no_shard is not None and getattr(module, "sharding_strategy", None) == no_shard:
+                return 1
+            group = getattr(module, "process_group", None)
+            try:
+                return max(int(group.size()), 1) if group is not None else 1
+            except (AttributeError, RuntimeError):
+                return 1
+    return 1
 
 
 def _cost_slots():
