@@ -1198,6 +1198,18 @@ def main() -> int:
             how = ("rounded by a clamp and torch.%s cast (checked exact)" % FLOAT8_DTYPES[fmt]
                    if problem is None else "rounded on float32 bit patterns: " + problem)
             print("  %-16s %s" % (fmt.upper(), how))
+    # >>> plan
+    if "plan" in modes and not any(m in QUANTIZED_MODES for m in modes) \
+            and any(m in QUANTIZED_MODES for m in plan_modes_used()):
+        # The plan's quantised layers round their elements as the quantised modes do (set before training).
+        for fmt in FLOAT8_DTYPES:
+            problem = float8_cast_problem(fmt)
+            if problem is None:
+                ELEMENT_CASTS[fmt] = getattr(torch, FLOAT8_DTYPES[fmt])
+            how = ("rounded by a clamp and torch.%s cast (checked exact)" % FLOAT8_DTYPES[fmt]
+                   if problem is None else "rounded on float32 bit patterns: " + problem)
+            print("  %-16s %s" % (fmt.upper(), how))
+    # <<< plan
 
     batches = load_batches()
     rows = []

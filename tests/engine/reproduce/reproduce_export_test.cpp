@@ -983,6 +983,10 @@ TEST(ReproduceExport, PyTorchRerunOfPlanLanesMatchesTheEngineBitForBit) {
     std::map<std::string, StepCounts> rows;
     const auto largest = largestDifferencePerMode(config, c.steps, std::string("plan_") + c.name, &output, &rows);
     EXPECT_NE(output.find("precision plan EMULATED"), std::string::npos) << c.name << "\n" << output;
+    // A plan's quantised layers round their elements as the quantised modes do, and run.py says how.
+    bool quantized = isQuantizedMode(c.defaultMode);
+    for (const auto& layer : c.layers) quantized = quantized || isQuantizedMode(layer.second);
+    EXPECT_EQ(output.find("  E4M3             rounded") != std::string::npos, quantized) << c.name << "\n" << output;
     EXPECT_EQ(rows["plan"].engine, c.steps) << c.name;
     for (const auto& [mode, counts] : rows) {
       EXPECT_EQ(counts.python, counts.engine) << c.name << " " << mode << "\n" << output;
