@@ -927,6 +927,48 @@ TEST(ReproduceExport, PyTorchRerunOfNativeFp16ModesMatchesTheEngineBitForBit) {
   }
 }
 
+// A plan names layers as the engine's models name their GEMM ops (planLayerNames()); run.py's models
+// give PlanOps the same names, in the same order: one forward pass of each exported model, with its
+// plan ops recording the name of every linear and matmul, lists planLayerNames(model) exactly (a name
+// run.py spelled otherwise would run that layer in the default mode without a word).
+TEST(ReproduceExport, TheScriptsModelsNameTheirGemmLayersAsTheEngineDoes) {
+  if (!pythonHas("numpy, torch"))
+    GTEST_SKIP() << kPython << " lacks numpy or torch (apt install python3-torch)";
+  const std::string spy =
+      "import importlib.util, sys\n"
+      "import numpy, torch\n"
+      "spec = importlib.util.spec_from_file_location('exported', sys.argv[1])\n"
+      "run = importlib.util.module_from_spec(spec)\n"
+      "spec.loader.exec_module(run)\n"
+      "names = []\n"
+      "class Spy(run.PlanOps):\n"
+      "    def linear(self, x, layer):\n"
+      "        names.append(layer.layer_name)\n"
+      "        return super().linear(x, layer)\n"
+      "    def matmul(self, a, b):\n"
+      "        names.append(self.matmul_layer)\n"
+      "        return super().matmul(a, b)\n"
+      "inputs = torch.from_numpy(numpy.array(run.load_batches()[0][0]))\n"
+      "run.build_model()(inputs, Spy())\n"
+      "print('layers: ' + ','.join(names))\n";
+  for (const ModelKind model : {ModelKind::TinyMLP, ModelKind::DeepMLP, ModelKind::TinyTransformer}) {
+    RunConfig config = presetFor(model);
+    config.modes = {PrecisionMode::Plan};
+    config.plan.defaultMode = PrecisionMode::BF16Amp;
+    const fs::path dir = freshDir("plan_names_" + modelName(model));
+    ASSERT_TRUE(exportReproduction(config, 1, dir.string()).ok) << modelName(model);
+    std::ofstream(dir / "spy.py") << spy;
+    std::string output;
+    ASSERT_EQ(runCommand("'" + kPython + "' '" + (dir / "spy.py").string() + "' '" + (dir / "run.py").string() + "'",
+                         &output),
+              0)
+        << output;
+    std::string expected;
+    for (const std::string& name : planLayerNames(model)) expected += (expected.empty() ? "" : ",") + name;
+    EXPECT_NE(output.find("layers: " + expected + "\n"), std::string::npos) << modelName(model) << ": " << output;
+  }
+}
+
 // The precision plan (docs/precision-plans.md): run.py's PlanOps runs each GEMM layer in the mode the
 // plan gives it and every other op as the plan's default runs it, emulated as the engine's lane always
 // is (nested autocast regions: a layer's inputs rounded to its format, an FP16 activation into a BF16
