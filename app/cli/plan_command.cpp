@@ -198,14 +198,15 @@ void printText(const PlanSearchResult& r) {
             << " (trailing mean over " << o.window << " steps), " << o.base.steps << " steps, seed "
             << o.base.seed << "\n";
   std::cout << "order tried (the advice's kept layers first): " << keptText(r.order) << "\n\n";
-  std::cout << std::left << std::setw(6) << "trial" << std::setw(40) << "kept higher" << std::setw(34) << "why"
-            << std::right << std::setw(10) << "deviation" << std::setw(8) << "step" << std::setw(8) << "result"
-            << std::setw(9) << "seconds" << "\n";
+  // The kept layers last: a transformer's list is longer than any column.
+  std::cout << std::left << std::setw(6) << "trial" << std::setw(40) << "why" << std::right << std::setw(10)
+            << "deviation" << std::setw(8) << "step" << std::setw(8) << "result" << std::setw(9) << "seconds"
+            << "  kept higher\n";
   for (size_t i = 0; i < r.trials.size(); ++i) {
     const PlanTrial& t = r.trials[i];
-    std::cout << std::left << std::setw(6) << (i + 1) << std::setw(40) << keptText(t.kept) << std::setw(34) << t.why
-              << std::right << std::setw(10) << number(t.deviation) << std::setw(8) << t.worstStep << std::setw(8)
-              << (t.passed ? "passes" : "fails") << std::setw(9) << number(t.seconds, 3) << "\n";
+    std::cout << std::left << std::setw(6) << (i + 1) << std::setw(40) << t.why << std::right << std::setw(10)
+              << number(t.deviation) << std::setw(8) << t.worstStep << std::setw(8) << (t.passed ? "passes" : "fails")
+              << std::setw(9) << number(t.seconds, 3) << "  " << keptText(t.kept) << "\n";
   }
   std::cout << "\n";
   if (r.cancelled) std::cout << "cancelled: the result is what ran\n";
