@@ -512,6 +512,10 @@ LibTorch %4
         <source>%1 has no layer &apos;%2&apos; (its layers: %3)</source>
         <translation>%1 没有层“%2”（它的层：%3）</translation>
     </message>
+    <message>
+        <source>On instrumented steps, record what rounding the FP32 gradients and activation gradients into FP16, BF16, FP8, MXFP8 and NVFP4 would cost (SQNR, values changed): the precision advice&apos;s SQNR and FP8 columns</source>
+        <translation>在带测量的步上，记录把 FP32 梯度和激活梯度舍入为 FP16、BF16、FP8、MXFP8 和 NVFP4 的代价（SQNR、被改变的值）：即精度建议中的 SQNR 与 FP8 列</translation>
+    </message>
 </context>
 <context>
     <name>ExportDialog</name>
@@ -2434,6 +2438,10 @@ zeros</source>
     <message>
         <source>Loaded %1 as the plan of %2. Note: %3</source>
         <translation>已把 %1 载入为 %2 的方案。注意：%3</translation>
+    </message>
+    <message>
+        <source>Record rounding costs</source>
+        <translation>记录舍入代价</translation>
     </message>
 </context>
 <context>

@@ -291,6 +291,7 @@ QString RunPanel::fieldLabel(const QString& key) const {
       {QStringLiteral("fp8.spike-step"), QT_TR_NOOP("Amax spike at step")},
       {QStringLiteral("fp8.spike-factor"), QT_TR_NOOP("Spike factor")},
       {QStringLiteral("fp8.outlier-factor"), QT_TR_NOOP("Outlier factor")},
+      {QStringLiteral("rounding-cost"), QT_TR_NOOP("Record rounding costs")},
       {QStringLiteral("plan.default"), QT_TR_NOOP("Default mode")},
       {QStringLiteral("plan.layers"), QT_TR_NOOP("Layers as text")},
   };
