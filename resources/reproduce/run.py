@@ -548,6 +548,27 @@ class PlanOps(Ops):
         return F.layer_norm(x[0], ln.normalized_shape, ln.weight, ln.bias, ln.eps), False
 
 
+PLAN_LAYER_MODES = ("fp32",) + tuple(AMP_DTYPES) + QUANTIZED_MODES  # not the pure modes
+
+
+def check_plan(model: nn.Module) -> None:
+    """Exits naming what is wrong where CONFIG's plan (edited by hand, say) names a layer the model does
+    not have or gives one a mode a plan cannot take: a misspelt layer would otherwise run in the default."""
+    layers = []
+    for module in model.modules():
+        if isinstance(module, nn.Linear):
+            layers.append(module.layer_name)
+        elif hasattr(module, "layer_name"):  # a Transformer block: its attention's two matmuls
+            layers += [module.layer_name + ".attn.scores", module.layer_name + ".attn.context"]
+    for layer, mode in [(None, CONFIG["plan_default"])] + list(CONFIG["plan_layers"].items()):
+        if layer is not None and layer not in layers:
+            sys.exit("run.py: CONFIG['plan_layers'] names '%s', which %s does not have (its layers: %s)"
+                     % (layer, CONFIG["model"], ", ".join(sorted(layers))))
+        if mode not in PLAN_LAYER_MODES:
+            sys.exit("run.py: a plan's layer takes one of %s, not '%s' (CONFIG['%s'])"
+                     % (", ".join(PLAN_LAYER_MODES), mode, "plan_default" if layer is None else "plan_layers"))
+
+
 def plan_note() -> str:
     layers = ", ".join("%s=%s" % item for item in CONFIG["plan_layers"].items())
     outer = CONFIG["plan_default"]
@@ -993,6 +1014,7 @@ class ModeRun:
                          % (mode, how))
         # >>> plan
         elif mode == "plan":
+            check_plan(self.model)
             self.ops = PlanOps()  # FP32 master weights and optimizer, as in the AMP and quantised modes
             self.note = plan_note()
         # <<< plan

@@ -969,6 +969,39 @@ TEST(ReproduceExport, TheScriptsModelsNameTheirGemmLayersAsTheEngineDoes) {
   }
 }
 
+// CONFIG is the script's configuration, meant to be edited: a plan naming a layer the model lacks (it
+// would run in the default mode unseen) or giving one a mode a plan cannot take stops run.py, named.
+TEST(ReproduceExport, RunPyRefusesAPlanItsModelCannotRun) {
+  if (!pythonHas("numpy, torch"))
+    GTEST_SKIP() << kPython << " lacks numpy or torch (apt install python3-torch)";
+  RunConfig config = presetFor(ModelKind::TinyMLP);
+  config.modes = {PrecisionMode::Plan};
+  config.plan.layers = {{"fc2", PrecisionMode::BF16Amp}};
+  const fs::path dir = freshDir("plan_refused");
+  ASSERT_TRUE(exportReproduction(config, 1, dir.string()).ok);
+  const std::string script = readFile(dir / "run.py");
+  const std::string layers = "'plan_layers': {'fc2': 'bf16-amp'},";
+  ASSERT_NE(script.find(layers), std::string::npos) << script.substr(0, 3000);
+  struct Edit {
+    const char* layers;
+    const char* said;
+  };
+  for (const Edit& edit :
+       {Edit{"'plan_layers': {'fc3': 'bf16-amp'},",
+             "run.py: CONFIG['plan_layers'] names 'fc3', which tiny-mlp does not have (its layers: fc1, fc2)"},
+        Edit{"'plan_layers': {'fc2': 'bf16-pure'},",
+             "run.py: a plan's layer takes one of fp32, fp16-amp-scaled, fp16-amp, bf16-amp, fp8-delayed, "
+             "fp8-current, mxfp8, nvfp4, not 'bf16-pure' (CONFIG['plan_layers'])"}}) {
+    std::string edited = script;
+    edited.replace(edited.find(layers), layers.size(), edit.layers);
+    std::ofstream(dir / "run.py", std::ios::trunc) << edited;
+    std::string output, header;
+    std::vector<PythonLoss> rows;
+    EXPECT_NE(runExportedScript(dir, &output, &header, &rows), 0) << output;
+    EXPECT_NE(output.find(edit.said), std::string::npos) << output;
+  }
+}
+
 // The precision plan (docs/precision-plans.md): run.py's PlanOps runs each GEMM layer in the mode the
 // plan gives it and every other op as the plan's default runs it, emulated as the engine's lane always
 // is (nested autocast regions: a layer's inputs rounded to its format, an FP16 activation into a BF16
