@@ -1,11 +1,11 @@
 // Train This Plan (the advice panel): the run that trains an advised plan beside FP32 and the uniform
-// mode the plan aims for, and where the advised run's configuration comes from when it was read from a
-// file. Plain C++ over the engine's headers: no Qt, no torch.
+// mode the plan aims for. Plain C++ over the engine's headers: no Qt, no torch.
 #pragma once
 
 #include <optional>
 #include <string>
 
+#include "ampscope/engine/advice_run.h"
 #include "ampscope/engine/run_config.h"
 
 namespace ampscope::ui {
@@ -15,19 +15,9 @@ namespace ampscope::ui {
 // The other fields are base's (the same initial weights and batches for every lane).
 RunConfig planRunConfig(const RunConfig& base, const PlanConfig& plan, std::optional<PrecisionMode> target);
 
-// The configuration of the engine run a file holds: an engine stream's header (`ampscope-cli train
-// --jsonl`), or a session's where it has engine records. Without one, why (the panel words it).
-struct FileRunConfig {
-  enum class Missing {
-    None,
-    Unreadable,        // `detail`: the engine's reason (a session that does not decode)
-    NotEngineStream,   // a probe's stream, or an old stream without a header: no model
-    FollowedRunsOnly,  // a session without a run of AmpScope's own: the advice is on a followed run
-  };
-  std::optional<RunConfig> config;
-  Missing missing = Missing::None;
-  std::string detail;
-};
-FileRunConfig engineRunConfigOfFile(const std::string& path);
+// Where the advised run's configuration comes from when it was read from a file: the engine's reading
+// (advice_run.h), which tells a stream from a session as `advise` does.
+using ampscope::engineRunConfigOfFile;
+using ampscope::FileRunConfig;
 
 }  // namespace ampscope::ui

@@ -109,8 +109,8 @@ std::optional<PrecisionAdvice> adviseStream(const std::string& path, const Advic
   return feed.finish(streamIdentity(path, header.source), error);
 }
 
-std::optional<PrecisionAdvice> adviseSessionFile(const std::string& path, const AdviceRequest& request,
-                                                 AdviceInputError* error) {
+// A session file decoded whole (sessions up to kMaxSessionBytes); the error is a RUN error's text.
+std::optional<Session> readSessionFile(const std::string& path, AdviceInputError* error) {
   namespace fs = std::filesystem;
   std::error_code sizeError;
   const auto size = fs::file_size(path, sizeError);
@@ -135,17 +135,25 @@ std::optional<PrecisionAdvice> adviseSessionFile(const std::string& path, const 
     return std::nullopt;
   }
   SessionError sessionError;
-  const auto session = decodeSession(text, &sessionError);
+  auto session = decodeSession(text, &sessionError);
   if (!session) {
     *error = runError("'" + path + "' is neither a record stream nor a session: " + sessionError.text());
     return std::nullopt;
   }
+  return session;
+}
+
+std::optional<PrecisionAdvice> adviseSessionFile(const std::string& path, const AdviceRequest& request,
+                                                 AdviceInputError* error) {
+  const auto session = readSessionFile(path, error);
+  if (!session) return std::nullopt;
   return adviseSession(*session, path, request, error);
 }
 
 // Whether the file's first non-blank line is a JSON object: a record stream (a header, or an old
-// headerless record); a session's first line is not a JSON value on its own.
-bool looksLikeStream(const std::string& path, bool* empty) {
+// headerless record); a session's first line is not a JSON value on its own. `firstLine`, when given,
+// receives that line.
+bool looksLikeStream(const std::string& path, bool* empty, std::string* firstLine = nullptr) {
   std::ifstream in(path, std::ios::binary);
   std::string line;
   *empty = true;
@@ -161,6 +169,7 @@ bool looksLikeStream(const std::string& path, bool* empty) {
     *empty = false;
     JsonParseError parseError;
     const auto value = parseJson(line, &parseError);
+    if (firstLine) *firstLine = line;
     return value && value->isObject();
   }
   return false;
@@ -242,6 +251,33 @@ std::optional<PrecisionAdvice> adviseFollowedRun(const FollowedRun& run, const s
   Feed feed{request, {}, {}};
   for (const auto& step : run.steps) feed.add(nullptr, step);
   return feed.finish(streamIdentity(file, run.source), error);
+}
+
+FileRunConfig engineRunConfigOfFile(const std::string& path) {
+  FileRunConfig result;
+  bool empty = true;
+  std::string header;
+  if (looksLikeStream(path, &empty, &header)) {
+    RecordError error;
+    const auto stream = readRecordStreamHeader(header, &error);
+    if (stream && stream->config) {
+      result.config = stream->config;
+    } else {
+      result.missing = FileRunConfig::Missing::NotEngineStream;
+    }
+    return result;
+  }
+  AdviceInputError error;
+  const auto session = empty ? std::nullopt : readSessionFile(path, &error);
+  if (!session) {
+    result.missing = FileRunConfig::Missing::Unreadable;
+    result.detail = empty ? "'" + path + "' is empty or cannot be read" : error.message;
+  } else if (session->records.empty()) {
+    result.missing = FileRunConfig::Missing::FollowedRunsOnly;
+  } else {
+    result.config = session->config;
+  }
+  return result;
 }
 
 }  // namespace ampscope

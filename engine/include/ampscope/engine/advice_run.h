@@ -54,4 +54,20 @@ std::optional<PrecisionAdvice> adviseEngineRecords(const RunConfig& config, cons
 std::optional<PrecisionAdvice> adviseFollowedRun(const FollowedRun& run, const std::string& file,
                                                  const AdviceRequest& request, AdviceInputError* error);
 
+// The configuration of the AmpScope run a file holds, for the advice panel's Train This Plan: an engine
+// stream's header (`ampscope-cli train --jsonl`), or a session's where it has engine records. The file is
+// told apart and read as adviseFile reads it; without a configuration, why.
+struct FileRunConfig {
+  enum class Missing {
+    None,
+    Unreadable,        // `detail`: why (a session that does not decode, a file that cannot be read)
+    NotEngineStream,   // a probe's stream, or an old stream without a header: no model
+    FollowedRunsOnly,  // a session without a run of AmpScope's own: the advice is on a followed run
+  };
+  std::optional<RunConfig> config;
+  Missing missing = Missing::None;
+  std::string detail;
+};
+FileRunConfig engineRunConfigOfFile(const std::string& path);
+
 }  // namespace ampscope
