@@ -12,6 +12,8 @@
 #include <QTemporaryDir>
 #include <algorithm>
 
+#include "ampscope/engine/advice_run.h"
+#include "ampscope/engine/comparison.h"
 #include "ampscope/engine/run_config.h"
 #include "ui/app_options.h"
 #include "ui/lessons/lesson.h"
@@ -80,14 +82,14 @@ TEST(LessonLibrary, EveryShippedLessonParses) {
   const bool ok = library.load();
   EXPECT_TRUE(ok) << library.errors().join(QLatin1Char('\n')).toStdString();
   EXPECT_TRUE(library.errors().isEmpty()) << library.errors().join(QLatin1Char('\n')).toStdString();
-  EXPECT_EQ(library.size(), 11);
+  EXPECT_EQ(library.size(), 12);
 }
 
 TEST(LessonLibrary, OneLessonPerChapterSectionInOrder) {
-  // The chapter has ten sections, one lesson each, and the FP8 lesson follows as section 11; the library
-  // lists them in chapter order.
+  // The chapter has ten sections, one lesson each, the FP8 lesson follows as section 11 and the precision
+  // plan lesson as section 12; the library lists them in chapter order.
   const LessonLibrary library = shipped();
-  ASSERT_EQ(library.size(), 11);
+  ASSERT_EQ(library.size(), 12);
   for (int i = 0; i < library.size(); ++i)
     EXPECT_EQ(library.at(i).section, i + 1) << library.at(i).id.toStdString();
 }
@@ -192,6 +194,93 @@ TEST(LessonLibrary, MeasuringLessonBringsTheStepTimePlotForward) {
   // The chapter's method needs at least 5 warm-up + 20 timed steps.
   ASSERT_TRUE(lesson->config);
   EXPECT_GE(lesson->config->steps, 25);
+}
+
+const Lesson::Variant* variantOf(const Lesson& lesson, const QString& id) {
+  for (const Lesson::Variant& v : lesson.variants)
+    if (v.id == id) return &v;
+  return nullptr;
+}
+
+// The precision plan lesson (section 12): every variant trains FP32, the uniform mode and the plan lane side
+// by side, each with the plan its label names; the FP8 variants carry the FP8 lesson's outlier feature.
+TEST(LessonLibrary, PrecisionPlanLessonTrainsThePlansItsVariantsName) {
+  const LessonLibrary library = shipped();
+  const Lesson* lesson = library.find(QStringLiteral("precision-plan"));
+  ASSERT_NE(lesson, nullptr) << library.errors().join(QLatin1Char('\n')).toStdString();
+  EXPECT_EQ(lesson->section, 12);
+  EXPECT_EQ(lesson->panels.front(), QStringLiteral("loss"));
+  ASSERT_TRUE(lesson->question.has_value());
+  EXPECT_FALSE(lesson->question->en.isEmpty());
+
+  const std::vector<PrecisionMode> fp8Lanes{PrecisionMode::FP32, PrecisionMode::Fp8Current, PrecisionMode::Plan};
+  const std::vector<std::pair<QString, std::string>> fp8Plans{
+      {QStringLiteral("proved"), "fc1=fp32"},
+      {QStringLiteral("advised"), "fc1=bf16-amp,fc5=bf16-amp"},
+      {QStringLiteral("fc5-only"), "fc5=fp32"}};
+  for (const auto& [id, layers] : fp8Plans) {
+    SCOPED_TRACE(id.toStdString());
+    const Lesson::Variant* v = variantOf(*lesson, id);
+    ASSERT_NE(v, nullptr);
+    EXPECT_EQ(v->config.model, ModelKind::DeepMLP);
+    EXPECT_EQ(v->config.modes, fp8Lanes);
+    EXPECT_EQ(v->config.lossWeight, 0.001);
+    EXPECT_EQ(v->config.fp8.outlierFactor, 1e6);
+    EXPECT_TRUE(v->config.fp8.scaling);
+    EXPECT_EQ(v->config.plan.defaultMode, PrecisionMode::Fp8Current);
+    EXPECT_EQ(planLayersText(v->config.plan.layers), layers);
+  }
+  // The first variant is the lesson's own config: the plan `ampscope-cli plan` proves.
+  EXPECT_EQ(lesson->variants.front().id, QStringLiteral("proved"));
+
+  // FP16 autocast without a scaler on the deep-mlp preset's small loss weight, no outlier: every layer
+  // kept higher, in BF16 autocast as the advice keeps them.
+  const Lesson::Variant* fp16 = variantOf(*lesson, QStringLiteral("fp16-no-scaler"));
+  ASSERT_NE(fp16, nullptr);
+  EXPECT_EQ(fp16->config.modes,
+            (std::vector<PrecisionMode>{PrecisionMode::FP32, PrecisionMode::FP16Amp, PrecisionMode::Plan}));
+  EXPECT_EQ(fp16->config.lossWeight, presetFor(ModelKind::DeepMLP).lossWeight);
+  EXPECT_EQ(fp16->config.fp8.outlierFactor, 1.0);
+  EXPECT_EQ(fp16->config.plan.defaultMode, PrecisionMode::FP16Amp);
+  ASSERT_EQ(fp16->config.plan.layers.size(), planLayerNames(ModelKind::DeepMLP).size());
+  for (const std::string& layer : planLayerNames(ModelKind::DeepMLP))
+    EXPECT_EQ(planModeOf(fp16->config.plan, layer), PrecisionMode::BF16Amp) << layer;
+}
+
+// The lesson's advice item: Analysis > Precision Advice on the lesson's run (the engine path the panel
+// uses), target fp8-current, keeps fc1 and fc5 in bf16-amp and lowers fc2 to fc4; on the FP16 variant,
+// target fp16-amp, it keeps all five. The claims cannot read the advice, so this is checked here.
+std::vector<std::pair<std::string, std::string>> advisedPlan(const RunConfig& config, const std::string& target) {
+  Comparison comparison(config);
+  std::vector<StepRecord> records;
+  while (comparison.stepsDone() < config.steps && !comparison.allDiverged()) records.push_back(comparison.step());
+  AdviceRequest request;
+  request.target = target;
+  AdviceInputError error;
+  const std::optional<PrecisionAdvice> advice =
+      adviseEngineRecords(config, "precision-plan", records, std::string(), request, &error);
+  EXPECT_TRUE(advice.has_value()) << error.message;
+  std::vector<std::pair<std::string, std::string>> plan;
+  if (advice)
+    for (const LayerPlan& layer : advice->plan) plan.emplace_back(layer.layer, layer.mode);
+  return plan;
+}
+
+TEST(LessonLibrary, PrecisionPlanLessonsAdviceKeepsTheLayersItsItemNames) {
+  const LessonLibrary library = shipped();
+  const Lesson* lesson = library.find(QStringLiteral("precision-plan"));
+  ASSERT_NE(lesson, nullptr);
+  const Lesson::Variant* proved = variantOf(*lesson, QStringLiteral("proved"));
+  ASSERT_NE(proved, nullptr);
+  using Plan = std::vector<std::pair<std::string, std::string>>;
+  EXPECT_EQ(advisedPlan(proved->config, "fp8-current"),
+            (Plan{{"fc1", "bf16-amp"}, {"fc2", "fp8-current"}, {"fc3", "fp8-current"}, {"fc4", "fp8-current"},
+                  {"fc5", "bf16-amp"}}));
+  const Lesson::Variant* fp16 = variantOf(*lesson, QStringLiteral("fp16-no-scaler"));
+  ASSERT_NE(fp16, nullptr);
+  EXPECT_EQ(advisedPlan(fp16->config, "fp16-amp"),
+            (Plan{{"fc1", "bf16-amp"}, {"fc2", "bf16-amp"}, {"fc3", "bf16-amp"}, {"fc4", "bf16-amp"},
+                  {"fc5", "bf16-amp"}}));
 }
 
 TEST(LessonLibrary, FeatureAnchorsSitAtTheFormatsBinaryExponents) {

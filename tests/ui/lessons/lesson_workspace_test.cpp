@@ -56,7 +56,7 @@ class LessonWindow : public test::LessonWindowFixture {
 TEST_F(LessonWindow, EveryLessonOpensAndBringsEachOfItsPanelsForward) {
   QSignalSpy missing(lessons->controller(), &LessonController::missingPanel);
   const LessonLibrary& library = lessons->library();
-  ASSERT_EQ(library.size(), 11);
+  ASSERT_EQ(library.size(), 12);
   for (int i = 0; i < library.size(); ++i) {
     const Lesson& lesson = library.at(i);
     SCOPED_TRACE(lesson.id.toStdString());
@@ -111,9 +111,9 @@ TEST_F(LessonWindow, EveryLessonTrainsTwentyStepsInEachOfItsModes) {
       ++trained;
     }
   }
-  // 9 lessons with a config: the underflow lesson twice (AdamW eps 1e-12 and 1e-8), the clipping lesson
-  // twice, the FP8 lesson five times.
-  EXPECT_EQ(trained, 15);
+  // 10 lessons with a config: the underflow lesson twice (AdamW eps 1e-12 and 1e-8), the clipping lesson
+  // twice, the FP8 lesson five times, the precision plan lesson four times.
+  EXPECT_EQ(trained, 19);
 }
 
 TEST_F(LessonWindow, ClickingACalloutRaisesAndHighlightsItsPanel) {
@@ -303,7 +303,7 @@ TEST_F(LessonWindow, TheStepTimePlotReportsTheMeanAfterWarmUp) {
 TEST_F(LessonWindow, TheBrowserListsEveryLessonUnderItsSectionAndOpensTheChosenOne) {
   LessonBrowser browser(lessons->library(), window.get());
   QTreeWidget* tree = browser.tree();
-  ASSERT_EQ(tree->topLevelItemCount(), 11);  // one section per lesson, §1..§11
+  ASSERT_EQ(tree->topLevelItemCount(), 12);  // one section per lesson, §1..§12
   for (int i = 0; i < tree->topLevelItemCount(); ++i) {
     EXPECT_TRUE(tree->topLevelItem(i)->text(0).startsWith(QStringLiteral("§%1 ").arg(i + 1)));
     ASSERT_EQ(tree->topLevelItem(i)->childCount(), 1);
