@@ -2,7 +2,9 @@
 // precision so that a low-precision target trains within a tolerance of FP32 (plan_search.h), prints the
 // trials and the advice beside what training proved, and writes the plan (--plan, the file `advise
 // --plan` writes and `train --plan-file` reads) and the loss curves (--csv).
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
