@@ -174,6 +174,9 @@ TEST(CliTrain, TheJsonlHeaderHoldsTheValueOfEveryFlagGiven) {
       {"fp8.spike-step", "2"},
       {"fp8.spike-factor", "100"},
       {"fp8.outlier-factor", "4"},
+      {"rounding-cost", "true"},
+      {"plan.default", "bf16-amp"},
+      {"plan.layers", "fc1=fp32,fc5=nvfp4"},
   };
   RunConfig expected = presetFor(ModelKind::DeepMLP);
   const RunConfig modelPreset = expected;
