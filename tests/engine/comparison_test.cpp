@@ -307,7 +307,8 @@ TEST(Comparison, RoundingCostOfTheFp32LaneAgreesWithItsRangeCounts) {
   RunConfig off = presetFor(ModelKind::TinyMLP);
   off.modes = {PrecisionMode::FP32};
   Comparison comparison(off);
-  for (const TensorStats& t : comparison.step().modes[0].tensors) EXPECT_TRUE(t.roundingCost.empty()) << t.name;
+  const StepRecord record = comparison.step();  // kept: the loop must not outlive it
+  for (const TensorStats& t : record.modes[0].tensors) EXPECT_TRUE(t.roundingCost.empty()) << t.name;
 }
 
 }  // namespace
