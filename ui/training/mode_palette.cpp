@@ -18,7 +18,7 @@ QColor ModePalette::color(PrecisionMode mode) {
     case PrecisionMode::Fp8Current: return QColor(0x6A, 0x3D, 0x9A);     // violet
     case PrecisionMode::MXFP8: return QColor(0x8C, 0x56, 0x4B);          // brown
     case PrecisionMode::NVFP4: return QColor(0x99, 0x99, 0x33);          // olive
-    case PrecisionMode::Plan: return QColor(0xAA, 0x33, 0x77);           // wine
+    case PrecisionMode::Plan: return QColor(0xEE, 0x33, 0x77);           // magenta (wine was too near violet)
   }
   return QColor(Qt::gray);
 }
