@@ -28,18 +28,12 @@
 #include "ampscope/engine/precision_plan.h"
 #include "ui/advice/evidence_table_model.h"
 #include "ui/advice/plan_run.h"
+#include "ui/common/dialog_sink.h"
 #include "ui/training/mode_palette.h"
 
 namespace ampscope::ui {
 
 namespace {
-
-// The offscreen and minimal platforms (tests, --screenshot) have nobody to answer a dialog: the default
-// prompts then cancel or answer "no" at once instead of blocking.
-bool interactive() {
-  const QString platform = QGuiApplication::platformName();
-  return platform != QLatin1String("offscreen") && platform != QLatin1String("minimal");
-}
 
 QString q(const std::string& text) { return QString::fromStdString(text); }
 
@@ -199,7 +193,7 @@ AdvicePanel::AdvicePanel(QWidget* parent) : QDialog(parent) {
   connect(closeButton_, &QPushButton::clicked, this, &QDialog::reject);
 
   pathPrompt_ = [this](bool save, const QString& suggestion) -> QString {
-    if (!interactive()) return QString();
+    if (!canShowDialogs()) return QString();
     if (save) {
       // The panel asks before it replaces a file (savePlan), so the file dialog does not ask as well.
       return QFileDialog::getSaveFileName(this, tr("Save Precision Plan"), suggestion,
@@ -210,22 +204,12 @@ AdvicePanel::AdvicePanel(QWidget* parent) : QDialog(parent) {
                                         tr("Sessions and record streams (*.ampscope *.jsonl);;All files (*)"));
   };
   questionPrompt_ = [this](const QString& title, const QString& text) {
-    if (!interactive()) return false;
+    if (!canShowDialogs()) return false;
     QMessageBox box(QMessageBox::Question, title, text, QMessageBox::Yes | QMessageBox::No, this);
     box.setDefaultButton(QMessageBox::No);  // Enter keeps the file
     return box.exec() == QMessageBox::Yes;
   };
-  messageSink_ = [this](const QString& title, const QString& text, bool error) {
-    if (!interactive()) {
-      (error ? qWarning() : qInfo()).noquote() << title << ":" << text;
-      return;
-    }
-    if (error) {
-      QMessageBox::warning(this, title, text);
-    } else {
-      QMessageBox::information(this, title, text);
-    }
-  };
+  messageSink_ = messageBoxSink(this);
 
   retranslate();
   showResult();

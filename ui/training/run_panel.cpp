@@ -27,6 +27,7 @@
 #include "ampscope/engine/number_text.h"
 #include "ampscope/engine/precision_plan.h"
 
+#include "ui/common/dialog_sink.h"
 #include "ui/training/mode_palette.h"
 
 namespace ampscope::ui {
@@ -44,12 +45,6 @@ std::optional<QString> numberTextOf(const QString& text) {
   if (!ok) v = QLocale().toDouble(t, &ok);
   if (!ok) return std::nullopt;
   return QString::fromStdString(ampscope::numberText(v));
-}
-
-// The offscreen and minimal platforms (tests, --screenshot) have nobody to answer a dialog.
-bool interactive() {
-  const QString platform = QGuiApplication::platformName();
-  return platform != QLatin1String("offscreen") && platform != QLatin1String("minimal");
 }
 
 std::optional<QString> integerTextOf(const QString& text) {
@@ -207,21 +202,11 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
   connect(loadPlan_, &QPushButton::clicked, this, [this] { loadPlanFile(); });
 
   planPathPrompt_ = [this](const QString& folder) -> QString {
-    if (!interactive()) return QString();
+    if (!canShowDialogs()) return QString();
     return QFileDialog::getOpenFileName(this, tr("Load Precision Plan"), folder,
                                         tr("Precision plans (*.json);;All files (*)"));
   };
-  messageSink_ = [this](const QString& title, const QString& text, bool error) {
-    if (!interactive()) {
-      (error ? qWarning() : qInfo()).noquote() << title << ":" << text;
-      return;
-    }
-    if (error) {
-      QMessageBox::warning(this, title, text);
-    } else {
-      QMessageBox::information(this, title, text);
-    }
-  };
+  messageSink_ = messageBoxSink(this);
 
   rebuildPlanLayerRows(ModelKind::TinyMLP);
   setConfig(presetFor(ModelKind::TinyMLP));
