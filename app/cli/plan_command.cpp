@@ -4,9 +4,7 @@
 // --plan` writes and `train --plan-file` reads) and the loss curves (--csv).
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <set>
@@ -14,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "ampscope/engine/file_replace.h"
 #include "ampscope/engine/json.h"
 #include "ampscope/engine/number_text.h"
 #include "ampscope/engine/plan_search.h"
@@ -314,25 +313,14 @@ void printJson(const PlanSearchResult& r) {
 }
 
 bool writeCsv(const std::string& path, const PlanSearchResult& r) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << "step,fp32," << modeName(r.options.target) << ",plan\n";
-    auto cell = [](const std::vector<double>& v, size_t i) { return i < v.size() ? numberText(v[i]) : std::string(); };
-    for (size_t i = 0; i < r.fp32Losses.size(); ++i) {
-      out << (i + 1) << "," << cell(r.fp32Losses, i) << "," << cell(r.uniformLosses, i) << ","
-          << cell(r.planLosses, i) << "\n";
-    }
-    out.close();
-    if (!out) {
-      std::remove(tmp.c_str());
-      return false;
-    }
+  std::ostringstream out;
+  out << "step,fp32," << modeName(r.options.target) << ",plan\n";
+  auto cell = [](const std::vector<double>& v, size_t i) { return i < v.size() ? numberText(v[i]) : std::string(); };
+  for (size_t i = 0; i < r.fp32Losses.size(); ++i) {
+    out << (i + 1) << "," << cell(r.fp32Losses, i) << "," << cell(r.uniformLosses, i) << "," << cell(r.planLosses, i)
+        << "\n";
   }
-  std::error_code error;
-  std::filesystem::rename(tmp, path, error);
-  if (error) std::remove(tmp.c_str());
-  return !error;
+  return replaceFileWithText(path, out.str());
 }
 
 }  // namespace

@@ -3,12 +3,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <set>
 
+#include "ampscope/engine/file_replace.h"
 #include "ampscope/engine/version.h"
 #include "json_reading.h"
 
@@ -92,22 +91,7 @@ std::string encodePrecisionPlan(const PrecisionPlan& plan) {
 }
 
 bool writePrecisionPlanFile(const std::string& path, const PrecisionPlan& plan) {
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) return false;
-    out << encodePrecisionPlan(plan);
-    out.flush();
-    if (!out) {
-      out.close();
-      std::remove(temporary.c_str());
-      return false;
-    }
-  }
-  std::error_code error;
-  std::filesystem::rename(temporary, path, error);
-  if (error) std::remove(temporary.c_str());
-  return !error;
+  return replaceFileWithText(path, encodePrecisionPlan(plan));
 }
 
 std::optional<PrecisionPlan> decodePrecisionPlan(std::string_view json, std::string* error) {
