@@ -161,15 +161,15 @@ std::string layerReason(const PlanSearchResult& r, const std::string& layer, boo
   if (!kept) {
     return "trains in " + modeName(r.options.target) + ": the plan stays within " + tolerance + " of FP32";
   }
-  for (const PlanTrial& t : r.trials) {
-    if (t.why == "without " + layer && !t.passed) {
-      return "kept: without it the loss left FP32 by " + number(t.deviation) + " at step " +
-             std::to_string(t.worstStep) + " (tolerance " + tolerance + ")";
-    }
+  for (const PlanLayerVerdict& v : r.layers) {
+    if (v.layer != layer || v.neededByTrial < 0) continue;
+    const PlanTrial& t = r.trials[static_cast<size_t>(v.neededByTrial)];
+    const std::string which = v.neededByTrial == 0 ? "the uniform " + modeName(r.options.target)
+                                                   : "the plan keeping " + keptText(t.kept) + " but not it";
+    return "kept: " + which + " left FP32 by " + number(t.deviation) + " at step " + std::to_string(t.worstStep) +
+           " (tolerance " + tolerance + ")";
   }
-  const PlanTrial& uniform = r.trials.front();
-  return "kept: the uniform " + modeName(r.options.target) + " left FP32 by " + number(uniform.deviation) +
-         " at step " + std::to_string(uniform.worstStep) + " (tolerance " + tolerance + ")";
+  return "kept: the search stopped before it could drop it";
 }
 
 PrecisionPlan filePlan(const PlanSearchResult& r) {

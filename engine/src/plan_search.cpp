@@ -65,6 +65,7 @@ class Search {
   const std::atomic<bool>* cancel_;
   PlanSearchResult result_;
   std::map<std::vector<std::string>, size_t> tried_;  // kept set (forward order) -> trial index
+  std::map<std::string, size_t> neededBy_;            // kept layer -> the failing trial without it
 };
 
 void Search::reference() {
@@ -195,13 +196,18 @@ PlanSearchResult Search::run() {
       keptTrial = tried_[forwardOrder(kept, model)];
       // Each kept layer dropped in turn, last tried first: keep the drop where the rest still passes.
       for (size_t i = kept.size(); i-- > 0 && !cancelled();) {
-        if (kept.size() == 1) break;  // the empty set is the uniform target, which failed
+        if (kept.size() == 1) {  // the empty set is the uniform target, which failed
+          neededBy_[kept[0]] = 0;
+          break;
+        }
         std::vector<std::string> without = kept;
         without.erase(without.begin() + static_cast<std::ptrdiff_t>(i));
         const PlanTrial& t = trial(without, "without " + kept[i]);
         if (t.passed) {
           kept = without;
           keptTrial = tried_[forwardOrder(kept, model)];
+        } else {
+          neededBy_[kept[i]] = tried_[forwardOrder(without, model)];
         }
       }
     }
@@ -223,6 +229,9 @@ PlanSearchResult Search::run() {
       }
     }
     v.trainingKeeps = contains(result_.kept, layer);
+    if (auto it = neededBy_.find(layer); v.trainingKeeps && it != neededBy_.end()) {
+      v.neededByTrial = static_cast<int64_t>(it->second);
+    }
     if (!result_.found) {
       v.agreement = "no plan passed";
     } else if (v.advisedMode.empty()) {

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -372,6 +373,17 @@ TEST(PlanSearch, TheResultIsWhatItsTrialsProved) {
   for (int64_t s = 0; s < 80; ++s) EXPECT_TRUE(sameBits(comparison.step().modes[0].loss, result.planLosses[s])) << s;
   ASSERT_EQ(result.layers.size(), 5u);
   EXPECT_TRUE(result.layers[0].trainingKeeps);
+  // Each kept layer names the failing trial that showed it is needed; the others name none.
+  for (const PlanLayerVerdict& v : result.layers) {
+    if (!v.trainingKeeps) {
+      EXPECT_EQ(v.neededByTrial, -1) << v.layer;
+      continue;
+    }
+    ASSERT_GE(v.neededByTrial, 0) << v.layer;
+    const PlanTrial& t = result.trials[static_cast<size_t>(v.neededByTrial)];
+    EXPECT_FALSE(t.passed) << v.layer;
+    EXPECT_EQ(std::count(t.kept.begin(), t.kept.end(), v.layer), 0) << v.layer;
+  }
 }
 
 }  // namespace

@@ -65,6 +65,9 @@ struct PlanLayerVerdict {
   std::string advisedMode;  // the advice plan's mode for it ("" where the advice did not judge it)
   bool adviceKeeps = false; // the advice keeps it higher than the target
   bool trainingKeeps = false;
+  // The failing trial that showed training needs it kept: the result without it (the drop pass), or the
+  // uniform target when it is the only layer kept; -1 for a layer not kept.
+  int64_t neededByTrial = -1;
   std::string agreement;    // "both keep", "both lower", "advice keeps, training did not need it", ...
 };
 
